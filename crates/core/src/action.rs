@@ -1,0 +1,466 @@
+//! Actions: the only way a game state changes. Each action is checked in full before anything
+//! changes, so a refused action leaves the state as it was; then the ruleset's state-based checks
+//! run until none applies.
+
+use crate::condition::{Ctx, Subject};
+use crate::content::OneShot;
+use crate::decision::{Choice, DecisionRequest};
+use crate::effect::{Affects, CreatedEffect, Duration, Locked};
+use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::layers::subjects;
+use crate::object::{CounterPlacement, GameObject};
+use crate::state::GameState;
+use crate::value::Value;
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// A new object to put into a zone.
+#[derive(Clone, Debug)]
+pub struct NewObject {
+    pub class: ClassId,
+    /// The name to refer to it by; defaults to the class name.
+    pub name: Option<Arc<str>>,
+    pub owner: PlayerId,
+    /// Defaults to the owner.
+    pub controller: Option<PlayerId>,
+    pub zone: ZoneId,
+}
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Objects enter a zone. More than one entering an in-play zone at once get their timestamps in
+    /// an order the active player chooses (seed 003).
+    Create(Vec<NewObject>),
+    /// An object changes zones: it becomes a new object with a new timestamp, loses its counters,
+    /// and whatever was attached to it falls off.
+    Move { object: ObjectId, zone: ZoneId },
+    /// Attach to another object; a new timestamp unless already attached to it (seed 003).
+    Attach { object: ObjectId, to: ObjectId },
+    /// Put (or with a negative count, remove) counters.
+    AddCounters {
+        object: ObjectId,
+        counter: CounterId,
+        count: i64,
+    },
+    /// A spell resolves: its continuous effects start, its one-shot effects happen.
+    Resolve {
+        spell: ObjectId,
+        controller: PlayerId,
+        targets: Vec<ObjectId>,
+    },
+    /// End every created effect whose source is this object.
+    EndEffectsOf { source: ObjectId },
+    /// Set a player's base property value (life paid or gained).
+    SetProperty {
+        player: PlayerId,
+        prop: PropId,
+        value: Option<i64>,
+    },
+    /// The turn ends: "until end of turn" effects end and the next player becomes active.
+    EndTurn,
+}
+
+/// What an action did besides its own change.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Outcome {
+    pub created: Vec<ObjectId>,
+    /// Objects moved by state-based checks, with the check's name.
+    pub state_checks: Vec<(ObjectId, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ActionError {
+    NoSuchObject(u32),
+    NoSuchPlayer(u8),
+    DecisionPending,
+    NoDecisionPending,
+    BadChoice(String),
+    NotASpell(String),
+    IllegalTarget { spell: String, target: String },
+    WrongTargetCount { spell: String, expected: usize, got: usize },
+    AttachToSelf(String),
+    StateChecksLoop,
+}
+
+impl fmt::Display for ActionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActionError::NoSuchObject(i) => write!(f, "there is no object #{i}"),
+            ActionError::NoSuchPlayer(i) => write!(f, "there is no player #{i}"),
+            ActionError::DecisionPending => f.write_str("a decision is pending; answer it first"),
+            ActionError::NoDecisionPending => f.write_str("no decision is pending"),
+            ActionError::BadChoice(m) => write!(f, "that choice does not answer the request: {m}"),
+            ActionError::NotASpell(n) => write!(f, "`{n}` has no spell ability to resolve"),
+            ActionError::IllegalTarget { spell, target } => {
+                write!(f, "`{target}` is not a legal target for `{spell}`")
+            }
+            ActionError::WrongTargetCount {
+                spell,
+                expected,
+                got,
+            } => write!(f, "`{spell}` takes {expected} target(s), got {got}"),
+            ActionError::AttachToSelf(n) => write!(f, "`{n}` cannot be attached to itself"),
+            ActionError::StateChecksLoop => {
+                f.write_str("state-based checks did not settle after 1000 rounds")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ActionError {}
+
+impl GameState {
+    fn check_object(&self, o: ObjectId) -> Result<(), ActionError> {
+        if o.index() < self.objects.len() {
+            Ok(())
+        } else {
+            Err(ActionError::NoSuchObject(o.0))
+        }
+    }
+
+    fn check_player(&self, p: PlayerId) -> Result<(), ActionError> {
+        if p.index() < self.players.len() {
+            Ok(())
+        } else {
+            Err(ActionError::NoSuchPlayer(p.0))
+        }
+    }
+
+    /// Applies an action, then the state-based checks. On error nothing has changed.
+    pub fn apply(&mut self, action: Action) -> Result<Outcome, ActionError> {
+        if self.pending.is_some() {
+            return Err(ActionError::DecisionPending);
+        }
+        let mut out = Outcome::default();
+        match action {
+            Action::Create(list) => {
+                for n in &list {
+                    self.check_player(n.owner)?;
+                    if let Some(c) = n.controller {
+                        self.check_player(c)?;
+                    }
+                    if n.class.index() >= self.content.classes.len()
+                        || n.zone.index() >= self.ruleset.zones.len()
+                    {
+                        return Err(ActionError::NoSuchObject(n.class.0));
+                    }
+                }
+                let into_play = list
+                    .iter()
+                    .filter(|n| self.ruleset.zone(n.zone).in_play)
+                    .count();
+                for n in list {
+                    let id = ObjectId(self.objects.len() as u32);
+                    let ts = self.new_timestamp();
+                    let name = n
+                        .name
+                        .unwrap_or_else(|| Arc::from(self.content.class(n.class).name.as_str()));
+                    self.push_object(GameObject {
+                        id,
+                        name,
+                        class: n.class,
+                        owner: n.owner,
+                        controller: n.controller.unwrap_or(n.owner),
+                        zone: n.zone,
+                        timestamp: ts,
+                        incarnation: 0,
+                        counters: Vec::new(),
+                        attached_to: None,
+                    });
+                    out.created.push(id);
+                }
+                if into_play > 1 {
+                    self.pending = Some(Arc::new(DecisionRequest::OrderTimestamps {
+                        player: self.active,
+                        objects: out
+                            .created
+                            .iter()
+                            .copied()
+                            .filter(|o| self.in_play(*o))
+                            .collect(),
+                    }));
+                    return Ok(out);
+                }
+            }
+            Action::Move { object, zone } => {
+                self.check_object(object)?;
+                if zone.index() >= self.ruleset.zones.len() {
+                    return Err(ActionError::NoSuchObject(object.0));
+                }
+                self.move_object(object, zone);
+            }
+            Action::Attach { object, to } => {
+                self.check_object(object)?;
+                self.check_object(to)?;
+                if object == to {
+                    return Err(ActionError::AttachToSelf(self.object(object).name.to_string()));
+                }
+                // Seed 003: a new timestamp when it becomes attached; none if already attached there.
+                if self.object(object).attached_to != Some(to) {
+                    let ts = self.new_timestamp();
+                    let o = self.object_mut(object);
+                    o.attached_to = Some(to);
+                    o.timestamp = ts;
+                }
+            }
+            Action::AddCounters {
+                object,
+                counter,
+                count,
+            } => {
+                self.check_object(object)?;
+                if counter.index() >= self.ruleset.counters.len() {
+                    return Err(ActionError::NoSuchObject(object.0));
+                }
+                if count > 0 {
+                    let ts = self.new_timestamp();
+                    self.object_mut(object).counters.push(CounterPlacement {
+                        kind: counter,
+                        count,
+                        timestamp: ts,
+                    });
+                } else {
+                    // Remove from the latest placements first.
+                    let mut left = -count;
+                    let o = self.object_mut(object);
+                    for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
+                        let take = left.min(p.count);
+                        p.count -= take;
+                        left -= take;
+                    }
+                    o.counters.retain(|p| p.count > 0);
+                }
+            }
+            Action::Resolve {
+                spell,
+                controller,
+                targets,
+            } => {
+                self.check_object(spell)?;
+                self.check_player(controller)?;
+                for t in &targets {
+                    self.check_object(*t)?;
+                }
+                self.resolve(spell, controller, &targets)?;
+            }
+            Action::EndEffectsOf { source } => {
+                self.check_object(source)?;
+                self.touch();
+                self.effects.retain(|e| e.source != source);
+            }
+            Action::SetProperty {
+                player,
+                prop,
+                value,
+            } => {
+                self.check_player(player)?;
+                if prop.index() >= self.ruleset.props.len() {
+                    return Err(ActionError::NoSuchPlayer(player.0));
+                }
+                self.touch();
+                Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] =
+                    Value::Number(value);
+            }
+            Action::EndTurn => {
+                self.touch();
+                self.effects
+                    .retain(|e| e.duration != Duration::UntilEndOfTurn);
+                self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
+                self.turn += 1;
+            }
+        }
+        self.run_state_checks(&mut out)?;
+        Ok(out)
+    }
+
+    /// Answers the pending decision.
+    pub fn decide(&mut self, choice: Choice) -> Result<Outcome, ActionError> {
+        let Some(req) = self.pending.clone() else {
+            return Err(ActionError::NoDecisionPending);
+        };
+        match (&*req, choice) {
+            (DecisionRequest::OrderTimestamps { objects, .. }, Choice::Order(order)) => {
+                let mut a = objects.clone();
+                let mut b = order.clone();
+                a.sort();
+                b.sort();
+                if a != b {
+                    return Err(ActionError::BadChoice(
+                        "the order must list each object of the request exactly once".into(),
+                    ));
+                }
+                for o in order {
+                    let ts = self.new_timestamp();
+                    self.object_mut(o).timestamp = ts;
+                }
+            }
+        }
+        self.pending = None;
+        let mut out = Outcome::default();
+        self.run_state_checks(&mut out)?;
+        Ok(out)
+    }
+
+    fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
+        let was_in_play = self.in_play(object);
+        let ts = self.new_timestamp();
+        let owner = self.object(object).owner;
+        {
+            let o = self.object_mut(object);
+            o.zone = zone;
+            o.timestamp = ts;
+            o.incarnation += 1;
+            o.counters.clear();
+            o.attached_to = None;
+            o.controller = owner;
+        }
+        let attached: Vec<ObjectId> = self
+            .objects()
+            .filter(|o| o.attached_to == Some(object))
+            .map(|o| o.id)
+            .collect();
+        for a in attached {
+            self.object_mut(a).attached_to = None;
+        }
+        if was_in_play && !self.ruleset.zone(zone).in_play {
+            self.effects
+                .retain(|e| !(e.source == object && e.duration == Duration::WhileSourceInPlay));
+        }
+    }
+
+    fn resolve(
+        &mut self,
+        spell: ObjectId,
+        controller: PlayerId,
+        targets: &[ObjectId],
+    ) -> Result<(), ActionError> {
+        let name = self.object(spell).name.clone();
+        let class = self.object(spell).class;
+        let content = self.content.clone();
+        let Some(sp) = &content.class(class).spell else {
+            return Err(ActionError::NotASpell(name.to_string()));
+        };
+        let expected = usize::from(sp.target.is_some());
+        if targets.len() != expected {
+            return Err(ActionError::WrongTargetCount {
+                spell: name.to_string(),
+                expected,
+                got: targets.len(),
+            });
+        }
+        // Check targets and lock every effect's subjects against the state as it stands.
+        let mut created = Vec::new();
+        {
+            let ctx = Ctx {
+                state: self,
+                sheet: &self.derived().sheet,
+                source: Some(spell),
+                you: Some(controller),
+                targets,
+            };
+            if let Some(tc) = &sp.target {
+                for t in targets {
+                    if !ctx.test(tc, Subject::Object(*t)) {
+                        return Err(ActionError::IllegalTarget {
+                            spell: name.to_string(),
+                            target: self.object(*t).name.to_string(),
+                        });
+                    }
+                }
+            }
+            for (duration, def) in &sp.effects {
+                let subs = subjects(&ctx, &def.affects);
+                let locked = match def.affects {
+                    Affects::Objects(_) => Locked::Objects(
+                        subs.iter()
+                            .filter_map(|s| match s {
+                                Subject::Object(o) => Some((*o, self.object(*o).incarnation)),
+                                Subject::Player(_) => None,
+                            })
+                            .collect(),
+                    ),
+                    Affects::Players(_) => Locked::Players(
+                        subs.iter()
+                            .filter_map(|s| match s {
+                                Subject::Player(p) => Some(*p),
+                                Subject::Object(_) => None,
+                            })
+                            .collect(),
+                    ),
+                };
+                created.push((*duration, def.clone(), locked));
+            }
+        }
+        // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
+        for (duration, def, locked) in created {
+            let ts = self.new_timestamp();
+            let id = self.next_effect_id;
+            self.next_effect_id += 1;
+            self.touch();
+            self.effects.push(Arc::new(CreatedEffect {
+                id,
+                source: spell,
+                source_name: name.clone(),
+                controller,
+                timestamp: ts,
+                duration,
+                def,
+                locked,
+            }));
+        }
+        for os in &sp.one_shots {
+            match os {
+                OneShot::MoveTargets(z) => {
+                    for t in targets {
+                        self.move_object(*t, *z);
+                    }
+                }
+            }
+        }
+        if let Some(z) = self.ruleset.resolved_zone {
+            if self.object(spell).zone != z {
+                self.move_object(spell, z);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the ruleset's state-based checks until none applies; all objects a round finds move at
+    /// once.
+    fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
+        let rs = self.ruleset.clone();
+        for _ in 0..1000 {
+            let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
+            {
+                let ctx = Ctx {
+                    state: self,
+                    sheet: &self.derived().sheet,
+                    source: None,
+                    you: None,
+                    targets: &[],
+                };
+                for o in self.object_ids() {
+                    if !self.in_play(o) || moves.iter().any(|m| m.0 == o) {
+                        continue;
+                    }
+                    if let Some(c) = rs
+                        .state_checks
+                        .iter()
+                        .find(|c| ctx.test(&c.condition, Subject::Object(o)))
+                    {
+                        moves.push((o, c.to_zone, c.name.clone()));
+                    }
+                }
+            }
+            if moves.is_empty() {
+                return Ok(());
+            }
+            for (o, z, name) in moves {
+                self.move_object(o, z);
+                out.state_checks.push((o, name));
+            }
+        }
+        Err(ActionError::StateChecksLoop)
+    }
+}

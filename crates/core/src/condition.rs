@@ -1,0 +1,259 @@
+//! Conditions and numeric expressions: one small language for "which objects an effect applies to",
+//! "as long as", state-based checks, and later seed 002's scopes and activation conditions.
+
+use crate::ids::{CharId, CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::state::GameState;
+use crate::value::{Ability, Symbol, Value};
+use serde::Serialize;
+
+/// An object relative to the one being tested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ObjRef {
+    /// The object being tested ("it").
+    This,
+    /// The object whose ability or spell created the effect.
+    Source,
+    /// The object the source is attached to ("enchanted creature", "equipped creature").
+    Attached,
+}
+
+/// A player relative to the effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PlayerRef {
+    /// The source's controller.
+    You,
+    /// Any player other than you.
+    Opponent,
+    /// The active player.
+    Active,
+    /// The owner of the object being tested.
+    Owner,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum NumExpr {
+    Const(i64),
+    /// No number ("no maximum hand size").
+    Nothing,
+    Char(ObjRef, CharId),
+    Prop(PlayerRef, PropId),
+    /// How many objects satisfy the condition.
+    Count(Box<Cond>),
+    /// How many symbols a symbol-set characteristic holds ("multicolored": two or more colors).
+    SetSize(ObjRef, CharId),
+    Counters(ObjRef, CounterId),
+    Add(Box<NumExpr>, Box<NumExpr>),
+    Sub(Box<NumExpr>, Box<NumExpr>),
+    Mul(Box<NumExpr>, Box<NumExpr>),
+    Neg(Box<NumExpr>),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub enum Cond {
+    True,
+    And(Vec<Cond>),
+    Or(Vec<Cond>),
+    Not(Box<Cond>),
+    /// The tested object's symbol set (or ability list) holds the symbol.
+    Has(ObjRef, CharId, Symbol),
+    Cmp(NumExpr, CmpOp, NumExpr),
+    InZone(ZoneId),
+    InPlay,
+    ControlledBy(PlayerRef),
+    OwnedBy(PlayerRef),
+    /// The tested object is the effect's source.
+    IsSource,
+    /// The tested object is a target of the spell that creates the effect.
+    IsTarget,
+    /// The source is attached to the tested object ("enchanted", "equipped").
+    IsAttached,
+    /// The tested player is this player.
+    IsPlayer(PlayerRef),
+    /// Some object satisfies the condition.
+    Exists(Box<Cond>),
+}
+
+/// Characteristic values of every object and player: the base values, a derivation in progress, or
+/// its result.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Sheet {
+    pub objects: Vec<Vec<Value>>,
+    pub players: Vec<Vec<Value>>,
+}
+
+/// What a condition is tested on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Subject {
+    Object(ObjectId),
+    Player(PlayerId),
+}
+
+/// The fixed parts of an evaluation: whose effect, whose "you", which targets.
+pub struct Ctx<'a> {
+    pub state: &'a GameState,
+    pub sheet: &'a Sheet,
+    pub source: Option<ObjectId>,
+    pub you: Option<PlayerId>,
+    pub targets: &'a [ObjectId],
+}
+
+impl Ctx<'_> {
+    fn object(&self, r: ObjRef, this: Subject) -> Option<ObjectId> {
+        match r {
+            ObjRef::This => match this {
+                Subject::Object(o) => Some(o),
+                Subject::Player(_) => None,
+            },
+            ObjRef::Source => self.source,
+            ObjRef::Attached => self.state.object(self.source?).attached_to,
+        }
+    }
+
+    fn player(&self, r: PlayerRef, this: Subject) -> Option<PlayerId> {
+        match r {
+            PlayerRef::You => self.you,
+            PlayerRef::Active => Some(self.state.active),
+            PlayerRef::Owner => match this {
+                Subject::Object(o) => Some(self.state.object(o).owner),
+                Subject::Player(p) => Some(p),
+            },
+            // "Opponent" is tested as "not you" by `player_matches`.
+            PlayerRef::Opponent => None,
+        }
+    }
+
+    fn player_matches(&self, r: PlayerRef, p: Option<PlayerId>, this: Subject) -> bool {
+        let Some(p) = p else { return false };
+        match r {
+            PlayerRef::Opponent => self.you.is_some_and(|y| y != p),
+            _ => self.player(r, this) == Some(p),
+        }
+    }
+
+    fn controller(&self, o: ObjectId) -> Option<PlayerId> {
+        match self.state.controller_char {
+            Some(c) => match &self.sheet.objects[o.index()][c.index()] {
+                Value::Player(p) => *p,
+                _ => None,
+            },
+            None => Some(self.state.object(o).controller),
+        }
+    }
+
+    /// Tests `cond` on `this` (rule text "creature you control": a creature, and you control it).
+    pub fn test(&self, cond: &Cond, this: Subject) -> bool {
+        match cond {
+            Cond::True => true,
+            Cond::And(cs) => cs.iter().all(|c| self.test(c, this)),
+            Cond::Or(cs) => cs.iter().any(|c| self.test(c, this)),
+            Cond::Not(c) => !self.test(c, this),
+            Cond::Has(r, ch, sym) => {
+                let Some(o) = self.object(*r, this) else {
+                    return false;
+                };
+                match &self.sheet.objects[o.index()][ch.index()] {
+                    Value::Symbols(s) => s.contains(sym),
+                    Value::Abilities(a) => a.contains(&Ability::Keyword(sym.clone())),
+                    _ => false,
+                }
+            }
+            Cond::Cmp(l, op, r) => match (self.eval(l, this), self.eval(r, this)) {
+                (Some(a), Some(b)) => match op {
+                    CmpOp::Lt => a < b,
+                    CmpOp::Le => a <= b,
+                    CmpOp::Gt => a > b,
+                    CmpOp::Ge => a >= b,
+                    CmpOp::Eq => a == b,
+                    CmpOp::Ne => a != b,
+                },
+                _ => false,
+            },
+            Cond::InZone(z) => match this {
+                Subject::Object(o) => self.state.object(o).zone == *z,
+                Subject::Player(_) => false,
+            },
+            Cond::InPlay => match this {
+                Subject::Object(o) => self.state.in_play(o),
+                Subject::Player(_) => false,
+            },
+            Cond::ControlledBy(r) => match this {
+                Subject::Object(o) => self.player_matches(*r, self.controller(o), this),
+                Subject::Player(_) => false,
+            },
+            Cond::OwnedBy(r) => match this {
+                Subject::Object(o) => {
+                    self.player_matches(*r, Some(self.state.object(o).owner), this)
+                }
+                Subject::Player(_) => false,
+            },
+            Cond::IsSource => this_object(this).is_some_and(|o| Some(o) == self.source),
+            Cond::IsTarget => this_object(this).is_some_and(|o| self.targets.contains(&o)),
+            Cond::IsAttached => this_object(this).is_some_and(|o| {
+                self.source
+                    .is_some_and(|s| self.state.object(s).attached_to == Some(o))
+            }),
+            Cond::IsPlayer(r) => match this {
+                Subject::Player(p) => self.player_matches(*r, Some(p), this),
+                Subject::Object(_) => false,
+            },
+            Cond::Exists(c) => self
+                .state
+                .object_ids()
+                .any(|o| self.test(c, Subject::Object(o))),
+        }
+    }
+
+    /// Evaluates a numeric expression; `None` where a value is missing (no such number).
+    pub fn eval(&self, e: &NumExpr, this: Subject) -> Option<i64> {
+        Some(match e {
+            NumExpr::Const(n) => *n,
+            NumExpr::Nothing => return None,
+            NumExpr::Char(r, c) => {
+                let o = self.object(*r, this)?;
+                self.sheet.objects[o.index()][c.index()].number()?
+            }
+            NumExpr::Prop(r, p) => {
+                let pl = self.player(*r, this)?;
+                self.sheet.players[pl.index()][p.index()].number()?
+            }
+            NumExpr::Count(c) => self
+                .state
+                .object_ids()
+                .filter(|o| self.test(c, Subject::Object(*o)))
+                .count() as i64,
+            NumExpr::SetSize(r, c) => {
+                let o = self.object(*r, this)?;
+                match &self.sheet.objects[o.index()][c.index()] {
+                    Value::Symbols(s) => s.len() as i64,
+                    Value::Abilities(a) => a.len() as i64,
+                    _ => return None,
+                }
+            }
+            NumExpr::Counters(r, k) => {
+                let o = self.object(*r, this)?;
+                self.state.object(o).counter_count(*k)
+            }
+            NumExpr::Add(a, b) => self.eval(a, this)?.checked_add(self.eval(b, this)?)?,
+            NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,
+            NumExpr::Mul(a, b) => self.eval(a, this)?.checked_mul(self.eval(b, this)?)?,
+            NumExpr::Neg(a) => self.eval(a, this)?.checked_neg()?,
+        })
+    }
+}
+
+fn this_object(s: Subject) -> Option<ObjectId> {
+    match s {
+        Subject::Object(o) => Some(o),
+        Subject::Player(_) => None,
+    }
+}

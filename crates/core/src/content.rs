@@ -1,0 +1,64 @@
+//! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
+
+use crate::condition::Cond;
+use crate::effect::{Duration, EffectDef};
+use crate::ids::{CharId, ClassId, ZoneId};
+use crate::value::Value;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What a resolving spell does once, besides creating continuous effects.
+#[derive(Clone, Debug, Serialize)]
+pub enum OneShot {
+    /// Put each target into a zone ("destroy target enchantment": to the graveyard).
+    MoveTargets(ZoneId),
+}
+
+/// What happens when an object of this class resolves as a spell.
+#[derive(Clone, Debug, Serialize)]
+pub struct Spell {
+    pub text: Arc<str>,
+    /// What a legal target is; `None` when the spell has no target.
+    pub target: Option<Cond>,
+    pub effects: Vec<(Duration, Arc<EffectDef>)>,
+    pub one_shots: Vec<OneShot>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ObjectClass {
+    pub name: String,
+    /// Printed values; characteristics not listed start empty.
+    pub printed: Vec<(CharId, Value)>,
+    /// Static abilities, in the order written; each is also listed in the printed abilities.
+    pub statics: Vec<Arc<EffectDef>>,
+    pub spell: Option<Spell>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Content {
+    pub classes: Vec<ObjectClass>,
+    #[serde(skip)]
+    pub by_name: HashMap<String, ClassId>,
+}
+
+impl Content {
+    pub fn class(&self, id: ClassId) -> &ObjectClass {
+        &self.classes[id.index()]
+    }
+    pub fn class_id(&self, name: &str) -> Option<ClassId> {
+        self.by_name.get(name).copied()
+    }
+    /// Adds a class; a class with the same name replaces the earlier one (a scenario's inline
+    /// definition overrides the library's).
+    pub fn add(&mut self, class: ObjectClass) -> ClassId {
+        if let Some(id) = self.by_name.get(&class.name) {
+            self.classes[id.index()] = class;
+            return *id;
+        }
+        let id = ClassId(self.classes.len() as u32);
+        self.by_name.insert(class.name.clone(), id);
+        self.classes.push(class);
+        id
+    }
+}

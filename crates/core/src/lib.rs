@@ -1,0 +1,23 @@
+//! rulecraft core: game state, characteristics, continuous effects applied in layers, and explanations.
+//!
+//! The core holds no file or terminal I/O. A game is a [`ruleset::Ruleset`] plus [`content::Content`];
+//! a [`state::GameState`] changes only through [`action::Action`]s, and every derived value is computed by
+//! [`layers::derive`] with an [`explain::Explanation`] of each effect that applied.
+
+pub mod action;
+pub mod condition;
+pub mod content;
+pub mod decision;
+pub mod effect;
+pub mod explain;
+pub mod ids;
+pub mod layers;
+pub mod object;
+pub mod ruleset;
+pub mod state;
+pub mod value;
+
+pub use action::{Action, ActionError};
+pub use ids::{CharId, ClassId, ObjectId, PlayerId, PropId, Timestamp, ZoneId};
+pub use state::GameState;
+pub use value::{Ability, Symbol, SymbolSet, Value};

@@ -1,0 +1,44 @@
+//! Game objects: cards, units, buildings, each with its zone, owner, controller, counters,
+//! attachment and timestamp. Characteristics are derived, not stored here (see `layers`).
+
+use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, Timestamp, ZoneId};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Counters of one kind placed at one time; their timestamp orders them in a layer that applies
+/// counters by timestamp (seed 004, 7c).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CounterPlacement {
+    pub kind: CounterId,
+    pub count: i64,
+    pub timestamp: Timestamp,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GameObject {
+    pub id: ObjectId,
+    /// The name the game refers to this object by (its class name, or a scenario's alias).
+    pub name: Arc<str>,
+    pub class: ClassId,
+    pub owner: PlayerId,
+    /// The base controller: who put it into play. Control effects change the derived controller.
+    pub controller: PlayerId,
+    pub zone: ZoneId,
+    /// Seed 003: an object receives a timestamp when it enters a zone, and an Aura or Equipment a new
+    /// one when it becomes attached.
+    pub timestamp: Timestamp,
+    /// Counts zone changes: an object that changes zones is a new object to effects that locked it.
+    pub incarnation: u32,
+    pub counters: Vec<CounterPlacement>,
+    pub attached_to: Option<ObjectId>,
+}
+
+impl GameObject {
+    pub fn counter_count(&self, kind: CounterId) -> i64 {
+        self.counters
+            .iter()
+            .filter(|c| c.kind == kind)
+            .map(|c| c.count)
+            .sum()
+    }
+}

@@ -1,0 +1,188 @@
+//! A ruleset: the game's characteristics, player properties, zones, counters, ordered layers and
+//! state-based checks. Everything game-specific lives here, loaded from ruleset text.
+
+use crate::condition::Cond;
+use crate::effect::OpKind;
+use crate::ids::{CharId, CounterId, LayerId, PropId, ZoneId};
+use crate::value::Value;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What values a characteristic holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CharKind {
+    Number,
+    Symbols,
+    Text,
+    Abilities,
+    /// The object's controller; its base value is the player who put the object into play.
+    Controller,
+}
+
+impl CharKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CharKind::Number => "number",
+            CharKind::Symbols => "symbols",
+            CharKind::Text => "text",
+            CharKind::Abilities => "abilities",
+            CharKind::Controller => "controller",
+        }
+    }
+    /// The value an object has when nothing is printed for this characteristic.
+    pub fn empty(self) -> Value {
+        match self {
+            CharKind::Number => Value::Number(None),
+            CharKind::Symbols => Value::Symbols(Default::default()),
+            CharKind::Text => Value::Text(Arc::from("")),
+            CharKind::Abilities => Value::Abilities(Vec::new()),
+            CharKind::Controller => Value::Player(None),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CharDef {
+    pub name: String,
+    pub kind: CharKind,
+}
+
+/// A property of each player, such as life or maximum hand size (seed 003, "Players and Rules").
+#[derive(Clone, Debug, Serialize)]
+pub struct PropDef {
+    pub name: String,
+    pub default: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ZoneDef {
+    pub name: String,
+    /// Objects here are "in play": their static abilities work and state-based checks look at them.
+    pub in_play: bool,
+}
+
+/// A counter kind and the change each counter makes (seed 004, layer 7c; seed 003, layer 7d).
+#[derive(Clone, Debug, Serialize)]
+pub struct CounterDef {
+    pub name: String,
+    /// Per counter: which number characteristic changes by how much.
+    pub changes: Vec<(CharId, i64)>,
+}
+
+/// What a layer slot accepts: operations of some kinds on one characteristic or player property.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Slot {
+    pub target: SlotTarget,
+    /// `None` accepts every kind of operation.
+    pub kinds: Option<Vec<OpKind>>,
+    /// Accepts only effects of characteristic-defining abilities (sublayer 7a).
+    pub defining_only: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SlotTarget {
+    Char(CharId),
+    Prop(PropId),
+}
+
+/// One layer or sublayer, flattened into application order (seed 003, "Layers").
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerDef {
+    /// Short label such as `4` or `7c`.
+    pub label: String,
+    /// Descriptive name such as `type` or `modifying`.
+    pub name: String,
+    pub slots: Vec<Slot>,
+    /// Counters apply in this layer, in timestamp order with its effects.
+    pub counters: bool,
+}
+
+impl LayerDef {
+    pub fn accepts(&self, target: SlotTarget, kind: OpKind, defining: bool) -> bool {
+        self.slots.iter().any(|s| {
+            s.target == target
+                && (!s.defining_only || defining)
+                && s.kinds.as_ref().is_none_or(|k| k.contains(&kind))
+        })
+    }
+}
+
+/// "Toughness 0 or less: put into the graveyard", checked between steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct StateCheck {
+    pub name: String,
+    pub condition: Cond,
+    pub to_zone: ZoneId,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Ruleset {
+    pub name: String,
+    pub characteristics: Vec<CharDef>,
+    pub props: Vec<PropDef>,
+    pub zones: Vec<ZoneDef>,
+    pub counters: Vec<CounterDef>,
+    pub layers: Vec<LayerDef>,
+    pub state_checks: Vec<StateCheck>,
+    /// Where a spell goes once it has resolved, if anywhere.
+    pub resolved_zone: Option<ZoneId>,
+}
+
+impl Ruleset {
+    pub fn char_id(&self, name: &str) -> Option<CharId> {
+        self.characteristics
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| CharId(i as u16))
+    }
+    pub fn prop_id(&self, name: &str) -> Option<PropId> {
+        self.props
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| PropId(i as u16))
+    }
+    pub fn zone_id(&self, name: &str) -> Option<ZoneId> {
+        self.zones
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| ZoneId(i as u16))
+    }
+    pub fn counter_id(&self, name: &str) -> Option<CounterId> {
+        self.counters
+            .iter()
+            .position(|c| c.name == name)
+            .map(|i| CounterId(i as u16))
+    }
+    pub fn char(&self, c: CharId) -> &CharDef {
+        &self.characteristics[c.index()]
+    }
+    pub fn zone(&self, z: ZoneId) -> &ZoneDef {
+        &self.zones[z.index()]
+    }
+    pub fn layer(&self, l: LayerId) -> &LayerDef {
+        &self.layers[l.index()]
+    }
+    /// The characteristic of the given kind, if the ruleset has exactly one (abilities, controller).
+    pub fn char_of_kind(&self, kind: CharKind) -> Option<CharId> {
+        let mut it = self.characteristics.iter().enumerate().filter(|(_, c)| c.kind == kind);
+        let first = it.next()?;
+        if it.next().is_some() {
+            return None;
+        }
+        Some(CharId(first.0 as u16))
+    }
+    /// The first layer that accepts an operation (seed 003: each part of an effect applies in its own
+    /// layer). `None` if no layer may change that characteristic that way.
+    pub fn layer_for(&self, target: SlotTarget, kind: OpKind, defining: bool) -> Option<LayerId> {
+        self.layers
+            .iter()
+            .position(|l| l.accepts(target, kind, defining))
+            .map(|i| LayerId(i as u16))
+    }
+    pub fn counters_layer(&self) -> Option<LayerId> {
+        self.layers
+            .iter()
+            .position(|l| l.counters)
+            .map(|i| LayerId(i as u16))
+    }
+}

@@ -1,0 +1,180 @@
+//! The game state. It clones cheaply (objects and effects are shared until changed), and changes
+//! only through [`crate::action::Action`]s so that every change can be explained and replayed.
+
+use crate::condition::Sheet;
+use crate::content::Content;
+use crate::decision::DecisionRequest;
+use crate::effect::CreatedEffect;
+use crate::ids::{CharId, ObjectId, PlayerId, Timestamp};
+use crate::layers::{self, Derived};
+use crate::object::GameObject;
+use crate::ruleset::{CharKind, Ruleset};
+use crate::value::Value;
+use serde::Serialize;
+use std::sync::{Arc, OnceLock};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Player {
+    pub name: Arc<str>,
+}
+
+#[derive(Clone, Debug)]
+pub struct GameState {
+    pub ruleset: Arc<Ruleset>,
+    pub content: Arc<Content>,
+    pub players: Arc<[Player]>,
+    /// Base values of player properties (life, maximum hand size), by player then property.
+    pub(crate) player_props: Arc<Vec<Vec<Value>>>,
+    pub(crate) objects: Vec<Arc<GameObject>>,
+    pub(crate) effects: Vec<Arc<CreatedEffect>>,
+    pub active: PlayerId,
+    pub turn: u32,
+    pub(crate) next_timestamp: u64,
+    pub(crate) next_effect_id: u32,
+    pub(crate) pending: Option<Arc<DecisionRequest>>,
+    /// The ruleset's controller and abilities characteristics, looked up once.
+    pub(crate) controller_char: Option<CharId>,
+    pub(crate) abilities_char: Option<CharId>,
+    derived: OnceLock<Arc<Derived>>,
+}
+
+impl GameState {
+    /// A new game with no objects; `players` in turn order.
+    pub fn new(ruleset: Arc<Ruleset>, content: Arc<Content>, players: &[&str]) -> Self {
+        let props: Vec<Value> = ruleset
+            .props
+            .iter()
+            .map(|p| Value::Number(p.default))
+            .collect();
+        GameState {
+            controller_char: ruleset.char_of_kind(CharKind::Controller),
+            abilities_char: ruleset.char_of_kind(CharKind::Abilities),
+            player_props: Arc::new(vec![props; players.len()]),
+            players: players.iter().map(|n| Player { name: Arc::from(*n) }).collect(),
+            ruleset,
+            content,
+            objects: Vec::new(),
+            effects: Vec::new(),
+            active: PlayerId(0),
+            turn: 1,
+            next_timestamp: 1,
+            next_effect_id: 1,
+            pending: None,
+            derived: OnceLock::new(),
+        }
+    }
+
+    pub fn object(&self, id: ObjectId) -> &GameObject {
+        &self.objects[id.index()]
+    }
+
+    pub fn get_object(&self, id: ObjectId) -> Option<&GameObject> {
+        self.objects.get(id.index()).map(|o| &**o)
+    }
+
+    pub fn objects(&self) -> impl Iterator<Item = &GameObject> {
+        self.objects.iter().map(|o| &**o)
+    }
+
+    pub fn object_ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        (0..self.objects.len() as u32).map(ObjectId)
+    }
+
+    /// The object with this name, if exactly one has it.
+    pub fn find(&self, name: &str) -> Option<ObjectId> {
+        let mut it = self.objects.iter().filter(|o| &*o.name == name);
+        let first = it.next()?;
+        it.next().is_none().then_some(first.id)
+    }
+
+    pub fn effects(&self) -> impl Iterator<Item = &CreatedEffect> {
+        self.effects.iter().map(|e| &**e)
+    }
+
+    pub fn in_play(&self, id: ObjectId) -> bool {
+        self.ruleset.zone(self.object(id).zone).in_play
+    }
+
+    pub fn player_name(&self, p: PlayerId) -> &str {
+        &self.players[p.index()].name
+    }
+
+    pub fn player_id(&self, name: &str) -> Option<PlayerId> {
+        self.players
+            .iter()
+            .position(|p| &*p.name == name)
+            .map(|i| PlayerId(i as u8))
+    }
+
+    /// The decision the game waits for, if any.
+    pub fn pending_decision(&self) -> Option<&DecisionRequest> {
+        self.pending.as_deref()
+    }
+
+    /// Characteristics of every object and properties of every player after all layers, computed
+    /// once per state and shared by its clones until the state changes.
+    pub fn derived(&self) -> &Derived {
+        self.derived
+            .get_or_init(|| Arc::new(layers::derive(self, false)))
+    }
+
+    /// The derived values with an explanation of every effect that applied.
+    pub fn explain(&self) -> Derived {
+        layers::derive(self, true)
+    }
+
+    pub fn characteristic(&self, o: ObjectId, c: CharId) -> &Value {
+        &self.derived().sheet.objects[o.index()][c.index()]
+    }
+
+    pub fn property(&self, p: PlayerId, prop: crate::ids::PropId) -> &Value {
+        &self.derived().sheet.players[p.index()][prop.index()]
+    }
+
+    /// The values before any effect applies: printed characteristics, base controller, base player
+    /// properties.
+    pub fn base_sheet(&self) -> Sheet {
+        let rs = &self.ruleset;
+        let objects = self
+            .objects
+            .iter()
+            .map(|o| {
+                let class = self.content.class(o.class);
+                let mut vals: Vec<Value> = rs.characteristics.iter().map(|c| c.kind.empty()).collect();
+                for (c, v) in &class.printed {
+                    vals[c.index()] = v.clone();
+                }
+                if let Some(c) = self.controller_char {
+                    vals[c.index()] = Value::Player(Some(o.controller));
+                }
+                vals
+            })
+            .collect();
+        Sheet {
+            objects,
+            players: (*self.player_props).clone(),
+        }
+    }
+
+    // ---- mutation helpers for `action`; each invalidates the derived values ----
+
+    pub(crate) fn touch(&mut self) {
+        self.derived = OnceLock::new();
+    }
+
+    pub(crate) fn object_mut(&mut self, id: ObjectId) -> &mut GameObject {
+        self.touch();
+        Arc::make_mut(&mut self.objects[id.index()])
+    }
+
+    pub(crate) fn new_timestamp(&mut self) -> Timestamp {
+        let t = Timestamp(self.next_timestamp);
+        self.next_timestamp += 1;
+        t
+    }
+
+    pub(crate) fn push_object(&mut self, o: GameObject) {
+        self.touch();
+        self.objects.push(Arc::new(o));
+    }
+}

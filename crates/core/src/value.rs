@@ -1,0 +1,142 @@
+//! Characteristic values, typed by the ruleset: numbers, symbol sets, text, ability lists, a player.
+
+use crate::ids::{ClassId, PlayerId};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// An interned-by-sharing name such as a color, a type or a keyword ability.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Symbol(pub Arc<str>);
+
+impl Symbol {
+    pub fn new(s: &str) -> Self {
+        Symbol(Arc::from(s))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Symbol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A set of symbols kept sorted, so equal sets compare and print the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct SymbolSet(Vec<Symbol>);
+
+impl SymbolSet {
+    pub fn from_iter<I: IntoIterator<Item = Symbol>>(it: I) -> Self {
+        let mut v: Vec<Symbol> = it.into_iter().collect();
+        v.sort();
+        v.dedup();
+        SymbolSet(v)
+    }
+    pub fn contains(&self, s: &Symbol) -> bool {
+        self.0.binary_search(s).is_ok()
+    }
+    pub fn insert(&mut self, s: Symbol) {
+        if let Err(i) = self.0.binary_search(&s) {
+            self.0.insert(i, s);
+        }
+    }
+    pub fn remove(&mut self, s: &Symbol) {
+        if let Ok(i) = self.0.binary_search(s) {
+            self.0.remove(i);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
+        self.0.iter()
+    }
+}
+
+/// An ability an object has: a keyword, or one of the static abilities written on an object class.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Ability {
+    Keyword(Symbol),
+    /// The `index`-th static ability of `class`; `text` is its rules text, for display.
+    Static {
+        class: ClassId,
+        index: u16,
+        text: Arc<str>,
+    },
+}
+
+impl fmt::Display for Ability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ability::Keyword(s) => write!(f, "{s}"),
+            Ability::Static { text, .. } => write!(f, "\"{text}\""),
+        }
+    }
+}
+
+/// The value of one characteristic or player property.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Value {
+    /// A number, or `None` where the game says there is none ("no maximum hand size").
+    Number(Option<i64>),
+    Symbols(SymbolSet),
+    Text(Arc<str>),
+    /// Kept in the order gained; duplicates removed.
+    Abilities(Vec<Ability>),
+    Player(Option<PlayerId>),
+}
+
+impl Value {
+    pub fn number(&self) -> Option<i64> {
+        match self {
+            Value::Number(n) => *n,
+            _ => None,
+        }
+    }
+}
+
+/// Prints a value as the text format writes it; players print by seat (callers with names use
+/// [`Value::display_with`]).
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, &|p: PlayerId| format!("player {}", p.0 + 1))
+    }
+}
+
+impl Value {
+    /// Prints the value, naming players with `name`.
+    pub fn display_with(&self, name: &dyn Fn(PlayerId) -> String) -> String {
+        struct D<'a>(&'a Value, &'a dyn Fn(PlayerId) -> String);
+        impl fmt::Display for D<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.write(f, self.1)
+            }
+        }
+        D(self, name).to_string()
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, name: &dyn Fn(PlayerId) -> String) -> fmt::Result {
+        match self {
+            Value::Number(Some(n)) => write!(f, "{n}"),
+            Value::Number(None) | Value::Player(None) => f.write_str("none"),
+            Value::Symbols(s) if s.is_empty() => f.write_str("none"),
+            Value::Symbols(s) => {
+                let names: Vec<&str> = s.iter().map(|s| s.as_str()).collect();
+                f.write_str(&names.join(", "))
+            }
+            Value::Text(t) => write!(f, "\"{t}\""),
+            Value::Abilities(a) if a.is_empty() => f.write_str("none"),
+            Value::Abilities(a) => {
+                let names: Vec<String> = a.iter().map(|a| a.to_string()).collect();
+                f.write_str(&names.join(", "))
+            }
+            Value::Player(Some(p)) => f.write_str(&name(*p)),
+        }
+    }
+}
