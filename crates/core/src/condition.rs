@@ -49,6 +49,8 @@ pub enum NumExpr {
     Prop(PlayerRef, PropId),
     /// How many objects satisfy the condition.
     Count(Box<Cond>),
+    /// The total of a number characteristic over the objects that satisfy the condition.
+    Sum(CharId, Box<Cond>),
     /// How many symbols a symbol-set characteristic holds ("multicolored": two or more colors).
     SetSize(ObjRef, CharId),
     Counters(ObjRef, CounterId),
@@ -79,6 +81,8 @@ pub enum Cond {
     IsAttached,
     /// The tested player is this player.
     IsPlayer(PlayerRef),
+    /// The tested subject is a player ("each player").
+    AnyPlayer,
     /// Some object satisfies the condition.
     Exists(Box<Cond>),
 }
@@ -206,6 +210,7 @@ impl Ctx<'_> {
                 Subject::Player(p) => self.player_matches(*r, Some(p), this),
                 Subject::Object(_) => false,
             },
+            Cond::AnyPlayer => matches!(this, Subject::Player(_)),
             Cond::Exists(c) => self
                 .state
                 .object_ids()
@@ -231,6 +236,12 @@ impl Ctx<'_> {
                 .object_ids()
                 .filter(|o| self.test(c, Subject::Object(*o)))
                 .count() as i64,
+            NumExpr::Sum(ch, c) => self
+                .state
+                .object_ids()
+                .filter(|o| self.test(c, Subject::Object(*o)))
+                .filter_map(|o| self.sheet.objects[o.index()][ch.index()].number())
+                .sum(),
             NumExpr::SetSize(r, c) => {
                 let o = self.object(*r, this)?;
                 match &self.sheet.objects[o.index()][c.index()] {

@@ -1,1 +1,15 @@
+//! rulecraft's text format: one language for rulesets, content and scenarios.
+//!
+//! Text flows through [`lexer`] (tokens with spans), [`syntax`] (statements and blocks), then the
+//! [`lower`] modules, which check names against the ruleset and build the core's definitions. Every
+//! error is a [`diagnostics::Diagnostic`] naming file, line and column. [`loader`] finds the files a
+//! scenario names; [`scenario`] runs scenarios against the core.
 
+pub mod diagnostics;
+pub mod lexer;
+pub mod loader;
+pub mod lower;
+pub mod scenario;
+pub mod syntax;
+
+pub use diagnostics::{Diagnostic, SourceMap, Span};

@@ -1,0 +1,183 @@
+//! Tokens: words, numbers, strings and punctuation, each with its span. `#` starts a comment.
+
+use crate::diagnostics::{Diagnostic, FileId, Span};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// A name or keyword: letters, digits, `_`; may start with digits (`7a`).
+    Word(String),
+    Number(i64),
+    Str(String),
+    /// Punctuation: `{ } ( ) , : ; . = += -= + - * < <= > >= == !=`.
+    Punct(&'static str),
+    Newline,
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Word(w) => write!(f, "`{w}`"),
+            Tok::Number(n) => write!(f, "number `{n}`"),
+            Tok::Str(s) => write!(f, "string \"{s}\""),
+            Tok::Punct(p) => write!(f, "`{p}`"),
+            Tok::Newline => f.write_str("end of line"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+impl Token {
+    pub fn is_word(&self, w: &str) -> bool {
+        matches!(&self.tok, Tok::Word(x) if x == w)
+    }
+    pub fn is_punct(&self, p: &str) -> bool {
+        matches!(&self.tok, Tok::Punct(x) if *x == p)
+    }
+    pub fn word(&self) -> Option<&str> {
+        match &self.tok {
+            Tok::Word(w) => Some(w),
+            _ => None,
+        }
+    }
+}
+
+const PUNCT: [&str; 19] = [
+    "+=", "-=", "<=", ">=", "==", "!=", "{", "}", "(", ")", ",", ":", ";", ".", "=", "+", "-", "*",
+    "<",
+];
+
+/// Splits text into tokens; the first bad character or unclosed string is an error.
+pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        match c {
+            b'\n' => {
+                out.push(Token {
+                    tok: Tok::Newline,
+                    span: Span::new(file, i, i + 1),
+                });
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'#' => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                let mut s = String::new();
+                loop {
+                    let Some(ch) = text[i..].chars().next() else {
+                        return Err(Diagnostic::new(
+                            Span::new(file, start, start + 1),
+                            "unclosed string: expected a closing `\"`",
+                        ));
+                    };
+                    match ch {
+                        '"' => {
+                            i += 1;
+                            break;
+                        }
+                        '\n' => {
+                            return Err(Diagnostic::new(
+                                Span::new(file, start, i),
+                                "unclosed string: expected a closing `\"` before the end of the line",
+                            ))
+                        }
+                        '\\' => {
+                            let esc = text[i + 1..].chars().next();
+                            match esc {
+                                Some('"') => s.push('"'),
+                                Some('\\') => s.push('\\'),
+                                Some('n') => s.push('\n'),
+                                _ => {
+                                    return Err(Diagnostic::new(
+                                        Span::new(file, i, i + 1 + esc.map_or(0, |e| e.len_utf8())),
+                                        "unknown escape: expected `\\\"`, `\\\\` or `\\n`",
+                                    ))
+                                }
+                            }
+                            i += 1 + esc.map_or(0, |e| e.len_utf8());
+                        }
+                        _ => {
+                            s.push(ch);
+                            i += ch.len_utf8();
+                        }
+                    }
+                }
+                out.push(Token {
+                    tok: Tok::Str(s),
+                    span: Span::new(file, start, i),
+                });
+            }
+            b'0'..=b'9' => {
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i < bytes.len() && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_') {
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                        i += 1;
+                    }
+                    out.push(Token {
+                        tok: Tok::Word(text[start..i].to_string()),
+                        span: Span::new(file, start, i),
+                    });
+                } else {
+                    let n: i64 = text[start..i].parse().map_err(|_| {
+                        Diagnostic::new(Span::new(file, start, i), "number too large: expected at most 19 digits")
+                    })?;
+                    out.push(Token {
+                        tok: Tok::Number(n),
+                        span: Span::new(file, start, i),
+                    });
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                out.push(Token {
+                    tok: Tok::Word(text[start..i].to_string()),
+                    span: Span::new(file, start, i),
+                });
+            }
+            _ => {
+                let rest = &text[i..];
+                let p = PUNCT
+                    .iter()
+                    .chain([">"].iter())
+                    .find(|p| rest.starts_with(**p));
+                match p {
+                    Some(p) => {
+                        i += p.len();
+                        out.push(Token {
+                            tok: Tok::Punct(p),
+                            span: Span::new(file, start, i),
+                        });
+                    }
+                    None => {
+                        let ch = rest.chars().next().unwrap_or(' ');
+                        return Err(Diagnostic::new(
+                            Span::new(file, start, start + ch.len_utf8()),
+                            format!(
+                                "unexpected character `{ch}`: expected a name, a number, a string or punctuation"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,182 @@
+//! Finding and loading files: a scenario names its ruleset and content by name (looked up under the
+//! project root's `rulesets/` and `content/`) or by a path relative to the scenario file.
+
+use crate::diagnostics::{Diagnostic, SourceMap, Span};
+use crate::lower::scenario::{self as lsc, Scenario};
+use crate::lower::{content as lcontent, ruleset as lruleset, Env};
+use crate::syntax::{parse, Stmt};
+use rulecraft_core::content::Content;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// An error loading files: a diagnostic in a file, or a file that could not be read.
+#[derive(Debug)]
+pub enum LoadError {
+    Diag(Diagnostic),
+    Io { path: PathBuf, message: String, at: Option<Span> },
+}
+
+impl From<Diagnostic> for LoadError {
+    fn from(d: Diagnostic) -> Self {
+        LoadError::Diag(d)
+    }
+}
+
+/// Loads files once each and keeps their text for diagnostics.
+#[derive(Default)]
+pub struct Loader {
+    pub map: SourceMap,
+    rulesets: HashMap<PathBuf, Arc<Env>>,
+    contents: HashMap<(PathBuf, Vec<PathBuf>), Arc<Content>>,
+}
+
+/// File extensions: `.rules` rulesets, `.cards` content, `.scenario` scenarios.
+pub const RULESET_EXT: &str = "rules";
+pub const CONTENT_EXT: &str = "cards";
+pub const SCENARIO_EXT: &str = "scenario";
+
+impl Loader {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Renders an error for the terminal: `file:line:col: message`, the line and a caret.
+    pub fn render(&self, e: &LoadError) -> String {
+        match e {
+            LoadError::Diag(d) => self.map.render(d),
+            LoadError::Io { path, message, at } => match at {
+                Some(sp) => format!("{}: cannot read {}: {message}", self.map.location(*sp), path.display()),
+                None => format!("{}: cannot read: {message}", path.display()),
+            },
+        }
+    }
+
+    /// The one-line form of an error.
+    pub fn short(&self, e: &LoadError) -> String {
+        match e {
+            LoadError::Diag(d) => self.map.short(d),
+            other => self.render(other),
+        }
+    }
+
+    /// Parses a file into statements.
+    pub fn parse_file(&mut self, path: &Path, at: Option<Span>) -> Result<Vec<Stmt>, LoadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+            at,
+        })?;
+        let id = self.map.add(path, text);
+        let text = self.map.text(id).to_string();
+        Ok(parse(id, &text)?)
+    }
+
+    /// Loads a ruleset file (once).
+    pub fn ruleset(&mut self, path: &Path, at: Option<Span>) -> Result<Arc<Env>, LoadError> {
+        let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if let Some(e) = self.rulesets.get(&key) {
+            return Ok(e.clone());
+        }
+        let stmts = self.parse_file(path, at)?;
+        let file = self.map.find(path).unwrap_or(0);
+        let env = Arc::new(lruleset::lower(file, &stmts)?);
+        self.rulesets.insert(key, env.clone());
+        Ok(env)
+    }
+
+    /// Loads content files against a ruleset (once per pair).
+    pub fn content(&mut self, env: &Env, ruleset: &Path, files: &[PathBuf], at: Option<Span>) -> Result<Arc<Content>, LoadError> {
+        let key = (ruleset.to_path_buf(), files.to_vec());
+        if let Some(c) = self.contents.get(&key) {
+            return Ok(c.clone());
+        }
+        let mut content = Content::default();
+        for f in files {
+            let stmts = self.parse_file(f, at)?;
+            lcontent::lower(env, &stmts, &mut content)?;
+        }
+        let c = Arc::new(content);
+        self.contents.insert(key, c.clone());
+        Ok(c)
+    }
+
+    /// Loads every scenario in a file.
+    pub fn scenarios(&mut self, path: &Path) -> Result<Vec<(Arc<Env>, Scenario)>, LoadError> {
+        let stmts = self.parse_file(path, None)?;
+        let mut out = Vec::new();
+        for s in &stmts {
+            if !s.head[0].is_word("scenario") {
+                let c = crate::lower::cursor::Cursor::new(&s.head);
+                return Err(c.err("`scenario \"name\" { ... }`").into());
+            }
+            let header = lsc::header(s)?;
+            let (rname, rspan) = header.ruleset.clone().expect("header checks the ruleset is named");
+            let rpath = resolve(path, &rname, "rulesets", RULESET_EXT).ok_or_else(|| {
+                Diagnostic::new(rspan, format!("no ruleset `{rname}`: expected a file rulesets/{rname}.{RULESET_EXT} under the project root, or a path to a .{RULESET_EXT} file"))
+            })?;
+            let env = self.ruleset(&rpath, Some(rspan))?;
+            let mut files = Vec::new();
+            for (cname, cspan) in &header.content {
+                let p = resolve(path, cname, "content", CONTENT_EXT).ok_or_else(|| {
+                    Diagnostic::new(*cspan, format!("no content `{cname}`: expected a folder content/{cname}/ or a file content/{cname}.{CONTENT_EXT} under the project root, or a path"))
+                })?;
+                files.extend(files_with_ext(&p, CONTENT_EXT));
+            }
+            let content = self.content(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
+            let sc = lsc::lower(&env, &content, s, header)?;
+            out.push((env, sc));
+        }
+        Ok(out)
+    }
+}
+
+/// The project root above `from`: the nearest folder holding `rulesets/`.
+pub fn root_of(from: &Path) -> Option<PathBuf> {
+    // Relative paths stay relative (messages name files as the user wrote them).
+    let is_root = |d: &Path| {
+        let probe = if d.as_os_str().is_empty() { Path::new(".") } else { d };
+        probe.join("rulesets").is_dir()
+    };
+    if let Some(d) = from.ancestors().skip(1).find(|d| is_root(d)) {
+        return Some(d.to_path_buf());
+    }
+    let start = from.canonicalize().ok()?;
+    start.ancestors().find(|d| is_root(d)).map(|d| d.to_path_buf())
+}
+
+/// A name or path as a scenario writes it: a path (relative to the scenario's folder) if it
+/// exists, else `ROOT/FOLDER/NAME.EXT` or `ROOT/FOLDER/NAME/`.
+pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathBuf> {
+    let dir = from.parent().unwrap_or(Path::new("."));
+    let rel = dir.join(name);
+    if name.contains('/') || name.ends_with(&format!(".{ext}")) {
+        return rel.exists().then_some(rel);
+    }
+    let root = root_of(from)?;
+    let file = root.join(folder).join(format!("{name}.{ext}"));
+    if file.is_file() {
+        return Some(file);
+    }
+    let d = root.join(folder).join(name);
+    d.is_dir().then_some(d)
+}
+
+/// Every file with the extension under a path (the path itself if a file), sorted.
+pub fn files_with_ext(p: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if p.is_file() {
+        out.push(p.to_path_buf());
+    } else if let Ok(rd) = std::fs::read_dir(p) {
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            if e.is_dir() {
+                out.extend(files_with_ext(&e, ext));
+            } else if e.extension().is_some_and(|x| x == ext) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,372 @@
+//! Conditions and numeric expressions (docs/language.md, "Conditions"): parsed from a statement's
+//! tokens and checked against the ruleset's characteristics, zones, counters and terms.
+
+use super::cursor::{unknown, Cursor, Res};
+use super::Env;
+use crate::diagnostics::Diagnostic;
+use crate::lexer::Tok;
+use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef};
+use rulecraft_core::ruleset::CharKind;
+use rulecraft_core::Symbol;
+
+/// Words that end a condition's implicit "and" run.
+const STOP: [&str; 5] = ["or", "and", "then", "to", "of"];
+
+/// What the statement's condition may refer to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allow {
+    /// `target` (a spell's effects and its target condition).
+    pub target: bool,
+}
+
+pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    let mut parts = vec![and(env, c, allow)?];
+    while c.eat_word("or") {
+        parts.push(and(env, c, allow)?);
+    }
+    Ok(if parts.len() == 1 { parts.pop().unwrap_or(Cond::True) } else { Cond::Or(parts) })
+}
+
+fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    // "each creature you control": `each`, `every`, `all` read well and mean nothing more.
+    while c.eat_word("each") || c.eat_word("every") || c.eat_word("all") || c.eat_word("a") || c.eat_word("an") {}
+    let mut parts = vec![unary(env, c, allow)?];
+    loop {
+        if c.eat_word("and") {
+            parts.push(unary(env, c, allow)?);
+            continue;
+        }
+        // Juxtaposition is "and": `other creature you control`.
+        match c.peek() {
+            Some(t) if t.is_punct("(") || t.word().is_some_and(|w| !STOP.contains(&w)) => {
+                parts.push(unary(env, c, allow)?)
+            }
+            _ => break,
+        }
+    }
+    Ok(if parts.len() == 1 { parts.pop().unwrap_or(Cond::True) } else { Cond::And(parts) })
+}
+
+fn unary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    if c.eat_word("not") {
+        return Ok(Cond::Not(Box::new(unary(env, c, allow)?)));
+    }
+    primary(env, c, allow)
+}
+
+fn player_ref(c: &mut Cursor) -> Option<PlayerRef> {
+    if c.eat_word("you") {
+        Some(PlayerRef::You)
+    } else if c.eat_word("opponent") || c.eat_word("an_opponent") {
+        Some(PlayerRef::Opponent)
+    } else if c.eat_words(&["active", "player"]) {
+        Some(PlayerRef::Active)
+    } else if c.eat_word("owner") || c.eat_word("its_owner") {
+        Some(PlayerRef::Owner)
+    } else {
+        None
+    }
+}
+
+fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    let rs = &env.ruleset;
+    if c.eat_punct("(") {
+        let inner = condition(env, c, allow)?;
+        c.expect_punct(")")?;
+        return Ok(inner);
+    }
+    let Some(tok) = c.peek() else {
+        return Err(c.err("a condition"));
+    };
+    let Some(word) = tok.word() else {
+        // A number starts a comparison: `2 <= count(colors)`.
+        if matches!(tok.tok, Tok::Number(_)) || tok.is_punct("-") {
+            return comparison(env, c, allow);
+        }
+        return Err(c.err("a condition"));
+    };
+    let span = tok.span;
+    // Player phrases: "you control", "an opponent controls", "you own", and players themselves.
+    let save = c.pos;
+    if let Some(p) = player_ref(c) {
+        if c.eat_word("control") || c.eat_word("controls") {
+            return Ok(Cond::ControlledBy(p));
+        }
+        if c.eat_word("own") || c.eat_word("owns") {
+            return Ok(Cond::OwnedBy(p));
+        }
+        if p != PlayerRef::Owner {
+            return Ok(Cond::IsPlayer(p));
+        }
+        c.pos = save;
+    }
+    match word {
+        "player" | "players" => {
+            c.next();
+            return Ok(Cond::AnyPlayer);
+        }
+        "in" => {
+            c.next();
+            if c.eat_word("play") {
+                return Ok(Cond::InPlay);
+            }
+            let (z, zs) = c.name("a zone name or `play`")?;
+            return match rs.zone_id(&z) {
+                Some(id) => Ok(Cond::InZone(id)),
+                None => Err(unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))),
+            };
+        }
+        "other" | "another" => {
+            c.next();
+            return Ok(Cond::Not(Box::new(Cond::IsSource)));
+        }
+        "source" | "self" | "this" | "it" => {
+            if !c.peek_at(1).is_some_and(|t| t.is_punct(".")) {
+                c.next();
+                return Ok(Cond::IsSource);
+            }
+        }
+        "target" | "targeted" => {
+            c.next();
+            if !allow.target {
+                return Err(Diagnostic::new(
+                    span,
+                    "`target` is only allowed in a spell's effects: a static ability has no target",
+                ));
+            }
+            return Ok(Cond::IsTarget);
+        }
+        "enchanted" | "equipped" | "attached" | "fortified" => {
+            c.next();
+            return Ok(Cond::IsAttached);
+        }
+        "exists" | "no" => {
+            c.next();
+            c.expect_punct("(")?;
+            let inner = condition(env, c, allow)?;
+            c.expect_punct(")")?;
+            let e = Cond::Exists(Box::new(inner));
+            return Ok(if word == "no" { Cond::Not(Box::new(e)) } else { e });
+        }
+        _ => {}
+    }
+    // `colors has red`, `source.colors has red`
+    let (obj, char_tok) = if c.peek_at(1).is_some_and(|t| t.is_punct(".")) {
+        (obj_ref(c)?, c.peek_at(0))
+    } else {
+        (ObjRef::This, Some(tok))
+    };
+    if let Some(ch_tok) = char_tok {
+        if let Some(ch) = ch_tok.word().and_then(|w| rs.char_id(w)) {
+            if c.peek_at(1).is_some_and(|t| t.is_word("has") || t.is_word("lacks")) {
+                c.next();
+                let lacks = c.next().is_some_and(|t| t.is_word("lacks"));
+                let kind = rs.char(ch).kind;
+                if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
+                    return Err(Diagnostic::new(
+                        ch_tok.span,
+                        format!(
+                            "`{}` is a {} characteristic: `has` expects symbols or abilities",
+                            rs.char(ch).name,
+                            kind.name()
+                        ),
+                    ));
+                }
+                let (sym, _) = c.name_or_string("a symbol after `has`")?;
+                let cond = Cond::Has(obj, ch, Symbol::new(&sym));
+                return Ok(if lacks { Cond::Not(Box::new(cond)) } else { cond });
+            }
+            // Otherwise a comparison such as `toughness <= 0`.
+            c.pos = save;
+            return comparison(env, c, allow);
+        }
+    }
+    if obj != ObjRef::This {
+        c.pos = save;
+        return comparison(env, c, allow);
+    }
+    // A term of the ruleset, singular or plural: `creature`, `creatures`.
+    if let Some(t) = env.term(word) {
+        c.next();
+        return Ok(t.clone());
+    }
+    if rs.prop_id(word).is_some() || matches!(word, "count" | "counters") {
+        return comparison(env, c, allow);
+    }
+    let mut known: Vec<&str> = env.terms.keys().map(|s| s.as_str()).collect();
+    known.sort();
+    Err(unknown(span, "term", word, known)
+        .with_help("a condition is a term, a phrase such as `you control` or `in play`, or a comparison"))
+}
+
+fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    let l = num(env, c, allow)?;
+    let op = match c.peek() {
+        Some(t) if t.is_punct("<") => CmpOp::Lt,
+        Some(t) if t.is_punct("<=") => CmpOp::Le,
+        Some(t) if t.is_punct(">") => CmpOp::Gt,
+        Some(t) if t.is_punct(">=") => CmpOp::Ge,
+        Some(t) if t.is_punct("==") || t.is_punct("=") => CmpOp::Eq,
+        Some(t) if t.is_punct("!=") => CmpOp::Ne,
+        _ => return Err(c.err("a comparison (`<`, `<=`, `>`, `>=`, `=`, `!=`)")),
+    };
+    c.next();
+    let r = num(env, c, allow)?;
+    Ok(Cond::Cmp(l, op, r))
+}
+
+fn obj_ref(c: &mut Cursor) -> Res<ObjRef> {
+    let (w, sp) = c.name("`source`, `this` or `enchanted`")?;
+    let r = match w.as_str() {
+        "source" | "self" => ObjRef::Source,
+        "this" | "it" => ObjRef::This,
+        "enchanted" | "equipped" | "attached" | "fortified" => ObjRef::Attached,
+        _ => {
+            return Err(Diagnostic::new(
+                sp,
+                format!("unknown object `{w}`: expected `source`, `this` or `enchanted` before `.`"),
+            ))
+        }
+    };
+    c.expect_punct(".")?;
+    Ok(r)
+}
+
+/// A numeric expression: sums of products of numbers, characteristics, properties and counts.
+pub fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let mut e = product(env, c, allow)?;
+    loop {
+        if c.eat_punct("+") {
+            e = NumExpr::Add(Box::new(e), Box::new(product(env, c, allow)?));
+        } else if c.eat_punct("-") {
+            e = NumExpr::Sub(Box::new(e), Box::new(product(env, c, allow)?));
+        } else {
+            return Ok(e);
+        }
+    }
+}
+
+fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let mut e = atom(env, c, allow)?;
+    while c.eat_punct("*") {
+        e = NumExpr::Mul(Box::new(e), Box::new(atom(env, c, allow)?));
+    }
+    Ok(e)
+}
+
+fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let rs = &env.ruleset;
+    if c.eat_punct("-") {
+        return Ok(NumExpr::Neg(Box::new(atom(env, c, allow)?)));
+    }
+    if c.eat_punct("(") {
+        let e = num(env, c, allow)?;
+        c.expect_punct(")")?;
+        return Ok(e);
+    }
+    let Some(tok) = c.peek() else {
+        return Err(c.err("a number or a numeric expression"));
+    };
+    if let Tok::Number(n) = tok.tok {
+        c.next();
+        return Ok(NumExpr::Const(n));
+    }
+    let Some(word) = tok.word() else {
+        return Err(c.err("a number or a numeric expression"));
+    };
+    match word {
+        "none" => {
+            c.next();
+            return Ok(NumExpr::Nothing);
+        }
+        "count" => {
+            c.next();
+            c.expect_punct("(")?;
+            // `count(colors)`: the size of a symbol set; otherwise how many objects match.
+            let set = c.peek().and_then(|t| t.word()).and_then(|w| rs.char_id(w));
+            let closes = c.peek_at(1).is_some_and(|t| t.is_punct(")"));
+            if let (Some(ch), true) = (set, closes) {
+                c.next();
+                c.next();
+                return Ok(NumExpr::SetSize(ObjRef::This, ch));
+            }
+            if c.peek_at(1).is_some_and(|t| t.is_punct(".")) && c.peek_at(3).is_some_and(|t| t.is_punct(")")) {
+                let r = obj_ref(c)?;
+                let (w, sp) = c.name("a characteristic")?;
+                let ch = rs
+                    .char_id(&w)
+                    .ok_or_else(|| unknown(sp, "characteristic", &w, rs.characteristics.iter().map(|c| c.name.as_str())))?;
+                c.expect_punct(")")?;
+                return Ok(NumExpr::SetSize(r, ch));
+            }
+            let inner = condition(env, c, allow)?;
+            c.expect_punct(")")?;
+            return Ok(NumExpr::Count(Box::new(inner)));
+        }
+        "sum" => {
+            // `sum(mana_value of other creature you control)`
+            c.next();
+            c.expect_punct("(")?;
+            let (w, sp) = c.name("a number characteristic")?;
+            let NumExpr::Char(_, ch) = number_char(env, ObjRef::This, &w, sp)? else {
+                unreachable!("number_char returns a characteristic")
+            };
+            c.expect_word("of")?;
+            let inner = condition(env, c, allow)?;
+            c.expect_punct(")")?;
+            return Ok(NumExpr::Sum(ch, Box::new(inner)));
+        }
+        "counters" => {
+            c.next();
+            c.expect_punct("(")?;
+            let (name, sp) = c.name_or_string("a counter name")?;
+            let k = rs
+                .counter_id(&name)
+                .ok_or_else(|| unknown(sp, "counter", &name, rs.counters.iter().map(|c| c.name.as_str())))?;
+            c.expect_punct(")")?;
+            return Ok(NumExpr::Counters(ObjRef::This, k));
+        }
+        _ => {}
+    }
+    // `you.life`
+    if c.peek_at(1).is_some_and(|t| t.is_punct(".")) {
+        let save = c.pos;
+        if let Some(p) = player_ref(c) {
+            c.expect_punct(".")?;
+            let (w, sp) = c.name("a player property")?;
+            let prop = rs
+                .prop_id(&w)
+                .ok_or_else(|| unknown(sp, "player property", &w, rs.props.iter().map(|p| p.name.as_str())))?;
+            return Ok(NumExpr::Prop(p, prop));
+        }
+        c.pos = save;
+        let r = obj_ref(c)?;
+        let (w, sp) = c.name("a characteristic")?;
+        return number_char(env, r, &w, sp);
+    }
+    c.next();
+    if let Some(p) = rs.prop_id(word) {
+        return Ok(NumExpr::Prop(PlayerRef::Owner, p));
+    }
+    number_char(env, ObjRef::This, word, tok.span)
+}
+
+fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> Res<NumExpr> {
+    let rs = &env.ruleset;
+    let Some(ch) = rs.char_id(w) else {
+        let known = rs
+            .characteristics
+            .iter()
+            .filter(|c| c.kind == CharKind::Number)
+            .map(|c| c.name.as_str());
+        return Err(unknown(sp, "number characteristic", w, known));
+    };
+    let kind = rs.char(ch).kind;
+    if kind != CharKind::Number {
+        return Err(Diagnostic::new(
+            sp,
+            format!("`{w}` is a {} characteristic: expected a number", kind.name()),
+        ));
+    }
+    Ok(NumExpr::Char(r, ch))
+}

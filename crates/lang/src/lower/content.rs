@@ -1,0 +1,382 @@
+//! Content files (docs/language.md, "Content"): object classes with printed characteristics, static
+//! abilities, characteristic-defining abilities and spells.
+
+use super::cond::{condition, num, Allow};
+use super::cursor::{unknown, Cursor, Res};
+use super::{block, no_block, Env};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::lexer::Tok;
+use crate::syntax::Stmt;
+use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
+use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
+use rulecraft_core::effect::{Affects, Change, Duration, EffectDef, Op};
+use rulecraft_core::ruleset::{CharKind, SlotTarget};
+use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
+use std::sync::Arc;
+
+/// Whether a statement starts an object class: `card "Name" { ... }` or `object "Name" { ... }`.
+pub fn is_class(s: &Stmt) -> bool {
+    s.head[0].is_word("card") || s.head[0].is_word("object")
+}
+
+/// Lowers every class in a content file into `content`.
+pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
+    for s in stmts {
+        if !is_class(s) {
+            let c = Cursor::new(&s.head);
+            return Err(c.err("`card \"Name\" { ... }` or `object \"Name\" { ... }`"));
+        }
+        let class = class(env, s, content)?;
+        content.add(class);
+    }
+    Ok(())
+}
+
+/// One `card "Name" { ... }`.
+pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
+    let rs = &env.ruleset;
+    let mut c = Cursor::new(&s.head);
+    c.next();
+    let (name, _) = c.name_or_string("the object's name")?;
+    c.finish()?;
+    let id = content
+        .class_id(&name)
+        .unwrap_or(ClassId(content.classes.len() as u32));
+    let mut printed: Vec<(rulecraft_core::CharId, Value)> = Vec::new();
+    let mut keywords: Vec<Ability> = Vec::new();
+    let mut statics: Vec<Arc<EffectDef>> = Vec::new();
+    let mut spell = None;
+    for item in block(s, "the object's definition")? {
+        let mut ic = Cursor::new(&item.head);
+        let first = &item.head[0];
+        match first.word() {
+            Some(kw @ ("static" | "defining")) if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) => {
+                ic.next();
+                let (text, _) = ic.string("the ability's rules text")?;
+                ic.finish()?;
+                let def = effect(env, item, &text, kw == "defining", EffectKind::Static)?;
+                statics.push(Arc::new(def));
+            }
+            Some("spell") => {
+                ic.next();
+                let (text, _) = ic.string("the spell's rules text")?;
+                ic.finish()?;
+                if spell.is_some() {
+                    return Err(Diagnostic::new(first.span, "an object has at most one `spell`"));
+                }
+                spell = Some(spell_def(env, item, text)?);
+            }
+            Some(w) if rs.char_id(w).is_some() => {
+                no_block(item)?;
+                let ch = rs.char_id(w).expect("checked");
+                ic.next();
+                ic.expect_punct(":")?;
+                if printed.iter().any(|(c, _)| *c == ch) {
+                    return Err(Diagnostic::new(first.span, format!("`{w}` is printed twice")));
+                }
+                let kind = rs.char(ch).kind;
+                let v = match kind {
+                    CharKind::Number => {
+                        if ic.eat_word("none") {
+                            Value::Number(None)
+                        } else {
+                            Value::Number(Some(ic.number("a number or `none`")?.0))
+                        }
+                    }
+                    CharKind::Symbols => Value::Symbols(symbols(&mut ic)?),
+                    CharKind::Text => Value::Text(Arc::from(ic.string("a string")?.0.as_str())),
+                    CharKind::Abilities => {
+                        keywords = abilities(&mut ic)?;
+                        Value::Abilities(Vec::new())
+                    }
+                    CharKind::Controller => {
+                        return Err(Diagnostic::new(
+                            first.span,
+                            format!("`{w}` is not printed: an object's controller is who puts it into play"),
+                        ))
+                    }
+                };
+                ic.finish()?;
+                printed.push((ch, v));
+            }
+            _ => {
+                let (w, sp) = ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
+                let known = rs
+                    .characteristics
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .chain(["static", "defining", "spell"]);
+                return Err(unknown(sp, "characteristic or ability", &w, known));
+            }
+        }
+    }
+    // The abilities characteristic: printed keywords, then static abilities in order.
+    if let Some(ac) = rs.char_of_kind(CharKind::Abilities) {
+        let mut list = keywords;
+        for (i, d) in statics.iter().enumerate() {
+            list.push(Ability::Static {
+                class: id,
+                index: i as u16,
+                text: d.text.clone(),
+            });
+        }
+        printed.retain(|(c, _)| *c != ac);
+        printed.push((ac, Value::Abilities(list)));
+    } else if !statics.is_empty() {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "this ruleset declares no `abilities` characteristic, so objects cannot have static abilities",
+        ));
+    }
+    Ok(ObjectClass {
+        name,
+        printed,
+        statics,
+        spell,
+    })
+}
+
+fn symbols(c: &mut Cursor) -> Res<SymbolSet> {
+    if c.eat_word("none") {
+        return Ok(SymbolSet::default());
+    }
+    let mut out = Vec::new();
+    loop {
+        let (w, _) = c.name_or_string("a symbol")?;
+        out.push(Symbol::new(&w));
+        if !c.eat_punct(",") {
+            break;
+        }
+    }
+    Ok(SymbolSet::from_iter(out))
+}
+
+fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
+    Ok(symbols(c)?.iter().cloned().map(Ability::Keyword).collect())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EffectKind {
+    Static,
+    Spell { has_target: bool },
+}
+
+/// An effect's statements: `affects:`, `as long as:`, and operations.
+fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> Res<EffectDef> {
+    let rs = &env.ruleset;
+    let allow = Allow {
+        target: matches!(kind, EffectKind::Spell { .. }),
+    };
+    let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
+    let mut while_cond = None;
+    let mut ops: Vec<(SlotTarget, Change, Span)> = Vec::new();
+    for item in block(s, "the effect")? {
+        no_block(item)?;
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("affects") {
+            c.expect_punct(":")?;
+            if c.at_end() {
+                return Err(c.err("a condition after `affects:`"));
+            }
+            affects = Some((item.head[c.pos..].to_vec(), item.head[0].span));
+            continue;
+        }
+        if c.eat_words(&["as", "long", "as"]) {
+            c.expect_punct(":")?;
+            while_cond = Some(condition(env, &mut c, allow)?);
+            c.finish()?;
+            continue;
+        }
+        if c.eat_word("switch") {
+            let (a, asp) = c.name("a characteristic")?;
+            c.expect_punct(",")?;
+            let (b, bsp) = c.name("a characteristic")?;
+            c.finish()?;
+            let ca = char_named(env, &a, asp)?;
+            let cb = char_named(env, &b, bsp)?;
+            for (id, n, sp) in [(ca, &a, asp), (cb, &b, bsp)] {
+                if rs.char(id).kind != CharKind::Number {
+                    return Err(Diagnostic::new(sp, format!("`{n}` is not a number: `switch` exchanges two numbers")));
+                }
+            }
+            ops.push((SlotTarget::Char(ca), Change::SwitchWith(cb), item.head[0].span));
+            continue;
+        }
+        let (name, nsp) = c.name("`affects:`, `as long as:`, `switch`, or a characteristic to change")?;
+        let target = if let Some(ch) = rs.char_id(&name) {
+            SlotTarget::Char(ch)
+        } else if let Some(p) = rs.prop_id(&name) {
+            SlotTarget::Prop(p)
+        } else {
+            let known = rs
+                .characteristics
+                .iter()
+                .map(|c| c.name.as_str())
+                .chain(rs.props.iter().map(|p| p.name.as_str()))
+                .chain(["affects", "switch"]);
+            return Err(unknown(nsp, "characteristic or player property", &name, known));
+        };
+        let op = if c.eat_punct("=") {
+            '='
+        } else if c.eat_punct("+=") {
+            '+'
+        } else if c.eat_punct("-=") {
+            '-'
+        } else {
+            return Err(c.err("`=`, `+=` or `-=`"));
+        };
+        let kind = match target {
+            SlotTarget::Char(ch) => rs.char(ch).kind,
+            SlotTarget::Prop(_) => CharKind::Number,
+        };
+        let change = match (kind, op) {
+            (CharKind::Number, '=') => Change::SetNumber(num(env, &mut c, allow)?),
+            (CharKind::Number, '+') => Change::Modify(num(env, &mut c, allow)?),
+            (CharKind::Number, _) => Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?))),
+            (CharKind::Symbols, '=') => Change::SetSymbols(symbols(&mut c)?),
+            (CharKind::Symbols, '+') => Change::AddSymbols(symbols(&mut c)?),
+            (CharKind::Symbols, _) => Change::RemoveSymbols(symbols(&mut c)?),
+            (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
+            (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
+            (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),
+            (CharKind::Controller, '=') => {
+                let (w, sp) = c.name("`you`, `owner` or `active`")?;
+                Change::SetPlayer(match w.as_str() {
+                    "you" => PlayerRef::You,
+                    "owner" => PlayerRef::Owner,
+                    "active" => {
+                        c.eat_word("player");
+                        PlayerRef::Active
+                    }
+                    _ => return Err(unknown(sp, "player", &w, ["you", "owner", "active player"])),
+                })
+            }
+            (CharKind::Text, '=') => Change::SetText(Arc::from(c.string("a string")?.0.as_str())),
+            (k, _) => {
+                return Err(Diagnostic::new(
+                    nsp,
+                    format!("`{name}` is a {} characteristic: only `=` sets it", k.name()),
+                ))
+            }
+        };
+        c.finish()?;
+        ops.push((target, change, nsp));
+    }
+    if ops.is_empty() {
+        return Err(Diagnostic::new(s.head[0].span, "this effect changes nothing: expected at least one operation such as `power += 1`"));
+    }
+    let on_players = matches!(ops[0].0, SlotTarget::Prop(_));
+    if let Some((_, _, sp)) = ops.iter().find(|(t, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players) {
+        return Err(Diagnostic::new(*sp, "one effect changes either objects or players, not both: split it into two"));
+    }
+    let mut lowered = Vec::new();
+    for (target, change, sp) in ops {
+        let Some(layer) = rs.layer_for(target, change.kind(), defining) else {
+            let n = match target {
+                SlotTarget::Char(c) => rs.char(c).name.clone(),
+                SlotTarget::Prop(p) => rs.props[p.index()].name.clone(),
+            };
+            return Err(Diagnostic::new(
+                sp,
+                format!("no layer of ruleset `{}` applies `{}` to `{n}`", rs.name, change.kind().name()),
+            ));
+        };
+        lowered.push(Op { target, change, layer });
+    }
+    let cond = match affects {
+        Some((toks, _)) => {
+            let mut c = Cursor::new(&toks);
+            let cond = condition(env, &mut c, allow)?;
+            c.finish()?;
+            cond
+        }
+        None => match kind {
+            EffectKind::Static => Cond::IsSource,
+            EffectKind::Spell { has_target: true } => Cond::IsTarget,
+            EffectKind::Spell { has_target: false } => {
+                return Err(Diagnostic::new(s.head[0].span, "expected `affects:`: a spell with no target must say what its effect affects"))
+            }
+        },
+    };
+    let cond = if on_players && matches!(cond, Cond::IsSource) {
+        Cond::IsPlayer(PlayerRef::You)
+    } else {
+        cond
+    };
+    Ok(EffectDef {
+        text: Arc::from(text),
+        affects: if on_players { Affects::Players(cond) } else { Affects::Objects(cond) },
+        while_cond,
+        defining,
+        ops: lowered,
+    })
+}
+
+fn char_named(env: &Env, n: &str, sp: Span) -> Res<rulecraft_core::CharId> {
+    let rs = &env.ruleset;
+    rs.char_id(n)
+        .ok_or_else(|| unknown(sp, "characteristic", n, rs.characteristics.iter().map(|c| c.name.as_str())))
+}
+
+fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
+    let mut target = None;
+    let mut effects = Vec::new();
+    let mut one_shots = Vec::new();
+    let items = block(s, "the spell")?;
+    // The target comes first so that effects know whether they may say `target`.
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("target") {
+            no_block(item)?;
+            c.expect_punct(":")?;
+            target = Some(condition(env, &mut c, Allow { target: false })?);
+            c.finish()?;
+        }
+    }
+    let kind = EffectKind::Spell {
+        has_target: target.is_some(),
+    };
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("target") {
+            continue;
+        }
+        let duration = if c.eat_words(&["until", "end", "of", "turn"]) {
+            Some(Duration::UntilEndOfTurn)
+        } else if c.eat_words(&["while", "source", "in", "play"]) {
+            Some(Duration::WhileSourceInPlay)
+        } else if c.eat_word("effect") {
+            Some(Duration::Indefinite)
+        } else {
+            None
+        };
+        if let Some(d) = duration {
+            c.finish()?;
+            let def = effect(env, item, &text, false, kind)?;
+            effects.push((d, Arc::new(def)));
+            continue;
+        }
+        if c.eat_words(&["move", "target", "to"]) {
+            no_block(item)?;
+            c.expect_punct(":")?;
+            if target.is_none() {
+                return Err(Diagnostic::new(item.head[0].span, "`move target` needs the spell to have a `target:`"));
+            }
+            let (z, zs) = c.name("a zone")?;
+            let zone = env
+                .ruleset
+                .zone_id(&z)
+                .ok_or_else(|| unknown(zs, "zone", &z, env.ruleset.zones.iter().map(|z| z.name.as_str())))?;
+            c.finish()?;
+            one_shots.push(OneShot::MoveTargets(zone));
+            continue;
+        }
+        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {` or `move target to:`"));
+    }
+    Ok(Spell {
+        text: Arc::from(text.as_str()),
+        target,
+        effects,
+        one_shots,
+    })
+}

@@ -1,0 +1,370 @@
+//! Ruleset files (docs/language.md, "Rulesets"): characteristics, player properties, zones,
+//! counters, terms, layers and sublayers, state-based checks.
+
+use super::cond::{condition, Allow};
+use super::cursor::{unknown, Cursor, Res};
+use super::{block, no_block, Env};
+use crate::diagnostics::Diagnostic;
+use crate::syntax::Stmt;
+use rulecraft_core::effect::OpKind;
+use rulecraft_core::ruleset::{
+    CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
+};
+
+const KINDS: [&str; 5] = ["number", "symbols", "text", "abilities", "controller"];
+
+/// Lowers the statements of a ruleset file, which holds one `ruleset "name" { ... }`.
+pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
+    let mut env = Env::default();
+    let mut seen = false;
+    for s in stmts {
+        let mut c = Cursor::new(&s.head);
+        if !c.eat_word("ruleset") {
+            return Err(c.err("`ruleset \"name\" { ... }`"));
+        }
+        if seen {
+            return Err(Diagnostic::new(s.head[0].span, "a ruleset file holds one ruleset; this is the second"));
+        }
+        seen = true;
+        let (name, _) = c.name_or_string("the ruleset's name")?;
+        c.finish()?;
+        env.ruleset.name = name;
+        for item in block(s, "the ruleset")? {
+            item_stmt(&mut env, item)?;
+        }
+    }
+    if !seen {
+        return Err(Diagnostic::new(
+            crate::diagnostics::Span::new(file, 0, 0),
+            "empty ruleset file: expected `ruleset \"name\" { ... }`",
+        ));
+    }
+    check_order(&env, stmts)?;
+    Ok(env)
+}
+
+/// Seed 003, "Players and Rules": player and rules effects apply after every object layer.
+fn check_order(env: &Env, stmts: &[Stmt]) -> Res<()> {
+    let rs = &env.ruleset;
+    let mut seen_player = None;
+    for l in &rs.layers {
+        let has_char = l.slots.iter().any(|s| matches!(s.target, SlotTarget::Char(_)));
+        let has_prop = l.slots.iter().any(|s| matches!(s.target, SlotTarget::Prop(_)));
+        if has_char && has_prop {
+            return Err(Diagnostic::new(
+                stmts[0].head[0].span,
+                format!("layer {} mixes object characteristics and player properties: expected one or the other", l.label),
+            ));
+        }
+        if has_prop {
+            seen_player = Some(l);
+        } else if has_char {
+            if let Some(p) = seen_player {
+                return Err(Diagnostic::new(
+                    stmts[0].head[0].span,
+                    format!(
+                        "layer {} changes objects but comes after player layer {}: player and rules layers must come after every object layer (seed 003)",
+                        l.label, p.label
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn name_taken(env: &Env, name: &str) -> bool {
+    env.ruleset.char_id(name).is_some() || env.ruleset.prop_id(name).is_some()
+}
+
+fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
+    let mut c = Cursor::new(&s.head);
+    let (kw, kws) = c.name("a ruleset item (`characteristic`, `player`, `zone`, `counter`, `term`, `layer`, `check`, `spells`)")?;
+    match kw.as_str() {
+        "characteristic" => {
+            no_block(s)?;
+            let (name, ns) = c.name("a characteristic name")?;
+            if name_taken(env, &name) {
+                return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
+            }
+            c.expect_punct(":")?;
+            let (k, ks) = c.name("a kind: number, symbols, text, abilities or controller")?;
+            let kind = match k.as_str() {
+                "number" => CharKind::Number,
+                "symbols" => CharKind::Symbols,
+                "text" => CharKind::Text,
+                "abilities" => CharKind::Abilities,
+                "controller" => CharKind::Controller,
+                _ => return Err(unknown(ks, "characteristic kind", &k, KINDS)),
+            };
+            c.finish()?;
+            if matches!(kind, CharKind::Abilities | CharKind::Controller)
+                && env.ruleset.char_of_kind(kind).is_some()
+            {
+                return Err(Diagnostic::new(ks, format!("a ruleset has at most one `{k}` characteristic")));
+            }
+            env.ruleset.characteristics.push(CharDef { name, kind });
+        }
+        "player" => {
+            no_block(s)?;
+            let (name, ns) = c.name("a player property name")?;
+            if name_taken(env, &name) {
+                return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
+            }
+            c.expect_punct(":")?;
+            c.expect_word("number")?;
+            let default = if c.eat_punct("=") {
+                if c.eat_word("none") {
+                    None
+                } else {
+                    Some(c.number("a number or `none`")?.0)
+                }
+            } else {
+                Some(0)
+            };
+            c.finish()?;
+            env.ruleset.props.push(PropDef { name, default });
+        }
+        "zone" => {
+            no_block(s)?;
+            let (name, ns) = c.name("a zone name")?;
+            if env.ruleset.zone_id(&name).is_some() {
+                return Err(Diagnostic::new(ns, format!("zone `{name}` is declared twice")));
+            }
+            let in_play = if c.eat_punct(":") {
+                c.expect_word("in")?;
+                c.expect_word("play")?;
+                true
+            } else {
+                false
+            };
+            c.finish()?;
+            env.ruleset.zones.push(ZoneDef { name, in_play });
+        }
+        "counter" => {
+            no_block(s)?;
+            let (name, ns) = c.name_or_string("a counter name")?;
+            if env.ruleset.counter_id(&name).is_some() {
+                return Err(Diagnostic::new(ns, format!("counter `{name}` is declared twice")));
+            }
+            c.expect_punct(":")?;
+            let mut changes = Vec::new();
+            loop {
+                let (ch, chs) = c.name("a number characteristic")?;
+                let id = number_char(env, &ch, chs)?;
+                let sign = if c.eat_punct("+=") {
+                    1
+                } else if c.eat_punct("-=") {
+                    -1
+                } else {
+                    return Err(c.err("`+=` or `-=`"));
+                };
+                let (n, _) = c.number("a number")?;
+                changes.push((id, sign * n));
+                if !c.eat_punct(",") {
+                    break;
+                }
+            }
+            c.finish()?;
+            env.ruleset.counters.push(CounterDef { name, changes });
+        }
+        "term" => {
+            no_block(s)?;
+            let (name, ns) = c.name("a term name")?;
+            if env.terms.contains_key(&name) {
+                return Err(Diagnostic::new(ns, format!("term `{name}` is declared twice")));
+            }
+            c.expect_punct(":")?;
+            let cond = condition(env, &mut c, Allow { target: false })?;
+            c.finish()?;
+            env.terms.insert(name, cond);
+        }
+        "layer" => {
+            let (label, _) = c.label("a layer label such as `4` or `7`")?;
+            let (lname, _) = c.name_or_string("the layer's name")?;
+            if c.eat_punct(":") {
+                no_block(s)?;
+                let slots = slots(env, &mut c)?;
+                push_layer(env, label, lname, slots, false, kws)?;
+            } else {
+                c.finish()?;
+                let items = block(s, "the layer's sublayers or entries")?;
+                if items.iter().any(|i| i.head[0].is_word("sublayer")) {
+                    for sub in items {
+                        let mut sc = Cursor::new(&sub.head);
+                        sc.expect_word("sublayer")?;
+                        let (sl, _) = sc.label("a sublayer label such as `7a`")?;
+                        let (sn, _) = sc.name_or_string("the sublayer's name")?;
+                        let (slots, counters) = entries(env, sub, &mut sc)?;
+                        push_layer(env, sl, sn, slots, counters, sub.head[0].span)?;
+                    }
+                } else {
+                    let mut all = Vec::new();
+                    let mut counters = false;
+                    for e in items {
+                        let mut ec = Cursor::new(&e.head);
+                        no_block(e)?;
+                        if ec.eat_word("counters") {
+                            ec.finish()?;
+                            counters = true;
+                        } else {
+                            all.extend(slots(env, &mut ec)?);
+                        }
+                    }
+                    push_layer(env, label, lname, all, counters, kws)?;
+                }
+            }
+        }
+        "check" => {
+            let (name, _) = c.name_or_string("the check's name")?;
+            c.finish()?;
+            let mut when = None;
+            let mut to = None;
+            for item in block(s, "the check")? {
+                no_block(item)?;
+                let mut ic = Cursor::new(&item.head);
+                if ic.eat_word("when") {
+                    ic.expect_punct(":")?;
+                    when = Some(condition(env, &mut ic, Allow { target: false })?);
+                } else if ic.eat_words(&["move", "to"]) {
+                    ic.expect_punct(":")?;
+                    let (z, zs) = ic.name("a zone")?;
+                    to = Some(zone(env, &z, zs)?);
+                } else {
+                    return Err(ic.err("`when:` or `move to:`"));
+                }
+                ic.finish()?;
+            }
+            let (Some(condition), Some(to_zone)) = (when, to) else {
+                return Err(Diagnostic::new(s.head[0].span, "a check needs both `when:` and `move to:`"));
+            };
+            env.ruleset.state_checks.push(StateCheck { name, condition, to_zone });
+        }
+        "spells" => {
+            // `spells resolve to: graveyard`
+            no_block(s)?;
+            c.expect_word("resolve")?;
+            c.expect_word("to")?;
+            c.expect_punct(":")?;
+            let (z, zs) = c.name("a zone")?;
+            env.ruleset.resolved_zone = Some(zone(env, &z, zs)?);
+            c.finish()?;
+        }
+        _ => {
+            return Err(unknown(
+                kws,
+                "ruleset item",
+                &kw,
+                ["characteristic", "player", "zone", "counter", "term", "layer", "check", "spells"],
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn zone(env: &Env, z: &str, zs: crate::diagnostics::Span) -> Res<rulecraft_core::ZoneId> {
+    env.ruleset
+        .zone_id(z)
+        .ok_or_else(|| unknown(zs, "zone", z, env.ruleset.zones.iter().map(|z| z.name.as_str())))
+}
+
+fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecraft_core::CharId> {
+    let rs = &env.ruleset;
+    let id = rs
+        .char_id(ch)
+        .ok_or_else(|| unknown(sp, "characteristic", ch, rs.characteristics.iter().map(|c| c.name.as_str())))?;
+    if rs.char(id).kind != CharKind::Number {
+        return Err(Diagnostic::new(sp, format!("`{ch}` is not a number characteristic: counters change numbers")));
+    }
+    Ok(id)
+}
+
+fn push_layer(
+    env: &mut Env,
+    label: String,
+    name: String,
+    slots: Vec<Slot>,
+    counters: bool,
+    sp: crate::diagnostics::Span,
+) -> Res<()> {
+    if env.ruleset.layers.iter().any(|l| l.label == label) {
+        return Err(Diagnostic::new(sp, format!("layer `{label}` is declared twice")));
+    }
+    if counters && env.ruleset.counters_layer().is_some() {
+        return Err(Diagnostic::new(sp, "counters already apply in an earlier layer: expected one layer with `counters`"));
+    }
+    env.ruleset.layers.push(LayerDef { label, name, slots, counters });
+    Ok(())
+}
+
+/// A sublayer's entries: after `:` on one line, or in a block.
+fn entries(env: &Env, s: &Stmt, c: &mut Cursor) -> Res<(Vec<Slot>, bool)> {
+    if c.eat_punct(":") {
+        no_block(s)?;
+        if c.eat_word("counters") {
+            c.finish()?;
+            return Ok((Vec::new(), true));
+        }
+        return Ok((slots(env, c)?, false));
+    }
+    c.finish()?;
+    let mut all = Vec::new();
+    let mut counters = false;
+    for e in block(s, "the sublayer's entries")? {
+        no_block(e)?;
+        let mut ec = Cursor::new(&e.head);
+        if ec.eat_word("counters") {
+            ec.finish()?;
+            counters = true;
+        } else {
+            all.extend(slots(env, &mut ec)?);
+        }
+    }
+    Ok((all, counters))
+}
+
+/// `[defining] [set|modify|switch|add|remove ...] name, name`
+fn slots(env: &Env, c: &mut Cursor) -> Res<Vec<Slot>> {
+    let defining_only = c.eat_word("defining");
+    let mut kinds = Vec::new();
+    loop {
+        let k = match c.peek().and_then(|t| t.word()) {
+            Some("set") => OpKind::Set,
+            Some("modify") => OpKind::Modify,
+            Some("switch") => OpKind::Switch,
+            Some("add") => OpKind::Add,
+            Some("remove") => OpKind::Remove,
+            _ => break,
+        };
+        c.next();
+        kinds.push(k);
+        c.eat_word("and");
+    }
+    let mut out = Vec::new();
+    loop {
+        let (n, sp) = c.name("a characteristic or player property")?;
+        let target = if let Some(ch) = env.ruleset.char_id(&n) {
+            SlotTarget::Char(ch)
+        } else if let Some(p) = env.ruleset.prop_id(&n) {
+            SlotTarget::Prop(p)
+        } else {
+            let known = env
+                .ruleset
+                .characteristics
+                .iter()
+                .map(|c| c.name.as_str())
+                .chain(env.ruleset.props.iter().map(|p| p.name.as_str()));
+            return Err(unknown(sp, "characteristic or player property", &n, known));
+        };
+        out.push(Slot {
+            target,
+            kinds: (!kinds.is_empty()).then(|| kinds.clone()),
+            defining_only,
+        });
+        if !c.eat_punct(",") {
+            break;
+        }
+    }
+    c.finish()?;
+    Ok(out)
+}

@@ -1,0 +1,514 @@
+//! Scenario files (docs/language.md, "Scenarios"): set-up, steps and expectations, lowered against
+//! the scenario's ruleset and content.
+
+use super::content::{class, is_class};
+use super::cursor::{unknown, Cursor, Res};
+use super::{block, no_block, Env};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::lexer::Tok;
+use crate::syntax::Stmt;
+use rulecraft_core::content::Content;
+use rulecraft_core::ids::CounterId;
+use rulecraft_core::ruleset::CharKind;
+use rulecraft_core::{Ability, CharId, ClassId, PropId, Symbol, Value, ZoneId};
+use std::sync::Arc;
+
+/// An object named in a scenario: by alias or name.
+#[derive(Clone, Debug)]
+pub struct Ref {
+    pub name: String,
+    pub span: Span,
+}
+
+/// What the scenario's header names, read before the ruleset is loaded.
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub name: String,
+    pub span: Span,
+    pub ruleset: Option<(String, Span)>,
+    pub content: Vec<(String, Span)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Enter {
+    pub class: ClassId,
+    pub alias: Option<String>,
+    pub owner: usize,
+    pub controller: Option<usize>,
+    pub zone: ZoneId,
+    pub attached_to: Option<Ref>,
+    pub counters: Vec<(CounterId, i64)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Want {
+    Equals(Value),
+    /// Abilities compared by name, order aside.
+    Abilities(Vec<String>),
+    Has(Symbol),
+    Lacks(Symbol),
+}
+
+#[derive(Clone, Debug)]
+pub enum Expect {
+    Char { obj: Ref, ch: CharId, want: Want },
+    Prop { player: usize, prop: PropId, want: Option<i64> },
+    Zone { obj: Ref, zone: ZoneId },
+}
+
+#[derive(Clone, Debug)]
+pub enum StepKind {
+    Enter(Enter),
+    Move { obj: Ref, zone: ZoneId },
+    Attach { obj: Ref, to: Ref },
+    Counters { obj: Ref, counter: CounterId, count: i64 },
+    Cast { card: Ref, class: Option<ClassId>, by: usize, targets: Vec<Ref> },
+    EndTurn,
+    EndEffects { obj: Ref },
+    SetProp { player: usize, prop: PropId, value: Option<i64> },
+    Order(Vec<Ref>),
+    Expect(Vec<(Expect, Span)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub kind: StepKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub header: Header,
+    pub players: Vec<String>,
+    pub active: usize,
+    pub content: Arc<Content>,
+    pub steps: Vec<Step>,
+}
+
+const ITEMS: [&str; 15] = [
+    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "move", "attach",
+    "put", "cast", "end", "set", "expect",
+];
+
+/// Reads a `scenario "name" { ... }` statement's ruleset and content names.
+pub fn header(s: &Stmt) -> Res<Header> {
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("scenario")?;
+    let (name, span) = c.name_or_string("the scenario's name")?;
+    c.finish()?;
+    let mut h = Header {
+        name,
+        span,
+        ruleset: None,
+        content: Vec::new(),
+    };
+    for item in block(s, "the scenario")? {
+        let mut ic = Cursor::new(&item.head);
+        if ic.eat_word("ruleset") {
+            no_block(item)?;
+            ic.expect_punct(":")?;
+            if h.ruleset.is_some() {
+                return Err(Diagnostic::new(item.head[0].span, "a scenario names one ruleset; this is the second"));
+            }
+            h.ruleset = Some(ic.name_or_string("a ruleset name or path")?);
+            ic.finish()?;
+        } else if ic.eat_word("content") {
+            no_block(item)?;
+            ic.expect_punct(":")?;
+            loop {
+                h.content.push(ic.name_or_string("a content name or path")?);
+                if !ic.eat_punct(",") {
+                    break;
+                }
+            }
+            ic.finish()?;
+        }
+    }
+    if h.ruleset.is_none() {
+        return Err(Diagnostic::new(s.head[0].span, "this scenario names no ruleset: expected `ruleset: NAME` in its block"));
+    }
+    Ok(h)
+}
+
+/// Lowers the scenario's body once its ruleset and library content are loaded.
+pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scenario> {
+    let items = block(s, "the scenario")?;
+    // Inline object classes first: they add to (or replace) the library's for this scenario.
+    let mut content = library.clone();
+    for item in items.iter().filter(|i| is_class(i)) {
+        let cl = class(env, item, &content)?;
+        content.add(cl);
+    }
+    let mut players: Vec<String> = Vec::new();
+    let mut active_ref = None;
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("players") {
+            no_block(item)?;
+            c.expect_punct(":")?;
+            loop {
+                let (p, sp) = c.name_or_string("a player name")?;
+                if players.contains(&p) {
+                    return Err(Diagnostic::new(sp, format!("player `{p}` is listed twice")));
+                }
+                players.push(p);
+                if !c.eat_punct(",") {
+                    break;
+                }
+            }
+            c.finish()?;
+        } else if c.eat_word("active") {
+            no_block(item)?;
+            c.expect_punct(":")?;
+            active_ref = Some(c.name_or_string("a player name")?);
+            c.finish()?;
+        }
+    }
+    if players.is_empty() {
+        return Err(Diagnostic::new(s.head[0].span, "this scenario names no players: expected `players: A, B` in its block"));
+    }
+    let cx = Cx {
+        env,
+        content: &content,
+        players: &players,
+    };
+    let active = match &active_ref {
+        Some((p, sp)) => cx.player_named(p, *sp)?,
+        None => 0,
+    };
+    let mut steps = Vec::new();
+    for item in items {
+        let first = &item.head[0];
+        let span = item.span();
+        let Some(kw) = first.word() else {
+            return Err(Cursor::new(&item.head).err("a scenario item such as `setup`, `cast` or `expect`"));
+        };
+        let mut c = Cursor::new(&item.head);
+        c.next();
+        let kind = match kw {
+            "ruleset" | "content" | "players" | "active" | "card" | "object" => continue,
+            "setup" => {
+                c.finish()?;
+                for e in block(item, "the set-up")? {
+                    no_block(e)?;
+                    let mut ec = Cursor::new(&e.head);
+                    steps.push(Step {
+                        kind: StepKind::Enter(cx.enter(&mut ec)?),
+                        span: e.span(),
+                    });
+                }
+                continue;
+            }
+            "enter" => StepKind::Enter(cx.enter(&mut c)?),
+            "move" => {
+                let obj = obj_ref(&mut c)?;
+                c.expect_word("to")?;
+                let zone = cx.zone(&mut c)?;
+                StepKind::Move { obj, zone }
+            }
+            "attach" => {
+                let obj = obj_ref(&mut c)?;
+                c.expect_word("to")?;
+                let to = obj_ref(&mut c)?;
+                StepKind::Attach { obj, to }
+            }
+            "put" | "remove" => {
+                let (n, nsp) = c.number("how many counters")?;
+                if n <= 0 {
+                    return Err(Diagnostic::new(nsp, "expected a positive number of counters"));
+                }
+                let counter = cx.counter(&mut c)?;
+                c.eat_word("counter");
+                c.eat_word("counters");
+                c.expect_word(if kw == "put" { "on" } else { "from" })?;
+                let obj = obj_ref(&mut c)?;
+                StepKind::Counters {
+                    obj,
+                    counter,
+                    count: if kw == "put" { n } else { -n },
+                }
+            }
+            "cast" => {
+                let card = obj_ref(&mut c)?;
+                let class = content.class_id(&card.name);
+                c.expect_word("by")?;
+                let (p, psp) = c.name_or_string("a player")?;
+                let by = cx.player_named(&p, psp)?;
+                let mut targets = Vec::new();
+                if c.eat_word("targeting") {
+                    loop {
+                        targets.push(obj_ref(&mut c)?);
+                        if !c.eat_punct(",") {
+                            break;
+                        }
+                    }
+                }
+                StepKind::Cast {
+                    card,
+                    class,
+                    by,
+                    targets,
+                }
+            }
+            "end" => {
+                if c.eat_word("turn") {
+                    StepKind::EndTurn
+                } else if c.eat_words(&["effects", "of"]) {
+                    StepKind::EndEffects { obj: obj_ref(&mut c)? }
+                } else {
+                    return Err(c.err("`turn` or `effects of`"));
+                }
+            }
+            "set" => {
+                let (p, psp) = c.name_or_string("a player")?;
+                let player = cx.player_named(&p, psp)?;
+                let prop = cx.prop(&mut c)?;
+                c.expect_punct("=")?;
+                let value = if c.eat_word("none") { None } else { Some(c.number("a number or `none`")?.0) };
+                StepKind::SetProp { player, prop, value }
+            }
+            "order" => {
+                c.expect_word("timestamps")?;
+                c.expect_punct(":")?;
+                let mut list = Vec::new();
+                loop {
+                    list.push(obj_ref(&mut c)?);
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                }
+                StepKind::Order(list)
+            }
+            "expect" => {
+                StepKind::Expect(cx.expect(&mut c)?)
+            }
+            _ => return Err(unknown(first.span, "scenario item", kw, ITEMS)),
+        };
+        no_block(item)?;
+        c.finish()?;
+        steps.push(Step { kind, span });
+    }
+    Ok(Scenario {
+        header,
+        players,
+        active,
+        content: Arc::new(content),
+        steps,
+    })
+}
+
+fn obj_ref(c: &mut Cursor) -> Res<Ref> {
+    let (name, span) = c.name_or_string("an object's name or alias")?;
+    Ok(Ref { name, span })
+}
+
+struct Cx<'a> {
+    env: &'a Env,
+    content: &'a Content,
+    players: &'a [String],
+}
+
+impl Cx<'_> {
+    fn player_named(&self, p: &str, sp: Span) -> Res<usize> {
+        self.players
+            .iter()
+            .position(|x| x == p)
+            .ok_or_else(|| unknown(sp, "player", p, self.players.iter().map(|s| s.as_str())))
+    }
+
+    fn zone(&self, c: &mut Cursor) -> Res<ZoneId> {
+        let rs = &self.env.ruleset;
+        let (z, zs) = c.name("a zone")?;
+        rs.zone_id(&z)
+            .ok_or_else(|| unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str())))
+    }
+
+    fn counter(&self, c: &mut Cursor) -> Res<CounterId> {
+        let rs = &self.env.ruleset;
+        let (n, sp) = c.name_or_string("a counter name")?;
+        rs.counter_id(&n)
+            .ok_or_else(|| unknown(sp, "counter", &n, rs.counters.iter().map(|c| c.name.as_str())))
+    }
+
+    fn prop(&self, c: &mut Cursor) -> Res<PropId> {
+        let rs = &self.env.ruleset;
+        let (n, sp) = c.name("a player property")?;
+        rs.prop_id(&n)
+            .ok_or_else(|| unknown(sp, "player property", &n, rs.props.iter().map(|p| p.name.as_str())))
+    }
+
+    /// `"Card" [as alias] [for P] [in ZONE] [controlled by P] [attached to REF] [with N "counter", ...]`
+    fn enter(&self, c: &mut Cursor) -> Res<Enter> {
+        let rs = &self.env.ruleset;
+        let (name, sp) = c.name_or_string("an object class name")?;
+        let class = self.content.class_id(&name).ok_or_else(|| {
+            unknown(sp, "object class", &name, self.content.classes.iter().map(|c| c.name.as_str()))
+        })?;
+        let mut e = Enter {
+            class,
+            alias: None,
+            owner: 0,
+            controller: None,
+            // The first zone `in play`, else the first zone.
+            zone: match rs.zones.iter().position(|z| z.in_play) {
+                Some(i) => ZoneId(i as u16),
+                None if !rs.zones.is_empty() => ZoneId(0),
+                None => return Err(Diagnostic::new(sp, "this ruleset declares no zones")),
+            },
+            attached_to: None,
+            counters: Vec::new(),
+        };
+        while !c.at_end() {
+            if c.eat_word("as") {
+                e.alias = Some(c.name_or_string("an alias")?.0);
+            } else if c.eat_word("for") {
+                let (p, psp) = c.name_or_string("a player")?;
+                e.owner = self.player_named(&p, psp)?;
+            } else if c.eat_word("in") {
+                e.zone = self.zone(c)?;
+            } else if c.eat_words(&["controlled", "by"]) {
+                let (p, psp) = c.name_or_string("a player")?;
+                e.controller = Some(self.player_named(&p, psp)?);
+            } else if c.eat_words(&["attached", "to"]) {
+                e.attached_to = Some(obj_ref(c)?);
+            } else if c.eat_word("with") {
+                loop {
+                    let (n, nsp) = c.number("how many counters")?;
+                    if n <= 0 {
+                        return Err(Diagnostic::new(nsp, "expected a positive number of counters"));
+                    }
+                    let k = self.counter(c)?;
+                    c.eat_word("counter");
+                    c.eat_word("counters");
+                    e.counters.push((k, n));
+                    if !c.eat_word("and") {
+                        break;
+                    }
+                }
+            } else {
+                return Err(c.err("`as`, `for`, `in`, `controlled by`, `attached to` or `with`"));
+            }
+        }
+        Ok(e)
+    }
+
+    /// `expect REF CHECK, CHECK...` where a check is `CHAR = value`, `CHAR has X`, `CHAR lacks X`
+    /// or `in ZONE`; or `expect PLAYER PROP = N, ...`.
+    fn expect(&self, c: &mut Cursor) -> Res<Vec<(Expect, Span)>> {
+        let (name, span) = c.name_or_string("an object or a player")?;
+        let is_string = matches!(c.toks[c.pos - 1].tok, Tok::Str(_));
+        let mut out = Vec::new();
+        if !is_string && self.players.contains(&name) {
+            let player = self.player_named(&name, span)?;
+            loop {
+                let start = c.here();
+                let prop = self.prop(c)?;
+                c.expect_punct("=")?;
+                let want = if c.eat_word("none") { None } else { Some(c.number("a number or `none`")?.0) };
+                out.push((Expect::Prop { player, prop, want }, start.to(c.toks[c.pos - 1].span)));
+                if !c.eat_punct(",") {
+                    return Ok(out);
+                }
+            }
+        }
+        let obj = Ref { name, span };
+        loop {
+            let start = c.here();
+            let e = self.check(c, &obj)?;
+            out.push((e, start.to(c.toks[c.pos - 1].span)));
+            if !c.eat_punct(",") {
+                return Ok(out);
+            }
+        }
+    }
+
+    /// Whether the tokens after a `,` start a new check rather than continue a list.
+    fn at_check(&self, c: &Cursor) -> bool {
+        let Some(w) = c.peek().and_then(|t| t.word()) else {
+            return false;
+        };
+        let next = c.peek_at(1);
+        (w == "in" && next.is_some_and(|t| t.word().is_some()))
+            || (self.env.ruleset.char_id(w).is_some()
+                && next.is_some_and(|t| t.is_punct("=") || t.is_word("has") || t.is_word("lacks")))
+    }
+
+    /// A list of names after `=`: `none`, or names separated by `,` up to the next check.
+    fn names(&self, c: &mut Cursor, what: &str) -> Res<Vec<String>> {
+        let mut v = Vec::new();
+        if c.eat_word("none") {
+            return Ok(v);
+        }
+        loop {
+            v.push(c.name_or_string(what)?.0);
+            let more = c.peek().is_some_and(|t| t.is_punct(",")) && {
+                let mut look = Cursor { toks: c.toks, pos: c.pos + 1, end: c.end };
+                look.pos = c.pos + 1;
+                !self.at_check(&look)
+            };
+            if !more {
+                return Ok(v);
+            }
+            c.next();
+        }
+    }
+
+    fn check(&self, c: &mut Cursor, obj: &Ref) -> Res<Expect> {
+        let rs = &self.env.ruleset;
+        let obj = obj.clone();
+        if c.eat_word("in") {
+            let zone = self.zone(c)?;
+            return Ok(Expect::Zone { obj, zone });
+        }
+        let (ch_name, chs) = c.name("a characteristic, or `in`")?;
+        let ch = rs.char_id(&ch_name).ok_or_else(|| {
+            unknown(chs, "characteristic", &ch_name, rs.characteristics.iter().map(|c| c.name.as_str()))
+        })?;
+        let kind = rs.char(ch).kind;
+        if c.eat_word("has") || c.eat_word("lacks") {
+            let lacks = c.toks[c.pos - 1].is_word("lacks");
+            if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
+                return Err(Diagnostic::new(chs, format!("`{ch_name}` is a {} characteristic: `has` expects symbols or abilities", kind.name())));
+            }
+            let (s, _) = c.name_or_string("a symbol")?;
+            let sym = Symbol::new(&s);
+            return Ok(Expect::Char {
+                obj,
+                ch,
+                want: if lacks { Want::Lacks(sym) } else { Want::Has(sym) },
+            });
+        }
+        c.expect_punct("=")?;
+        let want = match kind {
+            CharKind::Number => Want::Equals(Value::Number(if c.eat_word("none") {
+                None
+            } else {
+                Some(c.number("a number or `none`")?.0)
+            })),
+            CharKind::Symbols => Want::Equals(Value::Symbols(rulecraft_core::SymbolSet::from_iter(
+                self.names(c, "a symbol")?.iter().map(|s| Symbol::new(s)),
+            ))),
+            CharKind::Abilities => Want::Abilities(self.names(c, "an ability")?),
+            CharKind::Text => Want::Equals(Value::Text(Arc::from(c.string("a string")?.0.as_str()))),
+            CharKind::Controller => {
+                let (p, psp) = c.name_or_string("a player")?;
+                Want::Equals(Value::Player(Some(rulecraft_core::PlayerId(self.player_named(&p, psp)? as u8))))
+            }
+        };
+        Ok(Expect::Char { obj, ch, want })
+    }
+}
+
+/// Ability names as expectations compare them: keywords by name, static abilities by their text.
+pub fn ability_names(v: &Value) -> Vec<String> {
+    match v {
+        Value::Abilities(list) => list
+            .iter()
+            .map(|a| match a {
+                Ability::Keyword(s) => s.to_string(),
+                Ability::Static { text, .. } => text.to_string(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}

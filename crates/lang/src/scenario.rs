@@ -1,0 +1,303 @@
+//! Running scenarios: each step becomes a core action or decision, each expectation is checked
+//! against the derived values, and a failure carries the explanation of the value.
+
+use crate::diagnostics::Span;
+use crate::lower::scenario::{ability_names, Expect, Ref, Scenario, StepKind, Want};
+use crate::lower::Env;
+use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::decision::Choice;
+use rulecraft_core::explain::{describe_char, describe_player};
+use rulecraft_core::{GameState, ObjectId, PlayerId, Value, ZoneId};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub at: Span,
+    pub message: String,
+    /// How the value was derived, for a characteristic or property that differs.
+    pub explanation: Option<String>,
+}
+
+/// The result of one scenario, with its final state for `explain`.
+pub struct Report {
+    pub name: String,
+    pub at: Span,
+    pub failures: Vec<Failure>,
+    pub state: GameState,
+    pub names: HashMap<String, ObjectId>,
+    /// How many expectations were checked.
+    pub checked: usize,
+}
+
+impl Report {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+/// Finds an object by alias, else by name (which must be unique).
+pub fn find(state: &GameState, names: &HashMap<String, ObjectId>, r: &str) -> Result<ObjectId, String> {
+    if let Some(o) = names.get(r) {
+        return Ok(*o);
+    }
+    let n = state.objects().filter(|o| &*o.name == r).count();
+    match n {
+        0 => Err(format!("no object is named `{r}`")),
+        1 => Ok(state.find(r).expect("one object has the name")),
+        _ => Err(format!("`{r}` names {n} objects: give each an alias with `as`")),
+    }
+}
+
+/// Runs every step of a scenario, stopping at the first step that cannot be carried out.
+/// `stop_after`: run only the first N steps (for `explain --step`).
+pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
+    let players: Vec<&str> = sc.players.iter().map(|s| s.as_str()).collect();
+    let mut state = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players);
+    state.active = PlayerId(sc.active as u8);
+    let mut report = Report {
+        name: sc.header.name.clone(),
+        at: sc.header.span,
+        failures: Vec::new(),
+        state: state.clone(),
+        names: HashMap::new(),
+        checked: 0,
+    };
+    let mut names: HashMap<String, ObjectId> = HashMap::new();
+    for (i, step) in sc.steps.iter().enumerate() {
+        if stop_after.is_some_and(|n| i >= n) {
+            break;
+        }
+        let res = run_step(&mut state, &mut names, step.kind.clone(), env, &mut report);
+        if let Err((at, message)) = res {
+            report.failures.push(Failure {
+                at: at.unwrap_or(step.span),
+                message,
+                explanation: None,
+            });
+            break;
+        }
+    }
+    report.state = state;
+    report.names = names;
+    report
+}
+
+type StepResult = Result<(), (Option<Span>, String)>;
+
+fn obj(state: &GameState, names: &HashMap<String, ObjectId>, r: &Ref) -> Result<ObjectId, (Option<Span>, String)> {
+    find(state, names, &r.name).map_err(|m| (Some(r.span), m))
+}
+
+fn act(state: &mut GameState, a: Action) -> Result<rulecraft_core::action::Outcome, (Option<Span>, String)> {
+    state.apply(a).map_err(|e| (None, e.to_string()))
+}
+
+fn run_step(
+    state: &mut GameState,
+    names: &mut HashMap<String, ObjectId>,
+    kind: StepKind,
+    env: &Env,
+    report: &mut Report,
+) -> StepResult {
+    let rs = &env.ruleset;
+    match kind {
+        StepKind::Enter(e) => {
+            let attach_to = match &e.attached_to {
+                Some(r) => Some(obj(state, names, r)?),
+                None => None,
+            };
+            let out = act(
+                state,
+                Action::Create(vec![NewObject {
+                    class: e.class,
+                    name: None,
+                    owner: PlayerId(e.owner as u8),
+                    controller: e.controller.map(|c| PlayerId(c as u8)),
+                    zone: e.zone,
+                }]),
+            )?;
+            let id = out.created[0];
+            if let Some(a) = e.alias {
+                names.insert(a, id);
+            }
+            if let Some(to) = attach_to {
+                act(state, Action::Attach { object: id, to })?;
+            }
+            for (counter, count) in e.counters {
+                act(state, Action::AddCounters { object: id, counter, count })?;
+            }
+        }
+        StepKind::Move { obj: r, zone } => {
+            let o = obj(state, names, &r)?;
+            act(state, Action::Move { object: o, zone })?;
+        }
+        StepKind::Attach { obj: r, to } => {
+            let o = obj(state, names, &r)?;
+            let t = obj(state, names, &to)?;
+            act(state, Action::Attach { object: o, to: t })?;
+        }
+        StepKind::Counters { obj: r, counter, count } => {
+            let o = obj(state, names, &r)?;
+            act(state, Action::AddCounters { object: o, counter, count })?;
+        }
+        StepKind::Cast { card, class, by, targets } => {
+            let spell = match find(state, names, &card.name) {
+                Ok(o) => o,
+                Err(_) => {
+                    let Some(class) = class else {
+                        return Err((Some(card.span), format!("no object or object class is named `{}`", card.name)));
+                    };
+                    // A spell cast from outside the game is created where resolved spells go.
+                    let zone = rs.resolved_zone.unwrap_or(ZoneId(0));
+                    act(
+                        state,
+                        Action::Create(vec![NewObject {
+                            class,
+                            name: None,
+                            owner: PlayerId(by as u8),
+                            controller: None,
+                            zone,
+                        }]),
+                    )?
+                    .created[0]
+                }
+            };
+            let mut ts = Vec::new();
+            for t in &targets {
+                ts.push(obj(state, names, t)?);
+            }
+            act(
+                state,
+                Action::Resolve {
+                    spell,
+                    controller: PlayerId(by as u8),
+                    targets: ts,
+                },
+            )?;
+        }
+        StepKind::EndTurn => {
+            act(state, Action::EndTurn)?;
+        }
+        StepKind::EndEffects { obj: r } => {
+            let o = obj(state, names, &r)?;
+            act(state, Action::EndEffectsOf { source: o })?;
+        }
+        StepKind::SetProp { player, prop, value } => {
+            act(
+                state,
+                Action::SetProperty {
+                    player: PlayerId(player as u8),
+                    prop,
+                    value,
+                },
+            )?;
+        }
+        StepKind::Order(list) => {
+            let mut ids = Vec::new();
+            for r in &list {
+                ids.push(obj(state, names, r)?);
+            }
+            state.decide(Choice::Order(ids)).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Expect(list) => {
+            for (e, at) in list {
+                report.checked += 1;
+                if let Some(f) = check(state, names, &e, at)? {
+                    report.failures.push(f);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    e: &Expect,
+    at: Span,
+) -> Result<Option<Failure>, (Option<Span>, String)> {
+    let pname = |p: PlayerId| state.player_name(p).to_string();
+    match e {
+        Expect::Zone { obj: r, zone } => {
+            let o = obj(state, names, r)?;
+            let actual = state.object(o).zone;
+            if actual != *zone {
+                let rs = &state.ruleset;
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "`{}`: expected in {}, actually in {}",
+                        r.name,
+                        rs.zone(*zone).name,
+                        rs.zone(actual).name
+                    ),
+                    explanation: None,
+                }));
+            }
+        }
+        Expect::Prop { player, prop, want } => {
+            let p = PlayerId(*player as u8);
+            let actual = state.property(p, *prop).clone();
+            let want_v = Value::Number(*want);
+            if actual != want_v {
+                let d = state.explain();
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "{} {}: expected {}, actually {}",
+                        state.player_name(p),
+                        state.ruleset.props[prop.index()].name,
+                        want_v,
+                        actual
+                    ),
+                    explanation: Some(describe_player(state, &d, p)),
+                }));
+            }
+        }
+        Expect::Char { obj: r, ch, want } => {
+            let o = obj(state, names, r)?;
+            let actual = state.characteristic(o, *ch).clone();
+            let cname = &state.ruleset.char(*ch).name;
+            let ok = match want {
+                Want::Equals(v) => &actual == v,
+                Want::Abilities(list) => {
+                    let mut a = ability_names(&actual);
+                    let mut b = list.clone();
+                    a.sort();
+                    b.sort();
+                    a == b
+                }
+                Want::Has(s) | Want::Lacks(s) => {
+                    let has = match &actual {
+                        Value::Symbols(set) => set.contains(s),
+                        Value::Abilities(_) => ability_names(&actual).iter().any(|n| n == s.as_str()),
+                        _ => false,
+                    };
+                    has == matches!(want, Want::Has(_))
+                }
+            };
+            if !ok {
+                let wanted = match want {
+                    Want::Equals(v) => v.display_with(&pname),
+                    Want::Abilities(l) if l.is_empty() => "none".into(),
+                    Want::Abilities(l) => l.join(", "),
+                    Want::Has(s) => format!("to have {s}"),
+                    Want::Lacks(s) => format!("to lack {s}"),
+                };
+                let d = state.explain();
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "`{}` {cname}: expected {wanted}, actually {}",
+                        r.name,
+                        actual.display_with(&pname)
+                    ),
+                    explanation: Some(describe_char(state, &d, o, *ch)),
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
