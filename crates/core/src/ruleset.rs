@@ -17,6 +17,8 @@ pub enum CharKind {
     Abilities,
     /// The object's controller; its base value is the player who put the object into play.
     Controller,
+    /// The object's name: text whose base value is its class's name.
+    Name,
 }
 
 impl CharKind {
@@ -27,6 +29,7 @@ impl CharKind {
             CharKind::Text => "text",
             CharKind::Abilities => "abilities",
             CharKind::Controller => "controller",
+            CharKind::Name => "name",
         }
     }
     /// The value an object has when nothing is printed for this characteristic.
@@ -34,7 +37,7 @@ impl CharKind {
         match self {
             CharKind::Number => Value::Number(None),
             CharKind::Symbols => Value::Symbols(Default::default()),
-            CharKind::Text => Value::Text(Arc::from("")),
+            CharKind::Text | CharKind::Name => Value::Text(Arc::from("")),
             CharKind::Abilities => Value::Abilities(Vec::new()),
             CharKind::Controller => Value::Player(None),
         }

@@ -140,7 +140,14 @@ impl GameState {
             .iter()
             .map(|o| {
                 let class = self.content.class(o.class);
-                let mut vals: Vec<Value> = rs.characteristics.iter().map(|c| c.kind.empty()).collect();
+                let mut vals: Vec<Value> = rs
+                    .characteristics
+                    .iter()
+                    .map(|c| match c.kind {
+                        CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
+                        k => k.empty(),
+                    })
+                    .collect();
                 for (c, v) in &class.printed {
                     vals[c.index()] = v.clone();
                 }

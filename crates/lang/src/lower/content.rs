@@ -84,7 +84,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                         }
                     }
                     CharKind::Symbols => Value::Symbols(symbols(&mut ic)?),
-                    CharKind::Text => Value::Text(Arc::from(ic.string("a string")?.0.as_str())),
+                    CharKind::Text | CharKind::Name => Value::Text(Arc::from(ic.string("a string")?.0.as_str())),
                     CharKind::Abilities => {
                         keywords = abilities(&mut ic)?;
                         Value::Abilities(Vec::new())
@@ -251,7 +251,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                     _ => return Err(unknown(sp, "player", &w, ["you", "owner", "active player"])),
                 })
             }
-            (CharKind::Text, '=') => Change::SetText(Arc::from(c.string("a string")?.0.as_str())),
+            (CharKind::Text | CharKind::Name, '=') => Change::SetText(Arc::from(c.string("a string")?.0.as_str())),
             (k, _) => {
                 return Err(Diagnostic::new(
                     nsp,

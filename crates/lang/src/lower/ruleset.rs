@@ -11,7 +11,7 @@ use rulecraft_core::ruleset::{
     CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
 };
 
-const KINDS: [&str; 5] = ["number", "symbols", "text", "abilities", "controller"];
+const KINDS: [&str; 6] = ["number", "symbols", "text", "abilities", "controller", "name"];
 
 /// Lowers the statements of a ruleset file, which holds one `ruleset "name" { ... }`.
 pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
@@ -88,17 +88,18 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
             }
             c.expect_punct(":")?;
-            let (k, ks) = c.name("a kind: number, symbols, text, abilities or controller")?;
+            let (k, ks) = c.name("a kind: number, symbols, text, abilities, controller or name")?;
             let kind = match k.as_str() {
                 "number" => CharKind::Number,
                 "symbols" => CharKind::Symbols,
                 "text" => CharKind::Text,
                 "abilities" => CharKind::Abilities,
                 "controller" => CharKind::Controller,
+                "name" => CharKind::Name,
                 _ => return Err(unknown(ks, "characteristic kind", &k, KINDS)),
             };
             c.finish()?;
-            if matches!(kind, CharKind::Abilities | CharKind::Controller)
+            if matches!(kind, CharKind::Abilities | CharKind::Controller | CharKind::Name)
                 && env.ruleset.char_of_kind(kind).is_some()
             {
                 return Err(Diagnostic::new(ks, format!("a ruleset has at most one `{k}` characteristic")));

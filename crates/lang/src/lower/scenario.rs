@@ -489,7 +489,7 @@ impl Cx<'_> {
                 self.names(c, "a symbol")?.iter().map(|s| Symbol::new(s)),
             ))),
             CharKind::Abilities => Want::Abilities(self.names(c, "an ability")?),
-            CharKind::Text => Want::Equals(Value::Text(Arc::from(c.string("a string")?.0.as_str()))),
+            CharKind::Text | CharKind::Name => Want::Equals(Value::Text(Arc::from(c.string("a string")?.0.as_str()))),
             CharKind::Controller => {
                 let (p, psp) = c.name_or_string("a player")?;
                 Want::Equals(Value::Player(Some(rulecraft_core::PlayerId(self.player_named(&p, psp)? as u8))))
