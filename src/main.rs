@@ -2,7 +2,9 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rulecraft_core::explain::{describe_object, describe_player};
-use rulecraft_lang::loader::{files_with_ext, resolve, LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT};
+use rulecraft_lang::loader::{
+    files_with_ext, resolve, LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT,
+};
 use rulecraft_lang::lower::content as lcontent;
 use rulecraft_lang::scenario::{find, run, Report};
 use serde_json::json;
@@ -10,7 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rulecraft", version, about = "A rules engine for games whose cards, units and buildings carry effects")]
+#[command(
+    name = "rulecraft",
+    version,
+    about = "A rules engine for games whose cards, units and buildings carry effects"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -72,7 +78,11 @@ fn main() -> ExitCode {
             step,
             format,
         } => explain(&file, &object, scenario.as_deref(), step, format),
-        Command::Check { paths, ruleset, format } => check(&paths, ruleset.as_deref(), format),
+        Command::Check {
+            paths,
+            ruleset,
+            format,
+        } => check(&paths, ruleset.as_deref(), format),
     }
 }
 
@@ -126,7 +136,10 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
         }
     }
     if format == Format::Json {
-        println!("{}", json!({"scenarios": json_out, "passed": passed, "failed": failed}));
+        println!(
+            "{}",
+            json!({"scenarios": json_out, "passed": passed, "failed": failed})
+        );
     } else {
         println!("{passed} passed, {failed} failed");
     }
@@ -167,7 +180,13 @@ fn report_json(loader: &Loader, file: &Path, r: &Report) -> serde_json::Value {
     })
 }
 
-fn explain(file: &Path, object: &str, scenario: Option<&str>, step: Option<usize>, format: Format) -> ExitCode {
+fn explain(
+    file: &Path,
+    object: &str,
+    scenario: Option<&str>,
+    step: Option<usize>,
+    format: Format,
+) -> ExitCode {
     let mut loader = Loader::new();
     let list = match loader.scenarios(file) {
         Ok(l) => l,
@@ -180,7 +199,11 @@ fn explain(file: &Path, object: &str, scenario: Option<&str>, step: Option<usize
         .into_iter()
         .find(|(_, s)| scenario.is_none_or(|n| s.header.name == n))
     else {
-        eprintln!("{}: no scenario named `{}`", file.display(), scenario.unwrap_or(""));
+        eprintln!(
+            "{}: no scenario named `{}`",
+            file.display(),
+            scenario.unwrap_or("")
+        );
         return ExitCode::FAILURE;
     };
     let r = run(&env, &sc, step);
@@ -191,7 +214,10 @@ fn explain(file: &Path, object: &str, scenario: Option<&str>, step: Option<usize
     let d = state.explain();
     if let Some(p) = state.player_id(object) {
         if format == Format::Json {
-            println!("{}", json!({"player": object, "properties": d.sheet.players[p.index()], "explanation": d.explanation.as_ref().map(|e| &e.players[p.index()])}));
+            println!(
+                "{}",
+                json!({"player": object, "properties": d.sheet.players[p.index()], "explanation": d.explanation.as_ref().map(|e| &e.players[p.index()])})
+            );
         } else {
             print!("{}", describe_player(state, &d, p));
         }
@@ -269,7 +295,11 @@ fn check(paths: &[PathBuf], ruleset: Option<&str>, format: Format) -> ExitCode {
             }),
         };
         if let Err(e) = res {
-            errors.push(if format == Format::Json { loader.short(&e) } else { loader.render(&e) });
+            errors.push(if format == Format::Json {
+                loader.short(&e)
+            } else {
+                loader.render(&e)
+            });
         }
     }
     if format == Format::Json {

@@ -77,8 +77,15 @@ pub enum ActionError {
     NoDecisionPending,
     BadChoice(String),
     NotASpell(String),
-    IllegalTarget { spell: String, target: String },
-    WrongTargetCount { spell: String, expected: usize, got: usize },
+    IllegalTarget {
+        spell: String,
+        target: String,
+    },
+    WrongTargetCount {
+        spell: String,
+        expected: usize,
+        got: usize,
+    },
     AttachToSelf(String),
     StateChecksLoop,
 }
@@ -194,7 +201,9 @@ impl GameState {
                 self.check_object(object)?;
                 self.check_object(to)?;
                 if object == to {
-                    return Err(ActionError::AttachToSelf(self.object(object).name.to_string()));
+                    return Err(ActionError::AttachToSelf(
+                        self.object(object).name.to_string(),
+                    ));
                 }
                 // Seed 003: a new timestamp when it becomes attached; none if already attached there.
                 if self.object(object).attached_to != Some(to) {

@@ -12,7 +12,9 @@ use std::fmt;
 pub enum Reason {
     CharacteristicDefining,
     /// The first effect by timestamp in its layer.
-    FirstByTimestamp { timestamp: u64 },
+    FirstByTimestamp {
+        timestamp: u64,
+    },
     /// Applied after the named effect, whose timestamp is earlier.
     AfterByTimestamp {
         timestamp: u64,

@@ -118,7 +118,9 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
             };
             let mut applied = false;
             for subject in subjects {
-                applied |= apply(state, &mut sheet, &cand, lid, subject, &reason, &mut expl, layer);
+                applied |= apply(
+                    state, &mut sheet, &cand, lid, subject, &reason, &mut expl, layer,
+                );
             }
             if applied && !cand.defining {
                 previous = Some((cand.source_name.to_string(), cand.timestamp.0));
@@ -242,7 +244,15 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
                 .collect(),
             Locked::Players(list) => list.iter().map(|p| Subject::Player(*p)).collect(),
         }),
-        (Body::Effect(def), None, EffectKey::Static { object, class, index }) => {
+        (
+            Body::Effect(def),
+            None,
+            EffectKey::Static {
+                object,
+                class,
+                index,
+            },
+        ) => {
             let ac = state.abilities_char?;
             let still_has = match &sheet.objects[object.index()][ac.index()] {
                 Value::Abilities(list) => list.iter().any(|a| {
@@ -350,8 +360,12 @@ fn apply(
                 after: v,
             };
             match (subject, t) {
-                (Subject::Object(o), SlotTarget::Char(c)) => e.objects[o.index()][c.index()].push(step),
-                (Subject::Player(p), SlotTarget::Prop(q)) => e.players[p.index()][q.index()].push(step),
+                (Subject::Object(o), SlotTarget::Char(c)) => {
+                    e.objects[o.index()][c.index()].push(step)
+                }
+                (Subject::Player(p), SlotTarget::Prop(q)) => {
+                    e.players[p.index()][q.index()].push(step)
+                }
                 _ => {}
             }
         }

@@ -167,7 +167,11 @@ impl Ruleset {
     }
     /// The characteristic of the given kind, if the ruleset has exactly one (abilities, controller).
     pub fn char_of_kind(&self, kind: CharKind) -> Option<CharId> {
-        let mut it = self.characteristics.iter().enumerate().filter(|(_, c)| c.kind == kind);
+        let mut it = self
+            .characteristics
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.kind == kind);
         let first = it.next()?;
         if it.next().is_some() {
             return None;

@@ -50,7 +50,12 @@ impl GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),
             player_props: Arc::new(vec![props; players.len()]),
-            players: players.iter().map(|n| Player { name: Arc::from(*n) }).collect(),
+            players: players
+                .iter()
+                .map(|n| Player {
+                    name: Arc::from(*n),
+                })
+                .collect(),
             ruleset,
             content,
             objects: Vec::new(),

@@ -28,13 +28,16 @@ impl fmt::Display for Symbol {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct SymbolSet(Vec<Symbol>);
 
-impl SymbolSet {
-    pub fn from_iter<I: IntoIterator<Item = Symbol>>(it: I) -> Self {
+impl FromIterator<Symbol> for SymbolSet {
+    fn from_iter<I: IntoIterator<Item = Symbol>>(it: I) -> Self {
         let mut v: Vec<Symbol> = it.into_iter().collect();
         v.sort();
         v.dedup();
         SymbolSet(v)
     }
+}
+
+impl SymbolSet {
     pub fn contains(&self, s: &Symbol) -> bool {
         self.0.binary_search(s).is_ok()
     }

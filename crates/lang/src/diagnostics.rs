@@ -79,7 +79,10 @@ impl SourceMap {
         self.files.add(path.display().to_string(), text)
     }
     pub fn text(&self, file: FileId) -> &str {
-        self.files.get(file).map(|f| f.source().as_str()).unwrap_or("")
+        self.files
+            .get(file)
+            .map(|f| f.source().as_str())
+            .unwrap_or("")
     }
     pub fn path(&self, file: FileId) -> &Path {
         &self.paths[file]
@@ -91,10 +94,7 @@ impl SourceMap {
     /// 1-based line and column of a byte offset.
     pub fn line_col(&self, file: FileId, offset: usize) -> (usize, usize) {
         let line = self.files.line_index(file, offset).unwrap_or(0);
-        let col = self
-            .files
-            .column_number(file, line, offset)
-            .unwrap_or(1);
+        let col = self.files.column_number(file, line, offset).unwrap_or(1);
         (line + 1, col)
     }
     /// `file:line:col`.

@@ -89,12 +89,10 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                             i += 1;
                             break;
                         }
-                        '\n' => {
-                            return Err(Diagnostic::new(
-                                Span::new(file, start, i),
-                                "unclosed string: expected a closing `\"` before the end of the line",
-                            ))
-                        }
+                        '\n' => return Err(Diagnostic::new(
+                            Span::new(file, start, i),
+                            "unclosed string: expected a closing `\"` before the end of the line",
+                        )),
                         '\\' => {
                             let esc = text[i + 1..].chars().next();
                             match esc {
@@ -126,7 +124,8 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                     i += 1;
                 }
                 if i < bytes.len() && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_') {
-                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+                    {
                         i += 1;
                     }
                     out.push(Token {
@@ -135,7 +134,10 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                     });
                 } else {
                     let n: i64 = text[start..i].parse().map_err(|_| {
-                        Diagnostic::new(Span::new(file, start, i), "number too large: expected at most 19 digits")
+                        Diagnostic::new(
+                            Span::new(file, start, i),
+                            "number too large: expected at most 19 digits",
+                        )
                     })?;
                     out.push(Token {
                         tok: Tok::Number(n),

@@ -14,7 +14,11 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub enum LoadError {
     Diag(Diagnostic),
-    Io { path: PathBuf, message: String, at: Option<Span> },
+    Io {
+        path: PathBuf,
+        message: String,
+        at: Option<Span>,
+    },
 }
 
 impl From<Diagnostic> for LoadError {
@@ -46,7 +50,11 @@ impl Loader {
         match e {
             LoadError::Diag(d) => self.map.render(d),
             LoadError::Io { path, message, at } => match at {
-                Some(sp) => format!("{}: cannot read {}: {message}", self.map.location(*sp), path.display()),
+                Some(sp) => format!(
+                    "{}: cannot read {}: {message}",
+                    self.map.location(*sp),
+                    path.display()
+                ),
                 None => format!("{}: cannot read: {message}", path.display()),
             },
         }
@@ -86,7 +94,13 @@ impl Loader {
     }
 
     /// Loads content files against a ruleset (once per pair).
-    pub fn content(&mut self, env: &Env, ruleset: &Path, files: &[PathBuf], at: Option<Span>) -> Result<Arc<Content>, LoadError> {
+    pub fn content(
+        &mut self,
+        env: &Env,
+        ruleset: &Path,
+        files: &[PathBuf],
+        at: Option<Span>,
+    ) -> Result<Arc<Content>, LoadError> {
         let key = (ruleset.to_path_buf(), files.to_vec());
         if let Some(c) = self.contents.get(&key) {
             return Ok(c.clone());
@@ -111,7 +125,10 @@ impl Loader {
                 return Err(c.err("`scenario \"name\" { ... }`").into());
             }
             let header = lsc::header(s)?;
-            let (rname, rspan) = header.ruleset.clone().expect("header checks the ruleset is named");
+            let (rname, rspan) = header
+                .ruleset
+                .clone()
+                .expect("header checks the ruleset is named");
             let rpath = resolve(path, &rname, "rulesets", RULESET_EXT).ok_or_else(|| {
                 Diagnostic::new(rspan, format!("no ruleset `{rname}`: expected a file rulesets/{rname}.{RULESET_EXT} under the project root, or a path to a .{RULESET_EXT} file"))
             })?;
@@ -123,7 +140,8 @@ impl Loader {
                 })?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
-            let content = self.content(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
+            let content =
+                self.content(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
             let sc = lsc::lower(&env, &content, s, header)?;
             out.push((env, sc));
         }
@@ -135,14 +153,21 @@ impl Loader {
 pub fn root_of(from: &Path) -> Option<PathBuf> {
     // Relative paths stay relative (messages name files as the user wrote them).
     let is_root = |d: &Path| {
-        let probe = if d.as_os_str().is_empty() { Path::new(".") } else { d };
+        let probe = if d.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            d
+        };
         probe.join("rulesets").is_dir()
     };
     if let Some(d) = from.ancestors().skip(1).find(|d| is_root(d)) {
         return Some(d.to_path_buf());
     }
     let start = from.canonicalize().ok()?;
-    start.ancestors().find(|d| is_root(d)).map(|d| d.to_path_buf())
+    start
+        .ancestors()
+        .find(|d| is_root(d))
+        .map(|d| d.to_path_buf())
 }
 
 /// A name or path as a scenario writes it: a path (relative to the scenario's folder) if it

@@ -37,7 +37,11 @@ impl Report {
 }
 
 /// Finds an object by alias, else by name (which must be unique).
-pub fn find(state: &GameState, names: &HashMap<String, ObjectId>, r: &str) -> Result<ObjectId, String> {
+pub fn find(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    r: &str,
+) -> Result<ObjectId, String> {
     if let Some(o) = names.get(r) {
         return Ok(*o);
     }
@@ -45,7 +49,9 @@ pub fn find(state: &GameState, names: &HashMap<String, ObjectId>, r: &str) -> Re
     match n {
         0 => Err(format!("no object is named `{r}`")),
         1 => Ok(state.find(r).expect("one object has the name")),
-        _ => Err(format!("`{r}` names {n} objects: give each an alias with `as`")),
+        _ => Err(format!(
+            "`{r}` names {n} objects: give each an alias with `as`"
+        )),
     }
 }
 
@@ -85,11 +91,18 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
 
 type StepResult = Result<(), (Option<Span>, String)>;
 
-fn obj(state: &GameState, names: &HashMap<String, ObjectId>, r: &Ref) -> Result<ObjectId, (Option<Span>, String)> {
+fn obj(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    r: &Ref,
+) -> Result<ObjectId, (Option<Span>, String)> {
     find(state, names, &r.name).map_err(|m| (Some(r.span), m))
 }
 
-fn act(state: &mut GameState, a: Action) -> Result<rulecraft_core::action::Outcome, (Option<Span>, String)> {
+fn act(
+    state: &mut GameState,
+    a: Action,
+) -> Result<rulecraft_core::action::Outcome, (Option<Span>, String)> {
     state.apply(a).map_err(|e| (None, e.to_string()))
 }
 
@@ -125,7 +138,14 @@ fn run_step(
                 act(state, Action::Attach { object: id, to })?;
             }
             for (counter, count) in e.counters {
-                act(state, Action::AddCounters { object: id, counter, count })?;
+                act(
+                    state,
+                    Action::AddCounters {
+                        object: id,
+                        counter,
+                        count,
+                    },
+                )?;
             }
         }
         StepKind::Move { obj: r, zone } => {
@@ -137,16 +157,35 @@ fn run_step(
             let t = obj(state, names, &to)?;
             act(state, Action::Attach { object: o, to: t })?;
         }
-        StepKind::Counters { obj: r, counter, count } => {
+        StepKind::Counters {
+            obj: r,
+            counter,
+            count,
+        } => {
             let o = obj(state, names, &r)?;
-            act(state, Action::AddCounters { object: o, counter, count })?;
+            act(
+                state,
+                Action::AddCounters {
+                    object: o,
+                    counter,
+                    count,
+                },
+            )?;
         }
-        StepKind::Cast { card, class, by, targets } => {
+        StepKind::Cast {
+            card,
+            class,
+            by,
+            targets,
+        } => {
             let spell = match find(state, names, &card.name) {
                 Ok(o) => o,
                 Err(_) => {
                     let Some(class) = class else {
-                        return Err((Some(card.span), format!("no object or object class is named `{}`", card.name)));
+                        return Err((
+                            Some(card.span),
+                            format!("no object or object class is named `{}`", card.name),
+                        ));
                     };
                     // A spell cast from outside the game is created where resolved spells go.
                     let zone = rs.resolved_zone.unwrap_or(ZoneId(0));
@@ -183,7 +222,11 @@ fn run_step(
             let o = obj(state, names, &r)?;
             act(state, Action::EndEffectsOf { source: o })?;
         }
-        StepKind::SetProp { player, prop, value } => {
+        StepKind::SetProp {
+            player,
+            prop,
+            value,
+        } => {
             act(
                 state,
                 Action::SetProperty {
@@ -198,7 +241,9 @@ fn run_step(
             for r in &list {
                 ids.push(obj(state, names, r)?);
             }
-            state.decide(Choice::Order(ids)).map_err(|e| (None, e.to_string()))?;
+            state
+                .decide(Choice::Order(ids))
+                .map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Expect(list) => {
             for (e, at) in list {
@@ -272,7 +317,9 @@ fn check(
                 Want::Has(s) | Want::Lacks(s) => {
                     let has = match &actual {
                         Value::Symbols(set) => set.contains(s),
-                        Value::Abilities(_) => ability_names(&actual).iter().any(|n| n == s.as_str()),
+                        Value::Abilities(_) => {
+                            ability_names(&actual).iter().any(|n| n == s.as_str())
+                        }
                         _ => false,
                     };
                     has == matches!(want, Want::Has(_))

@@ -90,14 +90,20 @@ impl Parser {
                         if !matches!(n.tok, Tok::Newline | Tok::Punct(";") | Tok::Punct("}")) {
                             return Err(Diagnostic::new(
                                 n.span,
-                                format!("unexpected {} after a block: expected the end of the line", n.tok),
+                                format!(
+                                    "unexpected {} after a block: expected the end of the line",
+                                    n.tok
+                                ),
                             ));
                         }
                     }
                 }
                 Tok::Punct("}") => {
                     if open.is_none() {
-                        return Err(Diagnostic::new(t.span, "unexpected `}`: no block is open here"));
+                        return Err(Diagnostic::new(
+                            t.span,
+                            "unexpected `}`: no block is open here",
+                        ));
                     }
                     if !head.is_empty() {
                         out.push(Stmt { head, block: None });

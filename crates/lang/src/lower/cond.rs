@@ -24,12 +24,21 @@ pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     while c.eat_word("or") {
         parts.push(and(env, c, allow)?);
     }
-    Ok(if parts.len() == 1 { parts.pop().unwrap_or(Cond::True) } else { Cond::Or(parts) })
+    Ok(if parts.len() == 1 {
+        parts.pop().unwrap_or(Cond::True)
+    } else {
+        Cond::Or(parts)
+    })
 }
 
 fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     // "each creature you control": `each`, `every`, `all` read well and mean nothing more.
-    while c.eat_word("each") || c.eat_word("every") || c.eat_word("all") || c.eat_word("a") || c.eat_word("an") {}
+    while c.eat_word("each")
+        || c.eat_word("every")
+        || c.eat_word("all")
+        || c.eat_word("a")
+        || c.eat_word("an")
+    {}
     let mut parts = vec![unary(env, c, allow)?];
     loop {
         if c.eat_word("and") {
@@ -44,7 +53,11 @@ fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             _ => break,
         }
     }
-    Ok(if parts.len() == 1 { parts.pop().unwrap_or(Cond::True) } else { Cond::And(parts) })
+    Ok(if parts.len() == 1 {
+        parts.pop().unwrap_or(Cond::True)
+    } else {
+        Cond::And(parts)
+    })
 }
 
 fn unary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
@@ -102,32 +115,35 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     }
     match word {
         "player" | "players" => {
-            c.next();
+            c.bump();
             return Ok(Cond::AnyPlayer);
         }
         "in" => {
-            c.next();
+            c.bump();
             if c.eat_word("play") {
                 return Ok(Cond::InPlay);
             }
             let (z, zs) = c.name("a zone name or `play`")?;
             return match rs.zone_id(&z) {
                 Some(id) => Ok(Cond::InZone(id)),
-                None => Err(unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))),
+                None => Err(unknown(
+                    zs,
+                    "zone",
+                    &z,
+                    rs.zones.iter().map(|z| z.name.as_str()),
+                )),
             };
         }
         "other" | "another" => {
-            c.next();
+            c.bump();
             return Ok(Cond::Not(Box::new(Cond::IsSource)));
         }
-        "source" | "self" | "this" | "it" => {
-            if !c.peek_at(1).is_some_and(|t| t.is_punct(".")) {
-                c.next();
-                return Ok(Cond::IsSource);
-            }
+        "source" | "self" | "this" | "it" if !c.peek_at(1).is_some_and(|t| t.is_punct(".")) => {
+            c.bump();
+            return Ok(Cond::IsSource);
         }
         "target" | "targeted" => {
-            c.next();
+            c.bump();
             if !allow.target {
                 return Err(Diagnostic::new(
                     span,
@@ -137,16 +153,20 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             return Ok(Cond::IsTarget);
         }
         "enchanted" | "equipped" | "attached" | "fortified" => {
-            c.next();
+            c.bump();
             return Ok(Cond::IsAttached);
         }
         "exists" | "no" => {
-            c.next();
+            c.bump();
             c.expect_punct("(")?;
             let inner = condition(env, c, allow)?;
             c.expect_punct(")")?;
             let e = Cond::Exists(Box::new(inner));
-            return Ok(if word == "no" { Cond::Not(Box::new(e)) } else { e });
+            return Ok(if word == "no" {
+                Cond::Not(Box::new(e))
+            } else {
+                e
+            });
         }
         _ => {}
     }
@@ -158,9 +178,11 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     };
     if let Some(ch_tok) = char_tok {
         if let Some(ch) = ch_tok.word().and_then(|w| rs.char_id(w)) {
-            if c.peek_at(1).is_some_and(|t| t.is_word("has") || t.is_word("lacks")) {
-                c.next();
-                let lacks = c.next().is_some_and(|t| t.is_word("lacks"));
+            if c.peek_at(1)
+                .is_some_and(|t| t.is_word("has") || t.is_word("lacks"))
+            {
+                c.bump();
+                let lacks = c.bump().is_some_and(|t| t.is_word("lacks"));
                 let kind = rs.char(ch).kind;
                 if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
                     return Err(Diagnostic::new(
@@ -174,7 +196,11 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                 }
                 let (sym, _) = c.name_or_string("a symbol after `has`")?;
                 let cond = Cond::Has(obj, ch, Symbol::new(&sym));
-                return Ok(if lacks { Cond::Not(Box::new(cond)) } else { cond });
+                return Ok(if lacks {
+                    Cond::Not(Box::new(cond))
+                } else {
+                    cond
+                });
             }
             // Otherwise a comparison such as `toughness <= 0`.
             c.pos = save;
@@ -187,7 +213,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     }
     // A term of the ruleset, singular or plural: `creature`, `creatures`.
     if let Some(t) = env.term(word) {
-        c.next();
+        c.bump();
         return Ok(t.clone());
     }
     if rs.prop_id(word).is_some() || matches!(word, "count" | "counters") {
@@ -195,8 +221,9 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     }
     let mut known: Vec<&str> = env.terms.keys().map(|s| s.as_str()).collect();
     known.sort();
-    Err(unknown(span, "term", word, known)
-        .with_help("a condition is a term, a phrase such as `you control` or `in play`, or a comparison"))
+    Err(unknown(span, "term", word, known).with_help(
+        "a condition is a term, a phrase such as `you control` or `in play`, or a comparison",
+    ))
 }
 
 fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
@@ -210,7 +237,7 @@ fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
         Some(t) if t.is_punct("!=") => CmpOp::Ne,
         _ => return Err(c.err("a comparison (`<`, `<=`, `>`, `>=`, `=`, `!=`)")),
     };
-    c.next();
+    c.bump();
     let r = num(env, c, allow)?;
     Ok(Cond::Cmp(l, op, r))
 }
@@ -224,7 +251,9 @@ fn obj_ref(c: &mut Cursor) -> Res<ObjRef> {
         _ => {
             return Err(Diagnostic::new(
                 sp,
-                format!("unknown object `{w}`: expected `source`, `this` or `enchanted` before `.`"),
+                format!(
+                    "unknown object `{w}`: expected `source`, `this` or `enchanted` before `.`"
+                ),
             ))
         }
     };
@@ -268,7 +297,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         return Err(c.err("a number or a numeric expression"));
     };
     if let Tok::Number(n) = tok.tok {
-        c.next();
+        c.bump();
         return Ok(NumExpr::Const(n));
     }
     let Some(word) = tok.word() else {
@@ -276,26 +305,33 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     };
     match word {
         "none" => {
-            c.next();
+            c.bump();
             return Ok(NumExpr::Nothing);
         }
         "count" => {
-            c.next();
+            c.bump();
             c.expect_punct("(")?;
             // `count(colors)`: the size of a symbol set; otherwise how many objects match.
             let set = c.peek().and_then(|t| t.word()).and_then(|w| rs.char_id(w));
             let closes = c.peek_at(1).is_some_and(|t| t.is_punct(")"));
             if let (Some(ch), true) = (set, closes) {
-                c.next();
-                c.next();
+                c.bump();
+                c.bump();
                 return Ok(NumExpr::SetSize(ObjRef::This, ch));
             }
-            if c.peek_at(1).is_some_and(|t| t.is_punct(".")) && c.peek_at(3).is_some_and(|t| t.is_punct(")")) {
+            if c.peek_at(1).is_some_and(|t| t.is_punct("."))
+                && c.peek_at(3).is_some_and(|t| t.is_punct(")"))
+            {
                 let r = obj_ref(c)?;
                 let (w, sp) = c.name("a characteristic")?;
-                let ch = rs
-                    .char_id(&w)
-                    .ok_or_else(|| unknown(sp, "characteristic", &w, rs.characteristics.iter().map(|c| c.name.as_str())))?;
+                let ch = rs.char_id(&w).ok_or_else(|| {
+                    unknown(
+                        sp,
+                        "characteristic",
+                        &w,
+                        rs.characteristics.iter().map(|c| c.name.as_str()),
+                    )
+                })?;
                 c.expect_punct(")")?;
                 return Ok(NumExpr::SetSize(r, ch));
             }
@@ -305,7 +341,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         }
         "sum" => {
             // `sum(mana_value of other creature you control)`
-            c.next();
+            c.bump();
             c.expect_punct("(")?;
             let (w, sp) = c.name("a number characteristic")?;
             let NumExpr::Char(_, ch) = number_char(env, ObjRef::This, &w, sp)? else {
@@ -317,12 +353,17 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             return Ok(NumExpr::Sum(ch, Box::new(inner)));
         }
         "counters" => {
-            c.next();
+            c.bump();
             c.expect_punct("(")?;
             let (name, sp) = c.name_or_string("a counter name")?;
-            let k = rs
-                .counter_id(&name)
-                .ok_or_else(|| unknown(sp, "counter", &name, rs.counters.iter().map(|c| c.name.as_str())))?;
+            let k = rs.counter_id(&name).ok_or_else(|| {
+                unknown(
+                    sp,
+                    "counter",
+                    &name,
+                    rs.counters.iter().map(|c| c.name.as_str()),
+                )
+            })?;
             c.expect_punct(")")?;
             return Ok(NumExpr::Counters(ObjRef::This, k));
         }
@@ -334,9 +375,14 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         if let Some(p) = player_ref(c) {
             c.expect_punct(".")?;
             let (w, sp) = c.name("a player property")?;
-            let prop = rs
-                .prop_id(&w)
-                .ok_or_else(|| unknown(sp, "player property", &w, rs.props.iter().map(|p| p.name.as_str())))?;
+            let prop = rs.prop_id(&w).ok_or_else(|| {
+                unknown(
+                    sp,
+                    "player property",
+                    &w,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                )
+            })?;
             return Ok(NumExpr::Prop(p, prop));
         }
         c.pos = save;
@@ -344,7 +390,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         let (w, sp) = c.name("a characteristic")?;
         return number_char(env, r, &w, sp);
     }
-    c.next();
+    c.bump();
     if let Some(p) = rs.prop_id(word) {
         return Ok(NumExpr::Prop(PlayerRef::Owner, p));
     }
@@ -365,7 +411,10 @@ fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> R
     if kind != CharKind::Number {
         return Err(Diagnostic::new(
             sp,
-            format!("`{w}` is a {} characteristic: expected a number", kind.name()),
+            format!(
+                "`{w}` is a {} characteristic: expected a number",
+                kind.name()
+            ),
         ));
     }
     Ok(NumExpr::Char(r, ch))

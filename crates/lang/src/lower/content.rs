@@ -36,7 +36,7 @@ pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
 pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let rs = &env.ruleset;
     let mut c = Cursor::new(&s.head);
-    c.next();
+    c.bump();
     let (name, _) = c.name_or_string("the object's name")?;
     c.finish()?;
     let id = content
@@ -50,29 +50,37 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
         let mut ic = Cursor::new(&item.head);
         let first = &item.head[0];
         match first.word() {
-            Some(kw @ ("static" | "defining")) if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) => {
-                ic.next();
+            Some(kw @ ("static" | "defining"))
+                if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) =>
+            {
+                ic.bump();
                 let (text, _) = ic.string("the ability's rules text")?;
                 ic.finish()?;
                 let def = effect(env, item, &text, kw == "defining", EffectKind::Static)?;
                 statics.push(Arc::new(def));
             }
             Some("spell") => {
-                ic.next();
+                ic.bump();
                 let (text, _) = ic.string("the spell's rules text")?;
                 ic.finish()?;
                 if spell.is_some() {
-                    return Err(Diagnostic::new(first.span, "an object has at most one `spell`"));
+                    return Err(Diagnostic::new(
+                        first.span,
+                        "an object has at most one `spell`",
+                    ));
                 }
                 spell = Some(spell_def(env, item, text)?);
             }
             Some(w) if rs.char_id(w).is_some() => {
                 no_block(item)?;
                 let ch = rs.char_id(w).expect("checked");
-                ic.next();
+                ic.bump();
                 ic.expect_punct(":")?;
                 if printed.iter().any(|(c, _)| *c == ch) {
-                    return Err(Diagnostic::new(first.span, format!("`{w}` is printed twice")));
+                    return Err(Diagnostic::new(
+                        first.span,
+                        format!("`{w}` is printed twice"),
+                    ));
                 }
                 let kind = rs.char(ch).kind;
                 let v = match kind {
@@ -84,23 +92,26 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                         }
                     }
                     CharKind::Symbols => Value::Symbols(symbols(&mut ic)?),
-                    CharKind::Text | CharKind::Name => Value::Text(Arc::from(ic.string("a string")?.0.as_str())),
+                    CharKind::Text | CharKind::Name => {
+                        Value::Text(Arc::from(ic.string("a string")?.0.as_str()))
+                    }
                     CharKind::Abilities => {
                         keywords = abilities(&mut ic)?;
                         Value::Abilities(Vec::new())
                     }
-                    CharKind::Controller => {
-                        return Err(Diagnostic::new(
-                            first.span,
-                            format!("`{w}` is not printed: an object's controller is who puts it into play"),
-                        ))
-                    }
+                    CharKind::Controller => return Err(Diagnostic::new(
+                        first.span,
+                        format!(
+                            "`{w}` is not printed: an object's controller is who puts it into play"
+                        ),
+                    )),
                 };
                 ic.finish()?;
                 printed.push((ch, v));
             }
             _ => {
-                let (w, sp) = ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
+                let (w, sp) =
+                    ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
                 let known = rs
                     .characteristics
                     .iter()
@@ -196,13 +207,21 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             let cb = char_named(env, &b, bsp)?;
             for (id, n, sp) in [(ca, &a, asp), (cb, &b, bsp)] {
                 if rs.char(id).kind != CharKind::Number {
-                    return Err(Diagnostic::new(sp, format!("`{n}` is not a number: `switch` exchanges two numbers")));
+                    return Err(Diagnostic::new(
+                        sp,
+                        format!("`{n}` is not a number: `switch` exchanges two numbers"),
+                    ));
                 }
             }
-            ops.push((SlotTarget::Char(ca), Change::SwitchWith(cb), item.head[0].span));
+            ops.push((
+                SlotTarget::Char(ca),
+                Change::SwitchWith(cb),
+                item.head[0].span,
+            ));
             continue;
         }
-        let (name, nsp) = c.name("`affects:`, `as long as:`, `switch`, or a characteristic to change")?;
+        let (name, nsp) =
+            c.name("`affects:`, `as long as:`, `switch`, or a characteristic to change")?;
         let target = if let Some(ch) = rs.char_id(&name) {
             SlotTarget::Char(ch)
         } else if let Some(p) = rs.prop_id(&name) {
@@ -214,7 +233,12 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                 .map(|c| c.name.as_str())
                 .chain(rs.props.iter().map(|p| p.name.as_str()))
                 .chain(["affects", "switch"]);
-            return Err(unknown(nsp, "characteristic or player property", &name, known));
+            return Err(unknown(
+                nsp,
+                "characteristic or player property",
+                &name,
+                known,
+            ));
         };
         let op = if c.eat_punct("=") {
             '='
@@ -232,7 +256,9 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         let change = match (kind, op) {
             (CharKind::Number, '=') => Change::SetNumber(num(env, &mut c, allow)?),
             (CharKind::Number, '+') => Change::Modify(num(env, &mut c, allow)?),
-            (CharKind::Number, _) => Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?))),
+            (CharKind::Number, _) => {
+                Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?)))
+            }
             (CharKind::Symbols, '=') => Change::SetSymbols(symbols(&mut c)?),
             (CharKind::Symbols, '+') => Change::AddSymbols(symbols(&mut c)?),
             (CharKind::Symbols, _) => Change::RemoveSymbols(symbols(&mut c)?),
@@ -251,11 +277,16 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                     _ => return Err(unknown(sp, "player", &w, ["you", "owner", "active player"])),
                 })
             }
-            (CharKind::Text | CharKind::Name, '=') => Change::SetText(Arc::from(c.string("a string")?.0.as_str())),
+            (CharKind::Text | CharKind::Name, '=') => {
+                Change::SetText(Arc::from(c.string("a string")?.0.as_str()))
+            }
             (k, _) => {
                 return Err(Diagnostic::new(
                     nsp,
-                    format!("`{name}` is a {} characteristic: only `=` sets it", k.name()),
+                    format!(
+                        "`{name}` is a {} characteristic: only `=` sets it",
+                        k.name()
+                    ),
                 ))
             }
         };
@@ -263,11 +294,20 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         ops.push((target, change, nsp));
     }
     if ops.is_empty() {
-        return Err(Diagnostic::new(s.head[0].span, "this effect changes nothing: expected at least one operation such as `power += 1`"));
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "this effect changes nothing: expected at least one operation such as `power += 1`",
+        ));
     }
     let on_players = matches!(ops[0].0, SlotTarget::Prop(_));
-    if let Some((_, _, sp)) = ops.iter().find(|(t, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players) {
-        return Err(Diagnostic::new(*sp, "one effect changes either objects or players, not both: split it into two"));
+    if let Some((_, _, sp)) = ops
+        .iter()
+        .find(|(t, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players)
+    {
+        return Err(Diagnostic::new(
+            *sp,
+            "one effect changes either objects or players, not both: split it into two",
+        ));
     }
     let mut lowered = Vec::new();
     for (target, change, sp) in ops {
@@ -278,26 +318,36 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             };
             return Err(Diagnostic::new(
                 sp,
-                format!("no layer of ruleset `{}` applies `{}` to `{n}`", rs.name, change.kind().name()),
+                format!(
+                    "no layer of ruleset `{}` applies `{}` to `{n}`",
+                    rs.name,
+                    change.kind().name()
+                ),
             ));
         };
-        lowered.push(Op { target, change, layer });
+        lowered.push(Op {
+            target,
+            change,
+            layer,
+        });
     }
-    let cond = match affects {
-        Some((toks, _)) => {
-            let mut c = Cursor::new(&toks);
-            let cond = condition(env, &mut c, allow)?;
-            c.finish()?;
-            cond
-        }
-        None => match kind {
-            EffectKind::Static => Cond::IsSource,
-            EffectKind::Spell { has_target: true } => Cond::IsTarget,
-            EffectKind::Spell { has_target: false } => {
-                return Err(Diagnostic::new(s.head[0].span, "expected `affects:`: a spell with no target must say what its effect affects"))
+    let cond =
+        match affects {
+            Some((toks, _)) => {
+                let mut c = Cursor::new(&toks);
+                let cond = condition(env, &mut c, allow)?;
+                c.finish()?;
+                cond
             }
-        },
-    };
+            None => match kind {
+                EffectKind::Static => Cond::IsSource,
+                EffectKind::Spell { has_target: true } => Cond::IsTarget,
+                EffectKind::Spell { has_target: false } => return Err(Diagnostic::new(
+                    s.head[0].span,
+                    "expected `affects:`: a spell with no target must say what its effect affects",
+                )),
+            },
+        };
     let cond = if on_players && matches!(cond, Cond::IsSource) {
         Cond::IsPlayer(PlayerRef::You)
     } else {
@@ -305,7 +355,11 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
     };
     Ok(EffectDef {
         text: Arc::from(text),
-        affects: if on_players { Affects::Players(cond) } else { Affects::Objects(cond) },
+        affects: if on_players {
+            Affects::Players(cond)
+        } else {
+            Affects::Objects(cond)
+        },
         while_cond,
         defining,
         ops: lowered,
@@ -314,8 +368,14 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
 
 fn char_named(env: &Env, n: &str, sp: Span) -> Res<rulecraft_core::CharId> {
     let rs = &env.ruleset;
-    rs.char_id(n)
-        .ok_or_else(|| unknown(sp, "characteristic", n, rs.characteristics.iter().map(|c| c.name.as_str())))
+    rs.char_id(n).ok_or_else(|| {
+        unknown(
+            sp,
+            "characteristic",
+            n,
+            rs.characteristics.iter().map(|c| c.name.as_str()),
+        )
+    })
 }
 
 fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
@@ -360,13 +420,20 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             no_block(item)?;
             c.expect_punct(":")?;
             if target.is_none() {
-                return Err(Diagnostic::new(item.head[0].span, "`move target` needs the spell to have a `target:`"));
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`move target` needs the spell to have a `target:`",
+                ));
             }
             let (z, zs) = c.name("a zone")?;
-            let zone = env
-                .ruleset
-                .zone_id(&z)
-                .ok_or_else(|| unknown(zs, "zone", &z, env.ruleset.zones.iter().map(|z| z.name.as_str())))?;
+            let zone = env.ruleset.zone_id(&z).ok_or_else(|| {
+                unknown(
+                    zs,
+                    "zone",
+                    &z,
+                    env.ruleset.zones.iter().map(|z| z.name.as_str()),
+                )
+            })?;
             c.finish()?;
             one_shots.push(OneShot::MoveTargets(zone));
             continue;

@@ -14,7 +14,10 @@ pub type Res<T> = Result<T, Diagnostic>;
 
 impl<'a> Cursor<'a> {
     pub fn new(toks: &'a [Token]) -> Self {
-        let last = toks.last().map(|t| t.span).expect("statements are never empty");
+        let last = toks
+            .last()
+            .map(|t| t.span)
+            .expect("statements are never empty");
         Cursor {
             toks,
             pos: 0,
@@ -30,7 +33,7 @@ impl<'a> Cursor<'a> {
     pub fn at_end(&self) -> bool {
         self.pos >= self.toks.len()
     }
-    pub fn next(&mut self) -> Option<&'a Token> {
+    pub fn bump(&mut self) -> Option<&'a Token> {
         let t = self.toks.get(self.pos);
         if t.is_some() {
             self.pos += 1;
@@ -48,7 +51,10 @@ impl<'a> Cursor<'a> {
         }
     }
     pub fn err(&self, expected: &str) -> Diagnostic {
-        Diagnostic::new(self.here(), format!("expected {expected}, found {}", self.found()))
+        Diagnostic::new(
+            self.here(),
+            format!("expected {expected}, found {}", self.found()),
+        )
     }
     pub fn eat_word(&mut self, w: &str) -> bool {
         if self.peek().is_some_and(|t| t.is_word(w)) {

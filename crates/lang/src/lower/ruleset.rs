@@ -11,7 +11,14 @@ use rulecraft_core::ruleset::{
     CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
 };
 
-const KINDS: [&str; 6] = ["number", "symbols", "text", "abilities", "controller", "name"];
+const KINDS: [&str; 6] = [
+    "number",
+    "symbols",
+    "text",
+    "abilities",
+    "controller",
+    "name",
+];
 
 /// Lowers the statements of a ruleset file, which holds one `ruleset "name" { ... }`.
 pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
@@ -23,7 +30,10 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
             return Err(c.err("`ruleset \"name\" { ... }`"));
         }
         if seen {
-            return Err(Diagnostic::new(s.head[0].span, "a ruleset file holds one ruleset; this is the second"));
+            return Err(Diagnostic::new(
+                s.head[0].span,
+                "a ruleset file holds one ruleset; this is the second",
+            ));
         }
         seen = true;
         let (name, _) = c.name_or_string("the ruleset's name")?;
@@ -48,8 +58,14 @@ fn check_order(env: &Env, stmts: &[Stmt]) -> Res<()> {
     let rs = &env.ruleset;
     let mut seen_player = None;
     for l in &rs.layers {
-        let has_char = l.slots.iter().any(|s| matches!(s.target, SlotTarget::Char(_)));
-        let has_prop = l.slots.iter().any(|s| matches!(s.target, SlotTarget::Prop(_)));
+        let has_char = l
+            .slots
+            .iter()
+            .any(|s| matches!(s.target, SlotTarget::Char(_)));
+        let has_prop = l
+            .slots
+            .iter()
+            .any(|s| matches!(s.target, SlotTarget::Prop(_)));
         if has_char && has_prop {
             return Err(Diagnostic::new(
                 stmts[0].head[0].span,
@@ -99,10 +115,15 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 _ => return Err(unknown(ks, "characteristic kind", &k, KINDS)),
             };
             c.finish()?;
-            if matches!(kind, CharKind::Abilities | CharKind::Controller | CharKind::Name)
-                && env.ruleset.char_of_kind(kind).is_some()
+            if matches!(
+                kind,
+                CharKind::Abilities | CharKind::Controller | CharKind::Name
+            ) && env.ruleset.char_of_kind(kind).is_some()
             {
-                return Err(Diagnostic::new(ks, format!("a ruleset has at most one `{k}` characteristic")));
+                return Err(Diagnostic::new(
+                    ks,
+                    format!("a ruleset has at most one `{k}` characteristic"),
+                ));
             }
             env.ruleset.characteristics.push(CharDef { name, kind });
         }
@@ -130,7 +151,10 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             no_block(s)?;
             let (name, ns) = c.name("a zone name")?;
             if env.ruleset.zone_id(&name).is_some() {
-                return Err(Diagnostic::new(ns, format!("zone `{name}` is declared twice")));
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("zone `{name}` is declared twice"),
+                ));
             }
             let in_play = if c.eat_punct(":") {
                 c.expect_word("in")?;
@@ -146,7 +170,10 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             no_block(s)?;
             let (name, ns) = c.name_or_string("a counter name")?;
             if env.ruleset.counter_id(&name).is_some() {
-                return Err(Diagnostic::new(ns, format!("counter `{name}` is declared twice")));
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("counter `{name}` is declared twice"),
+                ));
             }
             c.expect_punct(":")?;
             let mut changes = Vec::new();
@@ -173,7 +200,10 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             no_block(s)?;
             let (name, ns) = c.name("a term name")?;
             if env.terms.contains_key(&name) {
-                return Err(Diagnostic::new(ns, format!("term `{name}` is declared twice")));
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("term `{name}` is declared twice"),
+                ));
             }
             c.expect_punct(":")?;
             let cond = condition(env, &mut c, Allow { target: false })?;
@@ -237,9 +267,16 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 ic.finish()?;
             }
             let (Some(condition), Some(to_zone)) = (when, to) else {
-                return Err(Diagnostic::new(s.head[0].span, "a check needs both `when:` and `move to:`"));
+                return Err(Diagnostic::new(
+                    s.head[0].span,
+                    "a check needs both `when:` and `move to:`",
+                ));
             };
-            env.ruleset.state_checks.push(StateCheck { name, condition, to_zone });
+            env.ruleset.state_checks.push(StateCheck {
+                name,
+                condition,
+                to_zone,
+            });
         }
         "spells" => {
             // `spells resolve to: graveyard`
@@ -256,7 +293,16 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 kws,
                 "ruleset item",
                 &kw,
-                ["characteristic", "player", "zone", "counter", "term", "layer", "check", "spells"],
+                [
+                    "characteristic",
+                    "player",
+                    "zone",
+                    "counter",
+                    "term",
+                    "layer",
+                    "check",
+                    "spells",
+                ],
             ))
         }
     }
@@ -264,18 +310,31 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
 }
 
 fn zone(env: &Env, z: &str, zs: crate::diagnostics::Span) -> Res<rulecraft_core::ZoneId> {
-    env.ruleset
-        .zone_id(z)
-        .ok_or_else(|| unknown(zs, "zone", z, env.ruleset.zones.iter().map(|z| z.name.as_str())))
+    env.ruleset.zone_id(z).ok_or_else(|| {
+        unknown(
+            zs,
+            "zone",
+            z,
+            env.ruleset.zones.iter().map(|z| z.name.as_str()),
+        )
+    })
 }
 
 fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecraft_core::CharId> {
     let rs = &env.ruleset;
-    let id = rs
-        .char_id(ch)
-        .ok_or_else(|| unknown(sp, "characteristic", ch, rs.characteristics.iter().map(|c| c.name.as_str())))?;
+    let id = rs.char_id(ch).ok_or_else(|| {
+        unknown(
+            sp,
+            "characteristic",
+            ch,
+            rs.characteristics.iter().map(|c| c.name.as_str()),
+        )
+    })?;
     if rs.char(id).kind != CharKind::Number {
-        return Err(Diagnostic::new(sp, format!("`{ch}` is not a number characteristic: counters change numbers")));
+        return Err(Diagnostic::new(
+            sp,
+            format!("`{ch}` is not a number characteristic: counters change numbers"),
+        ));
     }
     Ok(id)
 }
@@ -289,12 +348,23 @@ fn push_layer(
     sp: crate::diagnostics::Span,
 ) -> Res<()> {
     if env.ruleset.layers.iter().any(|l| l.label == label) {
-        return Err(Diagnostic::new(sp, format!("layer `{label}` is declared twice")));
+        return Err(Diagnostic::new(
+            sp,
+            format!("layer `{label}` is declared twice"),
+        ));
     }
     if counters && env.ruleset.counters_layer().is_some() {
-        return Err(Diagnostic::new(sp, "counters already apply in an earlier layer: expected one layer with `counters`"));
+        return Err(Diagnostic::new(
+            sp,
+            "counters already apply in an earlier layer: expected one layer with `counters`",
+        ));
     }
-    env.ruleset.layers.push(LayerDef { label, name, slots, counters });
+    env.ruleset.layers.push(LayerDef {
+        label,
+        name,
+        slots,
+        counters,
+    });
     Ok(())
 }
 
@@ -337,7 +407,7 @@ fn slots(env: &Env, c: &mut Cursor) -> Res<Vec<Slot>> {
             Some("remove") => OpKind::Remove,
             _ => break,
         };
-        c.next();
+        c.bump();
         kinds.push(k);
         c.eat_word("and");
     }

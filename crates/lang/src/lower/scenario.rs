@@ -51,21 +51,53 @@ pub enum Want {
 
 #[derive(Clone, Debug)]
 pub enum Expect {
-    Char { obj: Ref, ch: CharId, want: Want },
-    Prop { player: usize, prop: PropId, want: Option<i64> },
-    Zone { obj: Ref, zone: ZoneId },
+    Char {
+        obj: Ref,
+        ch: CharId,
+        want: Want,
+    },
+    Prop {
+        player: usize,
+        prop: PropId,
+        want: Option<i64>,
+    },
+    Zone {
+        obj: Ref,
+        zone: ZoneId,
+    },
 }
 
 #[derive(Clone, Debug)]
 pub enum StepKind {
     Enter(Enter),
-    Move { obj: Ref, zone: ZoneId },
-    Attach { obj: Ref, to: Ref },
-    Counters { obj: Ref, counter: CounterId, count: i64 },
-    Cast { card: Ref, class: Option<ClassId>, by: usize, targets: Vec<Ref> },
+    Move {
+        obj: Ref,
+        zone: ZoneId,
+    },
+    Attach {
+        obj: Ref,
+        to: Ref,
+    },
+    Counters {
+        obj: Ref,
+        counter: CounterId,
+        count: i64,
+    },
+    Cast {
+        card: Ref,
+        class: Option<ClassId>,
+        by: usize,
+        targets: Vec<Ref>,
+    },
     EndTurn,
-    EndEffects { obj: Ref },
-    SetProp { player: usize, prop: PropId, value: Option<i64> },
+    EndEffects {
+        obj: Ref,
+    },
+    SetProp {
+        player: usize,
+        prop: PropId,
+        value: Option<i64>,
+    },
     Order(Vec<Ref>),
     Expect(Vec<(Expect, Span)>),
 }
@@ -86,8 +118,8 @@ pub struct Scenario {
 }
 
 const ITEMS: [&str; 15] = [
-    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "move", "attach",
-    "put", "cast", "end", "set", "expect",
+    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "move",
+    "attach", "put", "cast", "end", "set", "expect",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -108,7 +140,10 @@ pub fn header(s: &Stmt) -> Res<Header> {
             no_block(item)?;
             ic.expect_punct(":")?;
             if h.ruleset.is_some() {
-                return Err(Diagnostic::new(item.head[0].span, "a scenario names one ruleset; this is the second"));
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "a scenario names one ruleset; this is the second",
+                ));
             }
             h.ruleset = Some(ic.name_or_string("a ruleset name or path")?);
             ic.finish()?;
@@ -125,7 +160,10 @@ pub fn header(s: &Stmt) -> Res<Header> {
         }
     }
     if h.ruleset.is_none() {
-        return Err(Diagnostic::new(s.head[0].span, "this scenario names no ruleset: expected `ruleset: NAME` in its block"));
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "this scenario names no ruleset: expected `ruleset: NAME` in its block",
+        ));
     }
     Ok(h)
 }
@@ -165,7 +203,10 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         }
     }
     if players.is_empty() {
-        return Err(Diagnostic::new(s.head[0].span, "this scenario names no players: expected `players: A, B` in its block"));
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "this scenario names no players: expected `players: A, B` in its block",
+        ));
     }
     let cx = Cx {
         env,
@@ -181,10 +222,12 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         let first = &item.head[0];
         let span = item.span();
         let Some(kw) = first.word() else {
-            return Err(Cursor::new(&item.head).err("a scenario item such as `setup`, `cast` or `expect`"));
+            return Err(
+                Cursor::new(&item.head).err("a scenario item such as `setup`, `cast` or `expect`")
+            );
         };
         let mut c = Cursor::new(&item.head);
-        c.next();
+        c.bump();
         let kind = match kw {
             "ruleset" | "content" | "players" | "active" | "card" | "object" => continue,
             "setup" => {
@@ -215,7 +258,10 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             "put" | "remove" => {
                 let (n, nsp) = c.number("how many counters")?;
                 if n <= 0 {
-                    return Err(Diagnostic::new(nsp, "expected a positive number of counters"));
+                    return Err(Diagnostic::new(
+                        nsp,
+                        "expected a positive number of counters",
+                    ));
                 }
                 let counter = cx.counter(&mut c)?;
                 c.eat_word("counter");
@@ -254,7 +300,9 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 if c.eat_word("turn") {
                     StepKind::EndTurn
                 } else if c.eat_words(&["effects", "of"]) {
-                    StepKind::EndEffects { obj: obj_ref(&mut c)? }
+                    StepKind::EndEffects {
+                        obj: obj_ref(&mut c)?,
+                    }
                 } else {
                     return Err(c.err("`turn` or `effects of`"));
                 }
@@ -264,8 +312,16 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 let player = cx.player_named(&p, psp)?;
                 let prop = cx.prop(&mut c)?;
                 c.expect_punct("=")?;
-                let value = if c.eat_word("none") { None } else { Some(c.number("a number or `none`")?.0) };
-                StepKind::SetProp { player, prop, value }
+                let value = if c.eat_word("none") {
+                    None
+                } else {
+                    Some(c.number("a number or `none`")?.0)
+                };
+                StepKind::SetProp {
+                    player,
+                    prop,
+                    value,
+                }
             }
             "order" => {
                 c.expect_word("timestamps")?;
@@ -279,9 +335,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 }
                 StepKind::Order(list)
             }
-            "expect" => {
-                StepKind::Expect(cx.expect(&mut c)?)
-            }
+            "expect" => StepKind::Expect(cx.expect(&mut c)?),
             _ => return Err(unknown(first.span, "scenario item", kw, ITEMS)),
         };
         no_block(item)?;
@@ -326,15 +380,27 @@ impl Cx<'_> {
     fn counter(&self, c: &mut Cursor) -> Res<CounterId> {
         let rs = &self.env.ruleset;
         let (n, sp) = c.name_or_string("a counter name")?;
-        rs.counter_id(&n)
-            .ok_or_else(|| unknown(sp, "counter", &n, rs.counters.iter().map(|c| c.name.as_str())))
+        rs.counter_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "counter",
+                &n,
+                rs.counters.iter().map(|c| c.name.as_str()),
+            )
+        })
     }
 
     fn prop(&self, c: &mut Cursor) -> Res<PropId> {
         let rs = &self.env.ruleset;
         let (n, sp) = c.name("a player property")?;
-        rs.prop_id(&n)
-            .ok_or_else(|| unknown(sp, "player property", &n, rs.props.iter().map(|p| p.name.as_str())))
+        rs.prop_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "player property",
+                &n,
+                rs.props.iter().map(|p| p.name.as_str()),
+            )
+        })
     }
 
     /// `"Card" [as alias] [for P] [in ZONE] [controlled by P] [attached to REF] [with N "counter", ...]`
@@ -342,7 +408,12 @@ impl Cx<'_> {
         let rs = &self.env.ruleset;
         let (name, sp) = c.name_or_string("an object class name")?;
         let class = self.content.class_id(&name).ok_or_else(|| {
-            unknown(sp, "object class", &name, self.content.classes.iter().map(|c| c.name.as_str()))
+            unknown(
+                sp,
+                "object class",
+                &name,
+                self.content.classes.iter().map(|c| c.name.as_str()),
+            )
         })?;
         let mut e = Enter {
             class,
@@ -375,7 +446,10 @@ impl Cx<'_> {
                 loop {
                     let (n, nsp) = c.number("how many counters")?;
                     if n <= 0 {
-                        return Err(Diagnostic::new(nsp, "expected a positive number of counters"));
+                        return Err(Diagnostic::new(
+                            nsp,
+                            "expected a positive number of counters",
+                        ));
                     }
                     let k = self.counter(c)?;
                     c.eat_word("counter");
@@ -404,8 +478,15 @@ impl Cx<'_> {
                 let start = c.here();
                 let prop = self.prop(c)?;
                 c.expect_punct("=")?;
-                let want = if c.eat_word("none") { None } else { Some(c.number("a number or `none`")?.0) };
-                out.push((Expect::Prop { player, prop, want }, start.to(c.toks[c.pos - 1].span)));
+                let want = if c.eat_word("none") {
+                    None
+                } else {
+                    Some(c.number("a number or `none`")?.0)
+                };
+                out.push((
+                    Expect::Prop { player, prop, want },
+                    start.to(c.toks[c.pos - 1].span),
+                ));
                 if !c.eat_punct(",") {
                     return Ok(out);
                 }
@@ -442,14 +523,18 @@ impl Cx<'_> {
         loop {
             v.push(c.name_or_string(what)?.0);
             let more = c.peek().is_some_and(|t| t.is_punct(",")) && {
-                let mut look = Cursor { toks: c.toks, pos: c.pos + 1, end: c.end };
+                let mut look = Cursor {
+                    toks: c.toks,
+                    pos: c.pos + 1,
+                    end: c.end,
+                };
                 look.pos = c.pos + 1;
                 !self.at_check(&look)
             };
             if !more {
                 return Ok(v);
             }
-            c.next();
+            c.bump();
         }
     }
 
@@ -462,20 +547,35 @@ impl Cx<'_> {
         }
         let (ch_name, chs) = c.name("a characteristic, or `in`")?;
         let ch = rs.char_id(&ch_name).ok_or_else(|| {
-            unknown(chs, "characteristic", &ch_name, rs.characteristics.iter().map(|c| c.name.as_str()))
+            unknown(
+                chs,
+                "characteristic",
+                &ch_name,
+                rs.characteristics.iter().map(|c| c.name.as_str()),
+            )
         })?;
         let kind = rs.char(ch).kind;
         if c.eat_word("has") || c.eat_word("lacks") {
             let lacks = c.toks[c.pos - 1].is_word("lacks");
             if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
-                return Err(Diagnostic::new(chs, format!("`{ch_name}` is a {} characteristic: `has` expects symbols or abilities", kind.name())));
+                return Err(Diagnostic::new(
+                    chs,
+                    format!(
+                        "`{ch_name}` is a {} characteristic: `has` expects symbols or abilities",
+                        kind.name()
+                    ),
+                ));
             }
             let (s, _) = c.name_or_string("a symbol")?;
             let sym = Symbol::new(&s);
             return Ok(Expect::Char {
                 obj,
                 ch,
-                want: if lacks { Want::Lacks(sym) } else { Want::Has(sym) },
+                want: if lacks {
+                    Want::Lacks(sym)
+                } else {
+                    Want::Has(sym)
+                },
             });
         }
         c.expect_punct("=")?;
@@ -485,14 +585,20 @@ impl Cx<'_> {
             } else {
                 Some(c.number("a number or `none`")?.0)
             })),
-            CharKind::Symbols => Want::Equals(Value::Symbols(rulecraft_core::SymbolSet::from_iter(
-                self.names(c, "a symbol")?.iter().map(|s| Symbol::new(s)),
-            ))),
+            CharKind::Symbols => {
+                Want::Equals(Value::Symbols(rulecraft_core::SymbolSet::from_iter(
+                    self.names(c, "a symbol")?.iter().map(|s| Symbol::new(s)),
+                )))
+            }
             CharKind::Abilities => Want::Abilities(self.names(c, "an ability")?),
-            CharKind::Text | CharKind::Name => Want::Equals(Value::Text(Arc::from(c.string("a string")?.0.as_str()))),
+            CharKind::Text | CharKind::Name => {
+                Want::Equals(Value::Text(Arc::from(c.string("a string")?.0.as_str())))
+            }
             CharKind::Controller => {
                 let (p, psp) = c.name_or_string("a player")?;
-                Want::Equals(Value::Player(Some(rulecraft_core::PlayerId(self.player_named(&p, psp)? as u8))))
+                Want::Equals(Value::Player(Some(rulecraft_core::PlayerId(
+                    self.player_named(&p, psp)? as u8,
+                ))))
             }
         };
         Ok(Expect::Char { obj, ch, want })

@@ -1,0 +1,266 @@
+//! Engine behaviour through the public API: decisions, refused actions, determinism, and the two
+//! rule versions' different order of counters (seeds 003 and 004).
+
+use rulecraft_core::action::{Action, ActionError, NewObject};
+use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::{GameState, PlayerId};
+use rulecraft_lang::loader::{files_with_ext, Loader};
+use rulecraft_lang::scenario::run;
+use std::path::Path;
+use std::sync::Arc;
+
+fn game(ruleset: &str) -> GameState {
+    let mut loader = Loader::new();
+    let rpath = format!("rulesets/{ruleset}.rules");
+    let env = loader
+        .ruleset(Path::new(&rpath), None)
+        .expect("ruleset loads");
+    let files = files_with_ext(Path::new("content/mtg"), "cards");
+    let content = loader
+        .content(&env, Path::new(&rpath), &files, None)
+        .expect("content loads");
+    GameState::new(Arc::new(env.ruleset.clone()), content, &["Alice", "Bob"])
+}
+
+fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
+    NewObject {
+        class: s.content.class_id(name).expect("class"),
+        name: None,
+        owner: PlayerId(owner),
+        controller: None,
+        zone: s.ruleset.zone_id(zone).expect("zone"),
+    }
+}
+
+/// Seed 003: objects that would receive a timestamp simultaneously are ordered by the active
+/// player; the engine asks, and the answer decides which effect applies last.
+#[test]
+fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
+    let mut s = game("mtg-2020");
+    s.active = PlayerId(1);
+    let bears = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Grizzly Bears",
+            0,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    let both = vec![
+        new(&s, "Spellbook", 0, "battlefield"),
+        new(&s, "Null Profusion", 0, "battlefield"),
+    ];
+    let out = s.apply(Action::Create(both)).unwrap();
+    let (book, profusion) = (out.created[0], out.created[1]);
+    match s.pending_decision() {
+        Some(DecisionRequest::OrderTimestamps { player, objects }) => {
+            assert_eq!(*player, PlayerId(1), "the active player decides");
+            assert_eq!(objects.len(), 2);
+        }
+        other => panic!("expected a request to order timestamps, got {other:?}"),
+    }
+    // Nothing else may happen while the decision is pending.
+    assert_eq!(
+        s.apply(Action::EndTurn).unwrap_err(),
+        ActionError::DecisionPending
+    );
+    // An answer that does not list each object once is refused and changes nothing.
+    assert!(matches!(
+        s.decide(Choice::Order(vec![book])),
+        Err(ActionError::BadChoice(_))
+    ));
+    assert!(s.pending_decision().is_some());
+    s.decide(Choice::Order(vec![profusion, book])).unwrap();
+    assert!(s.pending_decision().is_none());
+    let hand = s.ruleset.prop_id("max_hand_size").unwrap();
+    // Spellbook got the later timestamp: no maximum hand size.
+    assert_eq!(s.property(PlayerId(0), hand).number(), None);
+    assert!(s.object(bears).timestamp < s.object(profusion).timestamp);
+    assert!(s.object(profusion).timestamp < s.object(book).timestamp);
+}
+
+/// An illegal target is refused and leaves the state exactly as it was.
+#[test]
+fn refused_action_changes_nothing() {
+    let mut s = game("mtg-2020");
+    let anthem = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Glorious Anthem",
+            0,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    let spell = s
+        .apply(Action::Create(vec![new(&s, "Humble", 1, "graveyard")]))
+        .unwrap()
+        .created[0];
+    let before = format!("{:?}", s.objects().collect::<Vec<_>>());
+    let effects_before = s.effects().count();
+    let err = s
+        .apply(Action::Resolve {
+            spell,
+            controller: PlayerId(1),
+            targets: vec![anthem],
+        })
+        .unwrap_err();
+    assert!(matches!(err, ActionError::IllegalTarget { .. }), "{err:?}");
+    assert_eq!(format!("{:?}", s.objects().collect::<Vec<_>>()), before);
+    assert_eq!(s.effects().count(), effects_before);
+    let err = s
+        .apply(Action::Resolve {
+            spell,
+            controller: PlayerId(1),
+            targets: vec![],
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ActionError::WrongTargetCount {
+                expected: 1,
+                got: 0,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+/// Seed 003: an Aura gets a new timestamp when it becomes attached, none when "attached" to what it
+/// is already attached to.
+#[test]
+fn reattaching_to_the_same_object_keeps_the_timestamp() {
+    let mut s = game("mtg-2020");
+    let a = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Grizzly Bears",
+            0,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    let b = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Walking Corpse",
+            0,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    let aura = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Control Magic",
+            1,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    s.apply(Action::Attach {
+        object: aura,
+        to: a,
+    })
+    .unwrap();
+    let t1 = s.object(aura).timestamp;
+    s.apply(Action::Attach {
+        object: aura,
+        to: a,
+    })
+    .unwrap();
+    assert_eq!(s.object(aura).timestamp, t1);
+    s.apply(Action::Attach {
+        object: aura,
+        to: b,
+    })
+    .unwrap();
+    assert!(s.object(aura).timestamp > t1);
+    let ctl = s.ruleset.char_id("controller").unwrap();
+    assert_eq!(
+        s.characteristic(b, ctl),
+        &rulecraft_core::Value::Player(Some(PlayerId(1)))
+    );
+    assert_eq!(
+        s.characteristic(a, ctl),
+        &rulecraft_core::Value::Player(Some(PlayerId(0)))
+    );
+}
+
+/// The same scenario run twice gives byte-for-byte the same derived values and explanations.
+#[test]
+fn runs_are_deterministic() {
+    let path = Path::new("scenarios/layers/2-birds-of-paradise-control.scenario");
+    let render = || {
+        let mut loader = Loader::new();
+        let (env, sc) = loader.scenarios(path).unwrap().remove(0);
+        let r = run(&env, &sc, None);
+        format!("{:?}", r.state.explain())
+    };
+    assert_eq!(render(), render());
+}
+
+/// Seed 003 puts counters in their own sublayer 7d after the modifying effects of 7c; seed 004 puts
+/// them in 7c in timestamp order. Same board, same result, different order of steps.
+#[test]
+fn counters_apply_where_each_rule_version_puts_them() {
+    let mut order = Vec::new();
+    for year in ["2017", "2020"] {
+        let path = format!("scenarios/layers/7-switch-and-counters-{year}.scenario");
+        let mut loader = Loader::new();
+        let (env, sc) = loader.scenarios(Path::new(&path)).unwrap().remove(0);
+        // After the set-up, the first expectation, the switch, its expectation and Giant Growth.
+        let r = run(&env, &sc, Some(5));
+        assert!(r.failures.is_empty());
+        let d = r.state.explain();
+        let power = r.state.ruleset.char_id("power").unwrap();
+        let o = r.state.find("Aquamoeba").unwrap();
+        assert_eq!(d.sheet.objects[o.index()][power.index()].number(), Some(7));
+        let steps: Vec<(String, String)> = d.explanation.unwrap().objects[o.index()][power.index()]
+            .iter()
+            .map(|s| (s.layer.clone(), s.source.clone()))
+            .collect();
+        order.push(steps);
+    }
+    let s = |l: &str, src: &str| (l.to_string(), src.to_string());
+    assert_eq!(
+        order[0],
+        vec![
+            s("7c", "Giant Growth"),
+            s("7d", "Aquamoeba"),
+            s("7e", "Aquamoeba switch ability")
+        ]
+    );
+    assert_eq!(
+        order[1],
+        vec![
+            s("7c", "Aquamoeba"),
+            s("7c", "Giant Growth"),
+            s("7d", "Aquamoeba switch ability")
+        ]
+    );
+}
+
+/// A cloned state is independent: changing the clone leaves the original as it was.
+#[test]
+fn clones_are_independent() {
+    let mut s = game("mtg-2020");
+    let a = s
+        .apply(Action::Create(vec![new(
+            &s,
+            "Grizzly Bears",
+            0,
+            "battlefield",
+        )]))
+        .unwrap()
+        .created[0];
+    let power = s.ruleset.char_id("power").unwrap();
+    let mut t = s.clone();
+    let anthem = new(&t, "Glorious Anthem", 0, "battlefield");
+    t.apply(Action::Create(vec![anthem])).unwrap();
+    assert_eq!(t.characteristic(a, power).number(), Some(3));
+    assert_eq!(s.characteristic(a, power).number(), Some(2));
+}
