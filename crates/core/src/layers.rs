@@ -62,6 +62,14 @@ impl Candidate {
         (!self.defining, self.timestamp, self.key)
     }
 
+    /// How a later step names this one: the source, or the source's counters.
+    fn label(&self, state: &GameState) -> String {
+        match &self.body {
+            Body::Effect(_) => self.source_name.to_string(),
+            Body::Counter { .. } => format!("{}'s {}", self.source_name, self.text(state)),
+        }
+    }
+
     fn text(&self, state: &GameState) -> String {
         match &self.body {
             Body::Effect(d) => d.text.to_string(),
@@ -123,7 +131,7 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
                 );
             }
             if applied && !cand.defining {
-                previous = Some((cand.source_name.to_string(), cand.timestamp.0));
+                previous = Some((cand.label(state), cand.timestamp.0));
             }
         }
     }
