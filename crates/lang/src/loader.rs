@@ -178,7 +178,8 @@ pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathB
     if name.contains('/') || name.ends_with(&format!(".{ext}")) {
         return rel.exists().then_some(rel);
     }
-    let root = root_of(from)?;
+    // A scenario outside any project (a user's own folder) uses the project of the working folder.
+    let root = root_of(from).or_else(|| root_of(&Path::new(".").join("here")))?;
     let file = root.join(folder).join(format!("{name}.{ext}"));
     if file.is_file() {
         return Some(file);

@@ -99,12 +99,14 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                         keywords = abilities(&mut ic)?;
                         Value::Abilities(Vec::new())
                     }
-                    CharKind::Controller => return Err(Diagnostic::new(
-                        first.span,
-                        format!(
+                    CharKind::Controller => {
+                        return Err(Diagnostic::new(
+                            first.span,
+                            format!(
                             "`{w}` is not printed: an object's controller is who puts it into play"
                         ),
-                    )),
+                        ))
+                    }
                 };
                 ic.finish()?;
                 printed.push((ch, v));
