@@ -416,6 +416,7 @@ impl GameState {
                 duration,
                 def,
                 locked,
+                targets: Arc::from(targets),
             }));
         }
         for os in &sp.one_shots {

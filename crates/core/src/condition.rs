@@ -123,7 +123,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn player(&self, r: PlayerRef, this: Subject) -> Option<PlayerId> {
+    /// The player a reference names, for the subject being tested.
+    pub fn player(&self, r: PlayerRef, this: Subject) -> Option<PlayerId> {
         match r {
             PlayerRef::You => self.you,
             PlayerRef::Active => Some(self.state.active),
@@ -131,8 +132,13 @@ impl Ctx<'_> {
                 Subject::Object(o) => Some(self.state.object(o).owner),
                 Subject::Player(p) => Some(p),
             },
-            // "Opponent" is tested as "not you" by `player_matches`.
-            PlayerRef::Opponent => None,
+            // As a value, "opponent" is the one other player (none with several); as a test it is
+            // "not you" (`player_matches`).
+            PlayerRef::Opponent => {
+                let you = self.you?;
+                let n = self.state.players.len() as u8;
+                (n == 2).then(|| PlayerId(1 - you.0.min(1)))
+            }
         }
     }
 
@@ -167,7 +173,10 @@ impl Ctx<'_> {
                 };
                 match &self.sheet.objects[o.index()][ch.index()] {
                     Value::Symbols(s) => s.contains(sym),
-                    Value::Abilities(a) => a.contains(&Ability::Keyword(sym.clone())),
+                    Value::Abilities(a) => a.iter().any(|x| match x {
+                        Ability::Keyword(k) => k == sym,
+                        Ability::Static { text, .. } => **text == *sym.as_str(),
+                    }),
                     _ => false,
                 }
             }

@@ -127,4 +127,6 @@ pub struct CreatedEffect {
     pub duration: Duration,
     pub def: Arc<EffectDef>,
     pub locked: Locked,
+    /// The spell's targets, for expressions that read them.
+    pub targets: Arc<[ObjectId]>,
 }

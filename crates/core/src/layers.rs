@@ -42,6 +42,13 @@ enum Body {
     Counter { kind: CounterId, count: i64 },
 }
 
+#[derive(Clone)]
+struct Created {
+    you: PlayerId,
+    locked: Locked,
+    targets: Arc<[ObjectId]>,
+}
+
 /// An effect that may apply in the current layer.
 #[derive(Clone)]
 struct Candidate {
@@ -51,8 +58,8 @@ struct Candidate {
     defining: bool,
     source: Option<ObjectId>,
     source_name: Arc<str>,
-    /// For created effects: their fixed "you" and locked subjects.
-    created: Option<(PlayerId, Locked)>,
+    /// For created effects: their fixed "you", locked subjects and targets.
+    created: Option<Created>,
 }
 
 impl Candidate {
@@ -102,13 +109,13 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
         for cand in cands {
             let subjects = match started.get(&cand.key) {
                 Some((_, s)) => s.clone(),
-                None => match start(state, &sheet, &cand) {
-                    Some(s) => {
-                        started.insert(cand.key, (cand.clone(), s.clone()));
-                        s
-                    }
-                    None => continue,
-                },
+                None => {
+                    // Decided once per derivation: an effect that does not exist when its first
+                    // part would apply applies none of its parts (seed 004, "Smash It Up").
+                    let s = start(state, &sheet, &cand).unwrap_or_default();
+                    started.insert(cand.key, (cand.clone(), s.clone()));
+                    s
+                }
             };
             let reason = if cand.defining {
                 Reason::CharacteristicDefining
@@ -215,7 +222,11 @@ fn gather(
                 defining: e.def.defining,
                 source: Some(e.source),
                 source_name: e.source_name.clone(),
-                created: Some((e.controller, e.locked.clone())),
+                created: Some(Created {
+                    you: e.controller,
+                    locked: e.locked.clone(),
+                    targets: e.targets.clone(),
+                }),
             });
         }
     }
@@ -223,8 +234,8 @@ fn gather(
 }
 
 fn you_of(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<PlayerId> {
-    if let Some((p, _)) = &cand.created {
-        return Some(*p);
+    if let Some(c) = &cand.created {
+        return Some(c.you);
     }
     let src = cand.source?;
     match state.controller_char {
@@ -244,14 +255,29 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
         (Body::Counter { .. }, _, EffectKey::Counter { object, .. }) => {
             Some(vec![Subject::Object(object)])
         }
-        (Body::Effect(_), Some((_, locked)), _) => Some(match locked {
-            Locked::Objects(list) => list
-                .iter()
-                .filter(|(o, inc)| state.object(*o).incarnation == *inc)
-                .map(|(o, _)| Subject::Object(*o))
-                .collect(),
-            Locked::Players(list) => list.iter().map(|p| Subject::Player(*p)).collect(),
-        }),
+        (Body::Effect(def), Some(created), _) => {
+            // "As long as" on a created effect is tested on its source, as for a static ability.
+            if let (Some(w), Some(src)) = (&def.while_cond, cand.source) {
+                let ctx = Ctx {
+                    state,
+                    sheet,
+                    source: Some(src),
+                    you: Some(created.you),
+                    targets: &created.targets,
+                };
+                if !ctx.test(w, Subject::Object(src)) {
+                    return None;
+                }
+            }
+            Some(match &created.locked {
+                Locked::Objects(list) => list
+                    .iter()
+                    .filter(|(o, inc)| state.object(*o).incarnation == *inc)
+                    .map(|(o, _)| Subject::Object(*o))
+                    .collect(),
+                Locked::Players(list) => list.iter().map(|p| Subject::Player(*p)).collect(),
+            })
+        }
         (
             Body::Effect(def),
             None,
@@ -320,12 +346,16 @@ fn apply(
     let mut changes: Vec<(SlotTarget, Value)> = Vec::new();
     let mut touched: Vec<SlotTarget> = Vec::new();
     {
+        let targets: &[ObjectId] = match &cand.created {
+            Some(c) => &c.targets,
+            None => &[],
+        };
         let ctx = Ctx {
             state,
             sheet,
             source: cand.source,
             you: you_of(state, sheet, cand),
-            targets: &[],
+            targets,
         };
         match &cand.body {
             Body::Counter { kind, count } => {
@@ -453,18 +483,7 @@ fn change(ctx: &Ctx, sheet: &Sheet, subject: Subject, op: &Op) -> Vec<(SlotTarge
             };
             Value::Abilities(have.into_iter().filter(|a| !list.contains(a)).collect())
         }
-        Change::SetPlayer(r) => {
-            let p = match r {
-                crate::condition::PlayerRef::You => ctx.you,
-                crate::condition::PlayerRef::Active => Some(ctx.state.active),
-                crate::condition::PlayerRef::Owner => match subject {
-                    Subject::Object(o) => Some(ctx.state.object(o).owner),
-                    Subject::Player(p) => Some(p),
-                },
-                crate::condition::PlayerRef::Opponent => None,
-            };
-            Value::Player(p)
-        }
+        Change::SetPlayer(r) => Value::Player(ctx.player(*r, subject)),
         Change::SetText(t) => Value::Text(t.clone()),
     };
     vec![(op.target, v)]

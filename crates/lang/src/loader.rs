@@ -176,7 +176,7 @@ pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathB
     let dir = from.parent().unwrap_or(Path::new("."));
     let rel = dir.join(name);
     if name.contains('/') || name.ends_with(&format!(".{ext}")) {
-        return rel.exists().then_some(rel);
+        return (rel.is_file() || (rel.is_dir() && folder != "rulesets")).then_some(rel);
     }
     // A scenario outside any project (a user's own folder) uses the project of the working folder.
     let root = root_of(from).or_else(|| root_of(&Path::new(".").join("here")))?;
@@ -184,8 +184,9 @@ pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathB
     if file.is_file() {
         return Some(file);
     }
+    // Content may be a folder of files; a ruleset is one file.
     let d = root.join(folder).join(name);
-    d.is_dir().then_some(d)
+    (d.is_dir() && folder != "rulesets").then_some(d)
 }
 
 /// Every file with the extension under a path (the path itself if a file), sorted.

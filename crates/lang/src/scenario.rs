@@ -148,6 +148,24 @@ fn run_step(
                 )?;
             }
         }
+        StepKind::EnterTogether(list) => {
+            let news = list
+                .iter()
+                .map(|e| NewObject {
+                    class: e.class,
+                    name: None,
+                    owner: PlayerId(e.owner as u8),
+                    controller: e.controller.map(|c| PlayerId(c as u8)),
+                    zone: e.zone,
+                })
+                .collect();
+            let out = act(state, Action::Create(news))?;
+            for (e, id) in list.iter().zip(out.created) {
+                if let Some(a) = &e.alias {
+                    names.insert(a.clone(), id);
+                }
+            }
+        }
         StepKind::Move { obj: r, zone } => {
             let o = obj(state, names, &r)?;
             act(state, Action::Move { object: o, zone })?;
@@ -178,8 +196,11 @@ fn run_step(
             by,
             targets,
         } => {
+            let exists =
+                names.contains_key(&card.name) || state.objects().any(|o| *o.name == *card.name);
             let spell = match find(state, names, &card.name) {
                 Ok(o) => o,
+                Err(m) if exists => return Err((Some(card.span), m)),
                 Err(_) => {
                     let Some(class) = class else {
                         return Err((

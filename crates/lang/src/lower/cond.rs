@@ -31,14 +31,19 @@ pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     })
 }
 
-fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
-    // "each creature you control": `each`, `every`, `all` read well and mean nothing more.
+/// "each creature you control", "a creature an opponent controls": these words read well and mean
+/// nothing more.
+fn filler(c: &mut Cursor) {
     while c.eat_word("each")
         || c.eat_word("every")
         || c.eat_word("all")
         || c.eat_word("a")
         || c.eat_word("an")
     {}
+}
+
+fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    filler(c);
     let mut parts = vec![unary(env, c, allow)?];
     loop {
         if c.eat_word("and") {
@@ -61,6 +66,7 @@ fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
 }
 
 fn unary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    filler(c);
     if c.eat_word("not") {
         return Ok(Cond::Not(Box::new(unary(env, c, allow)?)));
     }
@@ -101,6 +107,21 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     let span = tok.span;
     // Player phrases: "you control", "an opponent controls", "you own", and players themselves.
     let save = c.pos;
+    let dotted = c.peek_at(1).is_some_and(|t| t.is_punct("."));
+    if dotted {
+        // `you.life > 3`, `enchanted.power >= 2`: a comparison.
+        if let Some(w) = c.peek().and_then(|t| t.word()) {
+            if matches!(
+                w,
+                "you" | "opponent" | "owner" | "enchanted" | "equipped" | "attached" | "fortified"
+            ) {
+                return comparison(env, c, allow);
+            }
+        }
+    }
+    if matches!(word, "sum" | "none") {
+        return comparison(env, c, allow);
+    }
     if let Some(p) = player_ref(c) {
         if c.eat_word("control") || c.eat_word("controls") {
             return Ok(Cond::ControlledBy(p));
@@ -152,7 +173,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             }
             return Ok(Cond::IsTarget);
         }
-        "enchanted" | "equipped" | "attached" | "fortified" => {
+        "enchanted" | "equipped" | "attached" | "fortified" if !dotted => {
             c.bump();
             return Ok(Cond::IsAttached);
         }

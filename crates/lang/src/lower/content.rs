@@ -71,6 +71,12 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 }
                 spell = Some(spell_def(env, item, text)?);
             }
+            Some(kw @ ("static" | "defining")) if rs.char_id(kw).is_none() => {
+                ic.bump();
+                return Err(ic.err(&format!(
+                    "the {kw} ability's rules text as a string after `{kw}`"
+                )));
+            }
             Some(w) if rs.char_id(w).is_some() => {
                 no_block(item)?;
                 let ch = rs.char_id(w).expect("checked");

@@ -24,6 +24,7 @@ const KINDS: [&str; 6] = [
 pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
     let mut env = Env::default();
     let mut seen = false;
+    let mut spans = Vec::new();
     for s in stmts {
         let mut c = Cursor::new(&s.head);
         if !c.eat_word("ruleset") {
@@ -40,7 +41,12 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         c.finish()?;
         env.ruleset.name = name;
         for item in block(s, "the ruleset")? {
+            let before = env.ruleset.layers.len();
             item_stmt(&mut env, item)?;
+            spans.extend(std::iter::repeat_n(
+                item.head[0].span,
+                env.ruleset.layers.len() - before,
+            ));
         }
     }
     if !seen {
@@ -49,15 +55,15 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
             "empty ruleset file: expected `ruleset \"name\" { ... }`",
         ));
     }
-    check_order(&env, stmts)?;
+    check_order(&env, &spans)?;
     Ok(env)
 }
 
 /// Seed 003, "Players and Rules": player and rules effects apply after every object layer.
-fn check_order(env: &Env, stmts: &[Stmt]) -> Res<()> {
+fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
     let rs = &env.ruleset;
     let mut seen_player = None;
-    for l in &rs.layers {
+    for (l, span) in rs.layers.iter().zip(spans) {
         let has_char = l
             .slots
             .iter()
@@ -68,7 +74,7 @@ fn check_order(env: &Env, stmts: &[Stmt]) -> Res<()> {
             .any(|s| matches!(s.target, SlotTarget::Prop(_)));
         if has_char && has_prop {
             return Err(Diagnostic::new(
-                stmts[0].head[0].span,
+                *span,
                 format!("layer {} mixes object characteristics and player properties: expected one or the other", l.label),
             ));
         }
@@ -77,7 +83,7 @@ fn check_order(env: &Env, stmts: &[Stmt]) -> Res<()> {
         } else if has_char {
             if let Some(p) = seen_player {
                 return Err(Diagnostic::new(
-                    stmts[0].head[0].span,
+                    *span,
                     format!(
                         "layer {} changes objects but comes after player layer {}: player and rules layers must come after every object layer (seed 003)",
                         l.label, p.label
@@ -213,10 +219,9 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
         "layer" => {
             let (label, _) = c.label("a layer label such as `4` or `7`")?;
             let (lname, _) = c.name_or_string("the layer's name")?;
-            if c.eat_punct(":") {
-                no_block(s)?;
-                let slots = slots(env, &mut c)?;
-                push_layer(env, label, lname, slots, false, kws)?;
+            if c.peek().is_some_and(|t| t.is_punct(":")) {
+                let (slots, counters) = entries(env, s, &mut c)?;
+                push_layer(env, label, lname, slots, counters, kws)?;
             } else {
                 c.finish()?;
                 let items = block(s, "the layer's sublayers or entries")?;

@@ -5,7 +5,6 @@ use super::content::{class, is_class};
 use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
-use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::content::Content;
 use rulecraft_core::ids::CounterId;
@@ -70,6 +69,7 @@ pub enum Expect {
 #[derive(Clone, Debug)]
 pub enum StepKind {
     Enter(Enter),
+    EnterTogether(Vec<Enter>),
     Move {
         obj: Ref,
         zone: ZoneId,
@@ -117,9 +117,9 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-const ITEMS: [&str; 15] = [
-    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "move",
-    "attach", "put", "cast", "end", "set", "expect",
+const ITEMS: [&str; 18] = [
+    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "together",
+    "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -243,6 +243,28 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 continue;
             }
             "enter" => StepKind::Enter(cx.enter(&mut c)?),
+            "together" => {
+                // Objects that enter at once: the active player orders their timestamps (seed 003).
+                c.finish()?;
+                let mut list = Vec::new();
+                for e in block(item, "the objects that enter together")? {
+                    no_block(e)?;
+                    let mut ec = Cursor::new(&e.head);
+                    let en = cx.enter(&mut ec)?;
+                    if en.attached_to.is_some() || !en.counters.is_empty() {
+                        return Err(Diagnostic::new(
+                            e.head[0].span,
+                            "objects entering together take no `attached to` or `with`: attach or put counters in a later step",
+                        ));
+                    }
+                    list.push(en);
+                }
+                steps.push(Step {
+                    kind: StepKind::EnterTogether(list),
+                    span,
+                });
+                continue;
+            }
             "move" => {
                 let obj = obj_ref(&mut c)?;
                 c.expect_word("to")?;
@@ -470,9 +492,8 @@ impl Cx<'_> {
     /// or `in ZONE`; or `expect PLAYER PROP = N, ...`.
     fn expect(&self, c: &mut Cursor) -> Res<Vec<(Expect, Span)>> {
         let (name, span) = c.name_or_string("an object or a player")?;
-        let is_string = matches!(c.toks[c.pos - 1].tok, Tok::Str(_));
         let mut out = Vec::new();
-        if !is_string && self.players.contains(&name) {
+        if self.players.contains(&name) {
             let player = self.player_named(&name, span)?;
             loop {
                 let start = c.here();
