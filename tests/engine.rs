@@ -264,3 +264,16 @@ fn clones_are_independent() {
     assert_eq!(t.characteristic(a, power).number(), Some(3));
     assert_eq!(s.characteristic(a, power).number(), Some(2));
 }
+
+/// Arithmetic past the largest number gives no value rather than a panic or a wrapped number.
+#[test]
+fn overflow_has_no_value() {
+    let mut loader = Loader::new();
+    let (env, sc) = loader
+        .scenarios(Path::new("tests/data/overflow.scenario"))
+        .unwrap()
+        .remove(0);
+    let r = run(&env, &sc, None);
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert_eq!(r.checked, 2);
+}

@@ -250,7 +250,7 @@ impl Ctx<'_> {
                 .object_ids()
                 .filter(|o| self.test(c, Subject::Object(*o)))
                 .filter_map(|o| self.sheet.objects[o.index()][ch.index()].number())
-                .sum(),
+                .try_fold(0i64, |a, n| a.checked_add(n))?,
             NumExpr::SetSize(r, c) => {
                 let o = self.object(*r, this)?;
                 match &self.sheet.objects[o.index()][c.index()] {
@@ -261,7 +261,7 @@ impl Ctx<'_> {
             }
             NumExpr::Counters(r, k) => {
                 let o = self.object(*r, this)?;
-                self.state.object(o).counter_count(*k)
+                self.state.object(o).counter_count(*k)?
             }
             NumExpr::Add(a, b) => self.eval(a, this)?.checked_add(self.eval(b, this)?)?,
             NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,

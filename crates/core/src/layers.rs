@@ -362,7 +362,10 @@ fn apply(
                 for (c, d) in &state.ruleset.counters[kind.index()].changes {
                     let t = SlotTarget::Char(*c);
                     let cur = current(sheet, subject, t);
-                    let v = Value::Number(cur.number().and_then(|n| n.checked_add(d * count)));
+                    let v = Value::Number(
+                        cur.number()
+                            .and_then(|n| n.checked_add(d.checked_mul(*count)?)),
+                    );
                     touched.push(t);
                     changes.push((t, v));
                 }

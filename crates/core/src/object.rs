@@ -34,11 +34,11 @@ pub struct GameObject {
 }
 
 impl GameObject {
-    pub fn counter_count(&self, kind: CounterId) -> i64 {
+    /// How many counters of a kind; `None` if the count does not fit a number.
+    pub fn counter_count(&self, kind: CounterId) -> Option<i64> {
         self.counters
             .iter()
             .filter(|c| c.kind == kind)
-            .map(|c| c.count)
-            .sum()
+            .try_fold(0i64, |a, c| a.checked_add(c.count))
     }
 }

@@ -136,7 +136,7 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                     let n: i64 = text[start..i].parse().map_err(|_| {
                         Diagnostic::new(
                             Span::new(file, start, i),
-                            "number too large: expected at most 19 digits",
+                            "number too large: expected at most 9223372036854775807",
                         )
                     })?;
                     out.push(Token {

@@ -130,13 +130,23 @@ impl Loader {
                 .clone()
                 .expect("header checks the ruleset is named");
             let rpath = resolve(path, &rname, "rulesets", RULESET_EXT).ok_or_else(|| {
-                Diagnostic::new(rspan, format!("no ruleset `{rname}`: expected a file rulesets/{rname}.{RULESET_EXT} under the project root, or a path to a .{RULESET_EXT} file"))
+                let msg = if is_path(&rname, RULESET_EXT) {
+                    format!("no ruleset file `{rname}`: expected a path to a .{RULESET_EXT} file, relative to this scenario's folder")
+                } else {
+                    format!("no ruleset `{rname}`: expected a file rulesets/{rname}.{RULESET_EXT} under the project root, or a path to a .{RULESET_EXT} file")
+                };
+                Diagnostic::new(rspan, msg)
             })?;
             let env = self.ruleset(&rpath, Some(rspan))?;
             let mut files = Vec::new();
             for (cname, cspan) in &header.content {
                 let p = resolve(path, cname, "content", CONTENT_EXT).ok_or_else(|| {
-                    Diagnostic::new(*cspan, format!("no content `{cname}`: expected a folder content/{cname}/ or a file content/{cname}.{CONTENT_EXT} under the project root, or a path"))
+                    let msg = if is_path(cname, CONTENT_EXT) {
+                        format!("no content file or folder `{cname}`: expected a path relative to this scenario's folder")
+                    } else {
+                        format!("no content `{cname}`: expected a folder content/{cname}/ or a file content/{cname}.{CONTENT_EXT} under the project root, or a path")
+                    };
+                    Diagnostic::new(*cspan, msg)
                 })?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
@@ -175,7 +185,7 @@ pub fn root_of(from: &Path) -> Option<PathBuf> {
 pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathBuf> {
     let dir = from.parent().unwrap_or(Path::new("."));
     let rel = dir.join(name);
-    if name.contains('/') || name.ends_with(&format!(".{ext}")) {
+    if is_path(name, ext) {
         return (rel.is_file() || (rel.is_dir() && folder != "rulesets")).then_some(rel);
     }
     // A scenario outside any project (a user's own folder) uses the project of the working folder.
@@ -187,6 +197,11 @@ pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathB
     // Content may be a folder of files; a ruleset is one file.
     let d = root.join(folder).join(name);
     (d.is_dir() && folder != "rulesets").then_some(d)
+}
+
+/// Whether a scenario's name for a file is a path rather than a name to look up.
+fn is_path(name: &str, ext: &str) -> bool {
+    name.contains('/') || name.ends_with(&format!(".{ext}"))
 }
 
 /// Every file with the extension under a path (the path itself if a file), sorted.

@@ -75,7 +75,7 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
         if has_char && has_prop {
             return Err(Diagnostic::new(
                 *span,
-                format!("layer {} mixes object characteristics and player properties: expected one or the other", l.label),
+                format!("layer `{}` mixes object characteristics and player properties: expected one or the other", l.label),
             ));
         }
         if has_prop {
@@ -85,7 +85,7 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
                 return Err(Diagnostic::new(
                     *span,
                     format!(
-                        "layer {} changes objects but comes after player layer {}: player and rules layers must come after every object layer (seed 003)",
+                        "layer `{}` changes objects but comes after player layer `{}`: player and rules layers must come after every object layer (seed 003)",
                         l.label, p.label
                     ),
                 ));

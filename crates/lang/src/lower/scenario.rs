@@ -202,6 +202,12 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             c.finish()?;
         }
     }
+    if players.len() > 255 {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "too many players: expected at most 255",
+        ));
+    }
     if players.is_empty() {
         return Err(Diagnostic::new(
             s.head[0].span,

@@ -1,0 +1,120 @@
+//! Malformed inputs and the exact one-line diagnostic each one produces.
+//!
+//! Every file in `tests/bad/` (not in its `helpers/` folder) is one case: `NAME.rules` is loaded
+//! as a ruleset, `NAME.cards` as content against `rulesets/mtg-2020.rules`, `NAME.scenario` as a
+//! scenario file. Each must fail to load, and `Loader::short` of the error must equal the trimmed
+//! text of `NAME.EXT.expected` next to it. Files in `helpers/` are named by scenarios (rulesets
+//! and content given by path) and are not cases themselves.
+
+use rulecraft_lang::loader::{LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT};
+use std::path::{Path, PathBuf};
+
+const BAD_DIR: &str = "tests/bad";
+const CONTENT_RULESET: &str = "rulesets/mtg-2020.rules";
+const MIN_CASES: usize = 30;
+
+/// Loads one bad file the way its extension says; `Ok` carries a note on what loaded.
+fn load(loader: &mut Loader, path: &Path) -> Result<Result<String, LoadError>, String> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Ok(match ext {
+        RULESET_EXT => loader
+            .ruleset(path, None)
+            .map(|env| format!("ruleset `{}` loaded", env.ruleset.name)),
+        CONTENT_EXT => {
+            let rpath = Path::new(CONTENT_RULESET);
+            let env = loader
+                .ruleset(rpath, None)
+                .map_err(|e| format!("{CONTENT_RULESET} does not load: {}", loader.short(&e)))?;
+            loader
+                .content(&env, rpath, &[path.to_path_buf()], None)
+                .map(|c| format!("{} object classes loaded", c.classes.len()))
+        }
+        SCENARIO_EXT => loader
+            .scenarios(path)
+            .map(|list| format!("{} scenarios loaded", list.len())),
+        other => {
+            return Err(format!(
+                "unknown extension `{other}`: expected .rules, .cards or .scenario"
+            ))
+        }
+    })
+}
+
+/// The bad files, sorted: every file in `tests/bad` but the `.expected` files and subfolders.
+fn cases() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(BAD_DIR)
+        .unwrap_or_else(|e| panic!("cannot read {BAD_DIR}: {e}"))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "expected"))
+        .map(|p| Path::new(BAD_DIR).join(p.file_name().expect("a file name")))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_bad_input_fails_with_its_expected_message() {
+    let cases = cases();
+    let mut failures = Vec::new();
+    for path in &cases {
+        let expected_path = PathBuf::from(format!("{}.expected", path.display()));
+        let expected = match std::fs::read_to_string(&expected_path) {
+            Ok(t) => t.trim().to_string(),
+            Err(e) => {
+                failures.push(format!(
+                    "{}: cannot read {}: {e}",
+                    path.display(),
+                    expected_path.display()
+                ));
+                continue;
+            }
+        };
+        let mut loader = Loader::new();
+        let actual = match load(&mut loader, path) {
+            Err(msg) => {
+                failures.push(format!("{}: {msg}", path.display()));
+                continue;
+            }
+            Ok(Ok(note)) => format!("(no error: {note})"),
+            Ok(Err(e)) => loader.short(&e),
+        };
+        if actual != expected {
+            failures.push(format!(
+                "{}:\n    expected: {expected}\n    actual:   {actual}",
+                path.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad inputs did not fail as expected:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn there_are_enough_bad_inputs() {
+    let n = cases().len();
+    assert!(
+        n >= MIN_CASES,
+        "expected at least {MIN_CASES} bad inputs in {BAD_DIR}, found {n}"
+    );
+}
+
+#[test]
+fn every_expected_file_has_its_input() {
+    let orphans: Vec<String> = std::fs::read_dir(BAD_DIR)
+        .unwrap_or_else(|e| panic!("cannot read {BAD_DIR}: {e}"))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "expected") && !p.with_extension("").is_file()
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        orphans.is_empty(),
+        ".expected files with no input next to them: {orphans:?}"
+    );
+}
