@@ -277,3 +277,94 @@ fn this_object(s: Subject) -> Option<ObjectId> {
         Subject::Player(_) => None,
     }
 }
+
+/// A set of characteristics and player properties: what an effect reads or writes, used to prune
+/// the dependency checks of seed 003 to pairs that can interact.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    chars: Vec<u64>,
+    props: Vec<u64>,
+}
+
+impl Footprint {
+    fn set(bits: &mut Vec<u64>, i: usize) {
+        if bits.len() <= i / 64 {
+            bits.resize(i / 64 + 1, 0);
+        }
+        bits[i / 64] |= 1 << (i % 64);
+    }
+    pub fn add_char(&mut self, c: CharId) {
+        Self::set(&mut self.chars, c.index());
+    }
+    pub fn add_prop(&mut self, p: PropId) {
+        Self::set(&mut self.props, p.index());
+    }
+    pub fn union(&mut self, other: &Footprint) {
+        for (bits, o) in [(&mut self.chars, &other.chars), (&mut self.props, &other.props)] {
+            if bits.len() < o.len() {
+                bits.resize(o.len(), 0);
+            }
+            for (a, b) in bits.iter_mut().zip(o) {
+                *a |= b;
+            }
+        }
+    }
+    pub fn intersects(&self, other: &Footprint) -> bool {
+        let any = |a: &[u64], b: &[u64]| a.iter().zip(b).any(|(x, y)| x & y != 0);
+        any(&self.chars, &other.chars) || any(&self.props, &other.props)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.chars.iter().chain(&self.props).all(|b| *b == 0)
+    }
+}
+
+impl Cond {
+    /// Adds every characteristic and property this condition reads; `controller` is the ruleset's
+    /// controller characteristic, read by "you control".
+    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
+        match self {
+            Cond::True
+            | Cond::InZone(_)
+            | Cond::InPlay
+            | Cond::IsSource
+            | Cond::IsTarget
+            | Cond::IsAttached
+            | Cond::IsPlayer(_)
+            | Cond::AnyPlayer
+            | Cond::OwnedBy(_) => {}
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
+            Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
+            Cond::Has(_, ch, _) => out.add_char(*ch),
+            Cond::Cmp(a, _, b) => {
+                a.reads(controller, out);
+                b.reads(controller, out);
+            }
+            Cond::ControlledBy(_) => {
+                if let Some(c) = controller {
+                    out.add_char(c);
+                }
+            }
+        }
+    }
+}
+
+impl NumExpr {
+    /// Adds every characteristic and property this expression reads.
+    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
+        match self {
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Counters(..) => {}
+            NumExpr::Char(_, c) | NumExpr::SetSize(_, c) => out.add_char(*c),
+            NumExpr::Prop(_, p) => out.add_prop(*p),
+            NumExpr::Count(c) => c.reads(controller, out),
+            NumExpr::Sum(ch, c) => {
+                out.add_char(*ch);
+                c.reads(controller, out);
+            }
+            NumExpr::Add(a, b) | NumExpr::Sub(a, b) | NumExpr::Mul(a, b) => {
+                a.reads(controller, out);
+                b.reads(controller, out);
+            }
+            NumExpr::Neg(a) => a.reads(controller, out),
+        }
+    }
+}

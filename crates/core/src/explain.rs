@@ -21,6 +21,19 @@ pub enum Reason {
         previous: String,
         previous_timestamp: u64,
     },
+    /// Waited until the effects it depends on had applied (seed 003, "Dependency").
+    Dependency { timestamp: u64, on: Vec<DependsOn> },
+    /// In a dependency loop: its members apply in timestamp order (seed 003).
+    Loop { timestamp: u64, members: Vec<String> },
+}
+
+/// An effect that another waited for, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DependsOn {
+    pub effect: String,
+    pub timestamp: u64,
+    /// "changes what it applies to", "changes whether it exists", "changes what it does".
+    pub why: String,
 }
 
 impl fmt::Display for Reason {
@@ -39,6 +52,18 @@ impl fmt::Display for Reason {
             } => write!(
                 f,
                 "timestamp {timestamp}: after {previous} (timestamp {previous_timestamp})"
+            ),
+            Reason::Dependency { timestamp, on } => {
+                let list: Vec<String> = on
+                    .iter()
+                    .map(|d| format!("{} (timestamp {}; dependency: it {})", d.effect, d.timestamp, d.why))
+                    .collect();
+                write!(f, "timestamp {timestamp}, but after {}", list.join(", "))
+            }
+            Reason::Loop { timestamp, members } => write!(
+                f,
+                "timestamp {timestamp}: in a dependency loop of {}, applied in timestamp order",
+                members.join(", ")
             ),
         }
     }

@@ -3,10 +3,10 @@
 //! timestamp order. An effect that began applying in one layer keeps applying its later parts to
 //! the same objects (seed 003, "Timestamp", first paragraph; seed 004, "Smash It Up").
 
-use crate::condition::{Ctx, Sheet, Subject};
+use crate::condition::{Ctx, Footprint, Sheet, Subject};
 use crate::effect::{Affects, Change, EffectDef, Locked, Op};
-use crate::explain::{Explanation, Reason, Step};
-use crate::ids::{ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
+use crate::explain::{DependsOn, Explanation, Reason, Step};
+use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
 use crate::ruleset::SlotTarget;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
@@ -69,6 +69,73 @@ impl Candidate {
         (!self.defining, self.timestamp, self.key)
     }
 
+    /// The evaluation context of this effect: its source, "you" and targets.
+    fn ctx<'a>(&'a self, state: &'a GameState, sheet: &'a Sheet) -> Ctx<'a> {
+        Ctx {
+            state,
+            sheet,
+            source: self.source,
+            you: you_of(state, sheet, self),
+            targets: match &self.created {
+                Some(c) => &c.targets,
+                None => &[],
+            },
+        }
+    }
+
+    /// Every characteristic this effect's existence, subjects and values read.
+    fn reads(&self, state: &GameState, controller: Option<CharId>) -> Footprint {
+        let mut f = Footprint::default();
+        if let Body::Effect(def) = &self.body {
+            match &def.affects {
+                Affects::Objects(c) | Affects::Players(c) => c.reads(controller, &mut f),
+            }
+            if let Some(w) = &def.while_cond {
+                w.reads(controller, &mut f);
+            }
+            for op in &def.ops {
+                if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                    e.reads(controller, &mut f);
+                }
+            }
+            if self.created.is_none() {
+                // A static ability exists while its source has it; "you" is its controller.
+                if let Some(a) = state.abilities_char {
+                    f.add_char(a);
+                }
+                if let Some(c) = controller {
+                    f.add_char(c);
+                }
+            }
+        }
+        f
+    }
+
+    /// Every characteristic this effect changes in `layer`.
+    fn writes(&self, state: &GameState, layer: LayerId) -> Footprint {
+        let mut f = Footprint::default();
+        let mut add = |t: SlotTarget| match t {
+            SlotTarget::Char(c) => f.add_char(c),
+            SlotTarget::Prop(p) => f.add_prop(p),
+        };
+        match &self.body {
+            Body::Effect(def) => {
+                for op in def.ops.iter().filter(|o| o.layer == layer) {
+                    add(op.target);
+                    if let Change::SwitchWith(other) = op.change {
+                        add(SlotTarget::Char(other));
+                    }
+                }
+            }
+            Body::Counter { kind, .. } => {
+                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                    add(SlotTarget::Char(*c));
+                }
+            }
+        }
+        f
+    }
+
     /// How a later step names this one: the source, or the source's counters.
     fn label(&self, state: &GameState) -> String {
         match &self.body {
@@ -89,38 +156,169 @@ impl Candidate {
     }
 }
 
+/// What an effect would do now: whether it exists, whom it affects and the values its operations
+/// would use. Seed 003: A depends on B when applying B would change A's existence, what it applies
+/// to, or what it does to those things — but not merely how much (the second Mind Bend example).
+#[derive(PartialEq)]
+struct Instruction {
+    exists: bool,
+    subjects: Vec<Subject>,
+    params: Vec<Option<i64>>,
+}
+
+/// Why one effect waits for another (seed 003, "Dependency", (b)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DepKind {
+    Existence,
+    AppliesTo,
+    WhatItDoes,
+}
+
+impl DepKind {
+    fn text(self) -> &'static str {
+        match self {
+            DepKind::Existence => "changes whether it exists",
+            DepKind::AppliesTo => "changes what it applies to",
+            DepKind::WhatItDoes => "changes what it does",
+        }
+    }
+}
+
+/// An effect that began applying, with the subjects it applies to in every later layer; `None` if
+/// it did not exist when its first part would have applied.
+type Started = HashMap<EffectKey, (Candidate, Option<Vec<Subject>>)>;
+
+struct Deriver<'a> {
+    state: &'a GameState,
+    sheet: Sheet,
+    expl: Option<Explanation>,
+    started: Started,
+    /// When a static ability was granted to an object, for its effect's timestamp (seed 003: "the
+    /// timestamp of the effect that created the ability, whichever is later").
+    grants: HashMap<(ObjectId, Ability), Timestamp>,
+}
+
 /// Derives every characteristic and player property. With `explain`, records each step.
 pub fn derive(state: &GameState, explain: bool) -> Derived {
     let rs = &state.ruleset;
-    let mut sheet = state.base_sheet();
-    let mut expl = explain.then(|| Explanation {
+    let sheet = state.base_sheet();
+    let expl = explain.then(|| Explanation {
         base: sheet.clone(),
         objects: vec![vec![Vec::new(); rs.characteristics.len()]; state.objects.len()],
         players: vec![vec![Vec::new(); rs.props.len()]; state.players.len()],
     });
-    // Effects that began applying, with the subjects they apply to in every later layer.
-    let mut started: HashMap<EffectKey, (Candidate, Vec<Subject>)> = HashMap::new();
+    let mut d = Deriver {
+        state,
+        sheet,
+        expl,
+        started: HashMap::new(),
+        grants: HashMap::new(),
+    };
+    for li in 0..rs.layers.len() {
+        d.layer(LayerId(li as u16));
+    }
+    Derived {
+        sheet: d.sheet,
+        explanation: d.expl,
+    }
+}
 
-    for (li, layer) in rs.layers.iter().enumerate() {
-        let lid = LayerId(li as u16);
-        let mut cands = gather(state, &sheet, lid, &started);
-        cands.sort_by_key(|c| c.order_key());
+impl Deriver<'_> {
+    fn layer(&mut self, lid: LayerId) {
+        let layer = &self.state.ruleset.layers[lid.index()];
+        let cands = gather(self.state, &self.sheet, lid, &self.started, &self.grants);
+        // Seed 003: characteristic-defining effects first; a layer may also order by kind of
+        // change (seed 004, layer 8: additions, then subtractions, then setting effects).
+        let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
+        for c in cands {
+            let key = (!c.defining, kind_rank(&c, lid, &layer.kind_order));
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(c),
+                None => groups.push((key, vec![c])),
+            }
+        }
+        groups.sort_by_key(|(k, _)| *k);
         let mut previous: Option<(String, u64)> = None;
-        for cand in cands {
-            let subjects = match started.get(&cand.key) {
-                Some((_, s)) => s.clone(),
+        for (_, group) in groups {
+            self.group(lid, group, &mut previous);
+        }
+    }
+
+    /// Applies one group of effects of a layer: each effect waits for those it depends on; the
+    /// rest go in timestamp order; a dependency loop falls back to timestamp order for its members
+    /// only. Dependencies are re-evaluated after each application.
+    fn group(&mut self, lid: LayerId, mut pending: Vec<Candidate>, previous: &mut Option<(String, u64)>) {
+        let state = self.state;
+        let layer = &state.ruleset.layers[lid.index()];
+        pending.sort_by_key(|c| c.order_key());
+        let controller = state.controller_char;
+        let mut reads: Vec<Footprint> = pending.iter().map(|c| c.reads(state, controller)).collect();
+        let mut writes: Vec<Footprint> = pending.iter().map(|c| c.writes(state, lid)).collect();
+        // What each effect waited for, for its explanation.
+        let mut waited: HashMap<EffectKey, Vec<(String, u64, DepKind)>> = HashMap::new();
+        while !pending.is_empty() {
+            let n = pending.len();
+            let mut deps: Vec<Vec<(usize, DepKind)>> = vec![Vec::new(); n];
+            if layer.dependency && n > 1 {
+                for a in 0..n {
+                    if reads[a].is_empty() {
+                        continue;
+                    }
+                    for b in 0..n {
+                        if a != b && writes[b].intersects(&reads[a]) {
+                            if let Some(k) = self.depends(lid, &pending[a], &pending[b]) {
+                                deps[a].push((b, k));
+                            }
+                        }
+                    }
+                }
+            }
+            for (a, ds) in deps.iter().enumerate() {
+                for (b, k) in ds {
+                    let w = waited.entry(pending[a].key).or_default();
+                    let entry = (pending[*b].label(state), pending[*b].timestamp.0, *k);
+                    if !w.contains(&entry) {
+                        w.push(entry);
+                    }
+                }
+            }
+            let (pick, loop_members) = match (0..n).find(|i| deps[*i].is_empty()) {
+                Some(i) => (i, None),
                 None => {
-                    // Decided once per derivation: an effect that does not exist when its first
-                    // part would apply applies none of its parts (seed 004, "Smash It Up").
-                    let s = start(state, &sheet, &cand).unwrap_or_default();
-                    started.insert(cand.key, (cand.clone(), s.clone()));
-                    s
+                    let members = sink_loop(&deps);
+                    (members[0], Some(members))
                 }
             };
-            let reason = if cand.defining {
+            let cand = pending.remove(pick);
+            reads.remove(pick);
+            writes.remove(pick);
+            let reason = if let Some(members) = loop_members {
+                Reason::Loop {
+                    timestamp: cand.timestamp.0,
+                    members: members
+                        .iter()
+                        .map(|m| {
+                            let c = if *m == pick { &cand } else { &pending[*m - usize::from(*m > pick)] };
+                            format!("{} (timestamp {})", c.label(state), c.timestamp.0)
+                        })
+                        .collect(),
+                }
+            } else if let Some(w) = waited.get(&cand.key) {
+                Reason::Dependency {
+                    timestamp: cand.timestamp.0,
+                    on: w
+                        .iter()
+                        .map(|(n, t, k)| DependsOn {
+                            effect: n.clone(),
+                            timestamp: *t,
+                            why: k.text().to_string(),
+                        })
+                        .collect(),
+                }
+            } else if cand.defining {
                 Reason::CharacteristicDefining
             } else {
-                match &previous {
+                match previous.as_ref() {
                     None => Reason::FirstByTimestamp {
                         timestamp: cand.timestamp.0,
                     },
@@ -131,21 +329,172 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
                     },
                 }
             };
-            let mut applied = false;
-            for subject in subjects {
-                applied |= apply(
-                    state, &mut sheet, &cand, lid, subject, &reason, &mut expl, layer,
-                );
-            }
-            if applied && !cand.defining {
-                previous = Some((cand.label(state), cand.timestamp.0));
+            if self.apply_effect(lid, &cand, &reason) && !cand.defining {
+                *previous = Some((cand.label(state), cand.timestamp.0));
             }
         }
     }
-    Derived {
-        sheet,
-        explanation: expl,
+
+    /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
+    /// or what it does? Tested by applying `b` to the values as they stand and undoing it.
+    fn depends(&mut self, lid: LayerId, a: &Candidate, b: &Candidate) -> Option<DepKind> {
+        let before = self.instruction(lid, a);
+        let undo = self.scratch_apply(lid, b);
+        let after = self.instruction(lid, a);
+        for (subject, target, old) in undo.into_iter().rev() {
+            *slot_mut(&mut self.sheet, subject, target) = old;
+        }
+        if before.exists != after.exists {
+            Some(DepKind::Existence)
+        } else if before.subjects != after.subjects {
+            Some(DepKind::AppliesTo)
+        } else if before.params != after.params {
+            Some(DepKind::WhatItDoes)
+        } else {
+            None
+        }
     }
+
+    fn subjects_of(&self, cand: &Candidate) -> Option<Vec<Subject>> {
+        match self.started.get(&cand.key) {
+            Some((_, s)) => s.clone(),
+            None => start(self.state, &self.sheet, cand),
+        }
+    }
+
+    fn instruction(&self, lid: LayerId, cand: &Candidate) -> Instruction {
+        let subjects = self.subjects_of(cand);
+        let mut params = Vec::new();
+        if let (Some(subs), Body::Effect(def)) = (&subjects, &cand.body) {
+            let ctx = cand.ctx(self.state, &self.sheet);
+            for s in subs {
+                for op in def.ops.iter().filter(|o| o.layer == lid) {
+                    if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                        params.push(ctx.eval(e, *s));
+                    }
+                }
+            }
+        }
+        Instruction {
+            exists: subjects.is_some(),
+            subjects: subjects.unwrap_or_default(),
+            params,
+        }
+    }
+
+    /// Applies `cand`'s parts for this layer without recording anything; returns how to undo it.
+    fn scratch_apply(&mut self, lid: LayerId, cand: &Candidate) -> Vec<(Subject, SlotTarget, Value)> {
+        let mut undo = Vec::new();
+        for subject in self.subjects_of(cand).unwrap_or_default() {
+            for (t, v) in changes(self.state, &self.sheet, cand, lid, subject) {
+                let old = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v);
+                undo.push((subject, t, old));
+            }
+        }
+        undo
+    }
+
+    /// Starts (if new) and applies an effect's parts for this layer; true if any part applied.
+    fn apply_effect(&mut self, lid: LayerId, cand: &Candidate, reason: &Reason) -> bool {
+        let subjects = match self.started.get(&cand.key) {
+            Some((_, s)) => s.clone(),
+            None => {
+                // Decided once per derivation: an effect that does not exist when its first part
+                // would apply applies none of its parts (seed 004, "Smash It Up").
+                let s = start(self.state, &self.sheet, cand);
+                self.started.insert(cand.key, (cand.clone(), s.clone()));
+                s
+            }
+        };
+        let layer_def = &self.state.ruleset.layers[lid.index()];
+        let text = self.expl.as_ref().map(|_| cand.text(self.state));
+        let mut applied = false;
+        for subject in subjects.unwrap_or_default() {
+            let ch = changes(self.state, &self.sheet, cand, lid, subject);
+            applied |= !ch.is_empty();
+            for (t, v) in ch {
+                if let (Value::Abilities(list), Subject::Object(o)) = (&v, subject) {
+                    for a in list {
+                        if matches!(a, Ability::Static { .. }) && !self.grants.contains_key(&(o, a.clone())) {
+                            let printed = matches!(slot_ref(&self.sheet, subject, t), Value::Abilities(l) if l.contains(a));
+                            if !printed {
+                                self.grants.insert((o, a.clone()), cand.timestamp);
+                            }
+                        }
+                    }
+                }
+                let before = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v.clone());
+                if let (Some(e), Some(text)) = (self.expl.as_mut(), &text) {
+                    let step = Step {
+                        layer: layer_def.label.clone(),
+                        layer_name: layer_def.name.clone(),
+                        source: cand.source_name.to_string(),
+                        text: text.clone(),
+                        timestamp: cand.timestamp.0,
+                        reason: reason.clone(),
+                        before,
+                        after: v,
+                    };
+                    match (subject, t) {
+                        (Subject::Object(o), SlotTarget::Char(c)) => e.objects[o.index()][c.index()].push(step),
+                        (Subject::Player(p), SlotTarget::Prop(q)) => e.players[p.index()][q.index()].push(step),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        applied
+    }
+}
+
+/// The members of a dependency loop that depends on nothing outside itself, earliest timestamp
+/// first (seed 003: "the effects in the dependency loop are applied in timestamp order"). Called
+/// only when every pending effect waits for another, so such a loop exists.
+fn sink_loop(deps: &[Vec<(usize, DepKind)>]) -> Vec<usize> {
+    let n = deps.len();
+    // Reachability by depth-first search from each node; n is small (effects of one layer that
+    // all wait for each other).
+    let reach: Vec<Vec<bool>> = (0..n)
+        .map(|s| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![s];
+            while let Some(x) = stack.pop() {
+                for (y, _) in &deps[x] {
+                    if !seen[*y] {
+                        seen[*y] = true;
+                        stack.push(*y);
+                    }
+                }
+            }
+            seen
+        })
+        .collect();
+    // A node on a cycle whose every reachable node reaches it back lies in a sink loop.
+    for (i, ri) in reach.iter().enumerate() {
+        if ri[i] && (0..n).all(|j| !ri[j] || reach[j][i]) {
+            return (0..n).filter(|j| ri[*j] && reach[*j][i]).collect();
+        }
+    }
+    vec![0]
+}
+
+/// The rank of an effect in a layer that orders by kind of change (`increase`, `decrease`, `set`).
+fn kind_rank(c: &Candidate, lid: LayerId, order: &[crate::ruleset::ChangeClass]) -> usize {
+    if order.is_empty() {
+        return 0;
+    }
+    let Body::Effect(def) = &c.body else {
+        return 0;
+    };
+    let class = def
+        .ops
+        .iter()
+        .filter(|o| o.layer == lid)
+        .map(|o| crate::ruleset::ChangeClass::of(&o.change))
+        .next();
+    class
+        .and_then(|k| order.iter().position(|x| *x == k))
+        .unwrap_or(order.len())
 }
 
 /// Effects with a part in `layer`: static abilities of objects in play (as their abilities stand
@@ -154,11 +503,12 @@ fn gather(
     state: &GameState,
     sheet: &Sheet,
     layer: LayerId,
-    started: &HashMap<EffectKey, (Candidate, Vec<Subject>)>,
+    started: &Started,
+    grants: &HashMap<(ObjectId, Ability), Timestamp>,
 ) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = started
         .values()
-        .filter(|(c, _)| matches!(&c.body, Body::Effect(d) if d.has_layer(layer)))
+        .filter(|(c, s)| s.is_some() && matches!(&c.body, Body::Effect(d) if d.has_layer(layer)))
         .map(|(c, _)| c.clone())
         .collect();
     let counters_here = state.ruleset.layers[layer.index()].counters;
@@ -179,10 +529,11 @@ fn gather(
                         index: *index,
                     };
                     if def.has_layer(layer) && !started.contains_key(&key) {
+                        let granted = grants.get(&(o.id, a.clone())).copied();
                         out.push(Candidate {
                             key,
                             body: Body::Effect(def.clone()),
-                            timestamp: o.timestamp,
+                            timestamp: granted.map_or(o.timestamp, |g| g.max(o.timestamp)),
                             defining: def.defining,
                             source: Some(o.id),
                             source_name: o.name.clone(),
@@ -331,87 +682,40 @@ pub fn subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
     }
 }
 
-/// Applies the candidate's parts for `layer` to one subject; true if any part applied.
-#[allow(clippy::too_many_arguments)]
-fn apply(
+/// The new values `cand`'s parts for `layer` give one subject.
+fn changes(
     state: &GameState,
-    sheet: &mut Sheet,
+    sheet: &Sheet,
     cand: &Candidate,
     layer: LayerId,
     subject: Subject,
-    reason: &Reason,
-    expl: &mut Option<Explanation>,
-    layer_def: &crate::ruleset::LayerDef,
-) -> bool {
-    let mut changes: Vec<(SlotTarget, Value)> = Vec::new();
-    let mut touched: Vec<SlotTarget> = Vec::new();
-    {
-        let targets: &[ObjectId] = match &cand.created {
-            Some(c) => &c.targets,
-            None => &[],
-        };
-        let ctx = Ctx {
-            state,
-            sheet,
-            source: cand.source,
-            you: you_of(state, sheet, cand),
-            targets,
-        };
-        match &cand.body {
-            Body::Counter { kind, count } => {
-                for (c, d) in &state.ruleset.counters[kind.index()].changes {
-                    let t = SlotTarget::Char(*c);
-                    let cur = current(sheet, subject, t);
-                    let v = Value::Number(
-                        cur.number()
-                            .and_then(|n| n.checked_add(d.checked_mul(*count)?)),
-                    );
-                    touched.push(t);
-                    changes.push((t, v));
+) -> Vec<(SlotTarget, Value)> {
+    let mut out = Vec::new();
+    match &cand.body {
+        Body::Counter { kind, count } => {
+            for (c, d) in &state.ruleset.counters[kind.index()].changes {
+                let t = SlotTarget::Char(*c);
+                if !fits(subject, t) {
+                    continue;
                 }
+                let cur = current(sheet, subject, t);
+                let v = Value::Number(
+                    cur.number()
+                        .and_then(|n| n.checked_add(d.checked_mul(*count)?)),
+                );
+                out.push((t, v));
             }
-            Body::Effect(def) => {
-                for op in def.ops.iter().filter(|o| o.layer == layer) {
-                    if !fits(subject, op.target) {
-                        continue;
-                    }
-                    touched.push(op.target);
-                    for (t, v) in change(&ctx, sheet, subject, op) {
-                        changes.push((t, v));
-                    }
+        }
+        Body::Effect(def) => {
+            let ctx = cand.ctx(state, sheet);
+            for op in def.ops.iter().filter(|o| o.layer == layer) {
+                if fits(subject, op.target) {
+                    out.extend(change(&ctx, sheet, subject, op));
                 }
             }
         }
     }
-    if touched.is_empty() {
-        return false;
-    }
-    let text = expl.as_ref().map(|_| cand.text(state));
-    for (t, v) in changes {
-        let before = std::mem::replace(slot_mut(sheet, subject, t), v.clone());
-        if let (Some(e), Some(text)) = (expl.as_mut(), &text) {
-            let step = Step {
-                layer: layer_def.label.clone(),
-                layer_name: layer_def.name.clone(),
-                source: cand.source_name.to_string(),
-                text: text.clone(),
-                timestamp: cand.timestamp.0,
-                reason: reason.clone(),
-                before,
-                after: v,
-            };
-            match (subject, t) {
-                (Subject::Object(o), SlotTarget::Char(c)) => {
-                    e.objects[o.index()][c.index()].push(step)
-                }
-                (Subject::Player(p), SlotTarget::Prop(q)) => {
-                    e.players[p.index()][q.index()].push(step)
-                }
-                _ => {}
-            }
-        }
-    }
-    true
+    out
 }
 
 fn fits(subject: Subject, t: SlotTarget) -> bool {
@@ -427,6 +731,10 @@ fn current(sheet: &Sheet, subject: Subject, t: SlotTarget) -> &Value {
         (Subject::Player(p), SlotTarget::Prop(q)) => &sheet.players[p.index()][q.index()],
         _ => unreachable!("subject and target kinds are checked by `fits`"),
     }
+}
+
+fn slot_ref(sheet: &Sheet, subject: Subject, t: SlotTarget) -> &Value {
+    current(sheet, subject, t)
 }
 
 fn slot_mut(sheet: &mut Sheet, subject: Subject, t: SlotTarget) -> &mut Value {

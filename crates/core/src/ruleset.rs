@@ -98,6 +98,40 @@ pub struct LayerDef {
     pub slots: Vec<Slot>,
     /// Counters apply in this layer, in timestamp order with its effects.
     pub counters: bool,
+    /// Effects here are ordered by dependency before timestamp (seed 003); player and rules layers
+    /// may say timestamp only (seed 004, layer 8: "Dependency is irrelevant here").
+    pub dependency: bool,
+    /// Order effects by the kind of change first (seed 004, layer 8: additions, then subtractions,
+    /// then setting effects); empty for plain timestamp order.
+    pub kind_order: Vec<ChangeClass>,
+}
+
+/// The kind of a change to a number, for layers that order by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ChangeClass {
+    Increase,
+    Decrease,
+    Set,
+}
+
+impl ChangeClass {
+    /// `+=` increases, `-=` decreases, `=` sets; other changes count as setting.
+    pub fn of(c: &crate::effect::Change) -> ChangeClass {
+        use crate::condition::NumExpr;
+        use crate::effect::Change;
+        match c {
+            Change::Modify(NumExpr::Neg(_)) => ChangeClass::Decrease,
+            Change::Modify(_) => ChangeClass::Increase,
+            _ => ChangeClass::Set,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeClass::Increase => "increase",
+            ChangeClass::Decrease => "decrease",
+            ChangeClass::Set => "set",
+        }
+    }
 }
 
 impl LayerDef {

@@ -8,7 +8,7 @@ use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
 use rulecraft_core::effect::OpKind;
 use rulecraft_core::ruleset::{
-    CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
+    ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
 };
 
 const KINDS: [&str; 6] = [
@@ -219,36 +219,23 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
         "layer" => {
             let (label, _) = c.label("a layer label such as `4` or `7`")?;
             let (lname, _) = c.name_or_string("the layer's name")?;
-            if c.peek().is_some_and(|t| t.is_punct(":")) {
-                let (slots, counters) = entries(env, s, &mut c)?;
-                push_layer(env, label, lname, slots, counters, kws)?;
-            } else {
+            let subs = s
+                .block
+                .as_ref()
+                .is_some_and(|b| b.stmts.iter().any(|i| i.head[0].is_word("sublayer")));
+            if subs {
                 c.finish()?;
-                let items = block(s, "the layer's sublayers or entries")?;
-                if items.iter().any(|i| i.head[0].is_word("sublayer")) {
-                    for sub in items {
-                        let mut sc = Cursor::new(&sub.head);
-                        sc.expect_word("sublayer")?;
-                        let (sl, _) = sc.label("a sublayer label such as `7a`")?;
-                        let (sn, _) = sc.name_or_string("the sublayer's name")?;
-                        let (slots, counters) = entries(env, sub, &mut sc)?;
-                        push_layer(env, sl, sn, slots, counters, sub.head[0].span)?;
-                    }
-                } else {
-                    let mut all = Vec::new();
-                    let mut counters = false;
-                    for e in items {
-                        let mut ec = Cursor::new(&e.head);
-                        no_block(e)?;
-                        if ec.eat_word("counters") {
-                            ec.finish()?;
-                            counters = true;
-                        } else {
-                            all.extend(slots(env, &mut ec)?);
-                        }
-                    }
-                    push_layer(env, label, lname, all, counters, kws)?;
+                for sub in block(s, "the layer's sublayers")? {
+                    let mut sc = Cursor::new(&sub.head);
+                    sc.expect_word("sublayer")?;
+                    let (sl, _) = sc.label("a sublayer label such as `7a`")?;
+                    let (sn, _) = sc.name_or_string("the sublayer's name")?;
+                    let e = entries(env, sub, &mut sc)?;
+                    push_layer(env, sl, sn, e, sub.head[0].span)?;
                 }
+            } else {
+                let e = entries(env, s, &mut c)?;
+                push_layer(env, label, lname, e, kws)?;
             }
         }
         "check" => {
@@ -344,21 +331,11 @@ fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecra
     Ok(id)
 }
 
-fn push_layer(
-    env: &mut Env,
-    label: String,
-    name: String,
-    slots: Vec<Slot>,
-    counters: bool,
-    sp: crate::diagnostics::Span,
-) -> Res<()> {
+fn push_layer(env: &mut Env, label: String, name: String, e: Entries, sp: crate::diagnostics::Span) -> Res<()> {
     if env.ruleset.layers.iter().any(|l| l.label == label) {
-        return Err(Diagnostic::new(
-            sp,
-            format!("layer `{label}` is declared twice"),
-        ));
+        return Err(Diagnostic::new(sp, format!("layer `{label}` is declared twice")));
     }
-    if counters && env.ruleset.counters_layer().is_some() {
+    if e.counters && env.ruleset.counters_layer().is_some() {
         return Err(Diagnostic::new(
             sp,
             "counters already apply in an earlier layer: expected one layer with `counters`",
@@ -367,36 +344,74 @@ fn push_layer(
     env.ruleset.layers.push(LayerDef {
         label,
         name,
-        slots,
-        counters,
+        slots: e.slots,
+        counters: e.counters,
+        dependency: e.dependency,
+        kind_order: e.kind_order,
     });
     Ok(())
 }
 
-/// A sublayer's entries: after `:` on one line, or in a block.
-fn entries(env: &Env, s: &Stmt, c: &mut Cursor) -> Res<(Vec<Slot>, bool)> {
+/// What a layer or sublayer holds.
+struct Entries {
+    slots: Vec<Slot>,
+    counters: bool,
+    dependency: bool,
+    kind_order: Vec<ChangeClass>,
+}
+
+/// A layer's entries: after `:` on one line, or one per statement in a block. An entry is a list of
+/// characteristics (see `slots`), `counters`, `timestamp order only`, or `order: increase, decrease,
+/// set`.
+fn entries(env: &Env, s: &Stmt, c: &mut Cursor) -> Res<Entries> {
+    let mut e = Entries {
+        slots: Vec::new(),
+        counters: false,
+        dependency: true,
+        kind_order: Vec::new(),
+    };
     if c.eat_punct(":") {
         no_block(s)?;
-        if c.eat_word("counters") {
-            c.finish()?;
-            return Ok((Vec::new(), true));
-        }
-        return Ok((slots(env, c)?, false));
+        entry(env, c, &mut e)?;
+        return Ok(e);
     }
     c.finish()?;
-    let mut all = Vec::new();
-    let mut counters = false;
-    for e in block(s, "the sublayer's entries")? {
-        no_block(e)?;
-        let mut ec = Cursor::new(&e.head);
-        if ec.eat_word("counters") {
-            ec.finish()?;
-            counters = true;
-        } else {
-            all.extend(slots(env, &mut ec)?);
-        }
+    for item in block(s, "the layer's entries")? {
+        no_block(item)?;
+        let mut ec = Cursor::new(&item.head);
+        entry(env, &mut ec, &mut e)?;
     }
-    Ok((all, counters))
+    Ok(e)
+}
+
+fn entry(env: &Env, c: &mut Cursor, e: &mut Entries) -> Res<()> {
+    if c.eat_word("counters") {
+        e.counters = true;
+    } else if c.eat_words(&["timestamp", "order", "only"]) {
+        e.dependency = false;
+    } else if c.eat_word("order") {
+        c.expect_punct(":")?;
+        loop {
+            let (w, sp) = c.name("`increase`, `decrease` or `set`")?;
+            let k = match w.as_str() {
+                "increase" => ChangeClass::Increase,
+                "decrease" => ChangeClass::Decrease,
+                "set" => ChangeClass::Set,
+                _ => return Err(unknown(sp, "kind of change", &w, ["increase", "decrease", "set"])),
+            };
+            if e.kind_order.contains(&k) {
+                return Err(Diagnostic::new(sp, format!("`{w}` is listed twice")));
+            }
+            e.kind_order.push(k);
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+    } else {
+        e.slots.extend(slots(env, c)?);
+        return Ok(());
+    }
+    c.finish()
 }
 
 /// `[defining] [set|modify|switch|add|remove ...] name, name`
