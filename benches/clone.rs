@@ -36,6 +36,7 @@ fn board() -> GameState {
                 owner: PlayerId(owner as u8),
                 controller: None,
                 zone: bf,
+                choice: None,
             }]))
             .expect("object enters");
         let id = out.created[0];
@@ -63,6 +64,7 @@ fn board() -> GameState {
                 owner: PlayerId(0),
                 controller: None,
                 zone: rs.zone_id("graveyard").expect("graveyard"),
+                choice: None,
             }]))
             .expect("spell")
             .created[0];

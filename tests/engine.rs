@@ -29,6 +29,7 @@ fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
         owner: PlayerId(owner),
         controller: None,
         zone: s.ruleset.zone_id(zone).expect("zone"),
+        choice: None,
     }
 }
 

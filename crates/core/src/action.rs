@@ -25,6 +25,8 @@ pub struct NewObject {
     /// Defaults to the owner.
     pub controller: Option<PlayerId>,
     pub zone: ZoneId,
+    /// A choice made as it enters ("choose a creature type").
+    pub choice: Option<crate::value::Symbol>,
 }
 
 #[derive(Clone, Debug)]
@@ -174,6 +176,7 @@ impl GameState {
                         incarnation: 0,
                         counters: Vec::new(),
                         attached_to: None,
+                        choice: n.choice,
                     });
                     out.created.push(id);
                 }

@@ -300,7 +300,10 @@ impl Footprint {
         Self::set(&mut self.props, p.index());
     }
     pub fn union(&mut self, other: &Footprint) {
-        for (bits, o) in [(&mut self.chars, &other.chars), (&mut self.props, &other.props)] {
+        for (bits, o) in [
+            (&mut self.chars, &other.chars),
+            (&mut self.props, &other.props),
+        ] {
             if bits.len() < o.len() {
                 bits.resize(o.len(), 0);
             }

@@ -30,6 +30,14 @@ impl OpKind {
     }
 }
 
+/// Symbols an operation names: written ones, and the symbol chosen for the source as it entered
+/// ("choose a creature type", "naming Goblin").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SymList {
+    pub set: SymbolSet,
+    pub chosen: bool,
+}
+
 /// One change an effect makes to a characteristic or player property.
 #[derive(Clone, Debug, Serialize)]
 pub enum Change {
@@ -37,9 +45,9 @@ pub enum Change {
     Modify(NumExpr),
     /// Exchange this characteristic's value with another's (power and toughness).
     SwitchWith(CharId),
-    SetSymbols(SymbolSet),
-    AddSymbols(SymbolSet),
-    RemoveSymbols(SymbolSet),
+    SetSymbols(SymList),
+    AddSymbols(SymList),
+    RemoveSymbols(SymList),
     SetAbilities(Vec<Ability>),
     AddAbilities(Vec<Ability>),
     RemoveAbilities(Vec<Ability>),

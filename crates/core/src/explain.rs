@@ -22,9 +22,15 @@ pub enum Reason {
         previous_timestamp: u64,
     },
     /// Waited until the effects it depends on had applied (seed 003, "Dependency").
-    Dependency { timestamp: u64, on: Vec<DependsOn> },
+    Dependency {
+        timestamp: u64,
+        on: Vec<DependsOn>,
+    },
     /// In a dependency loop: its members apply in timestamp order (seed 003).
-    Loop { timestamp: u64, members: Vec<String> },
+    Loop {
+        timestamp: u64,
+        members: Vec<String>,
+    },
 }
 
 /// An effect that another waited for, and why.
@@ -56,7 +62,12 @@ impl fmt::Display for Reason {
             Reason::Dependency { timestamp, on } => {
                 let list: Vec<String> = on
                     .iter()
-                    .map(|d| format!("{} (timestamp {}; dependency: it {})", d.effect, d.timestamp, d.why))
+                    .map(|d| {
+                        format!(
+                            "{} (timestamp {}; dependency: it {})",
+                            d.effect, d.timestamp, d.why
+                        )
+                    })
                     .collect();
                 write!(f, "timestamp {timestamp}, but after {}", list.join(", "))
             }

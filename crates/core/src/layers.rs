@@ -247,12 +247,18 @@ impl Deriver<'_> {
     /// Applies one group of effects of a layer: each effect waits for those it depends on; the
     /// rest go in timestamp order; a dependency loop falls back to timestamp order for its members
     /// only. Dependencies are re-evaluated after each application.
-    fn group(&mut self, lid: LayerId, mut pending: Vec<Candidate>, previous: &mut Option<(String, u64)>) {
+    fn group(
+        &mut self,
+        lid: LayerId,
+        mut pending: Vec<Candidate>,
+        previous: &mut Option<(String, u64)>,
+    ) {
         let state = self.state;
         let layer = &state.ruleset.layers[lid.index()];
         pending.sort_by_key(|c| c.order_key());
         let controller = state.controller_char;
-        let mut reads: Vec<Footprint> = pending.iter().map(|c| c.reads(state, controller)).collect();
+        let mut reads: Vec<Footprint> =
+            pending.iter().map(|c| c.reads(state, controller)).collect();
         let mut writes: Vec<Footprint> = pending.iter().map(|c| c.writes(state, lid)).collect();
         // What each effect waited for, for its explanation.
         let mut waited: HashMap<EffectKey, Vec<(String, u64, DepKind)>> = HashMap::new();
@@ -298,7 +304,11 @@ impl Deriver<'_> {
                     members: members
                         .iter()
                         .map(|m| {
-                            let c = if *m == pick { &cand } else { &pending[*m - usize::from(*m > pick)] };
+                            let c = if *m == pick {
+                                &cand
+                            } else {
+                                &pending[*m - usize::from(*m > pick)]
+                            };
                             format!("{} (timestamp {})", c.label(state), c.timestamp.0)
                         })
                         .collect(),
@@ -383,7 +393,11 @@ impl Deriver<'_> {
     }
 
     /// Applies `cand`'s parts for this layer without recording anything; returns how to undo it.
-    fn scratch_apply(&mut self, lid: LayerId, cand: &Candidate) -> Vec<(Subject, SlotTarget, Value)> {
+    fn scratch_apply(
+        &mut self,
+        lid: LayerId,
+        cand: &Candidate,
+    ) -> Vec<(Subject, SlotTarget, Value)> {
         let mut undo = Vec::new();
         for subject in self.subjects_of(cand).unwrap_or_default() {
             for (t, v) in changes(self.state, &self.sheet, cand, lid, subject) {
@@ -415,7 +429,9 @@ impl Deriver<'_> {
             for (t, v) in ch {
                 if let (Value::Abilities(list), Subject::Object(o)) = (&v, subject) {
                     for a in list {
-                        if matches!(a, Ability::Static { .. }) && !self.grants.contains_key(&(o, a.clone())) {
+                        if matches!(a, Ability::Static { .. })
+                            && !self.grants.contains_key(&(o, a.clone()))
+                        {
                             let printed = matches!(slot_ref(&self.sheet, subject, t), Value::Abilities(l) if l.contains(a));
                             if !printed {
                                 self.grants.insert((o, a.clone()), cand.timestamp);
@@ -436,8 +452,12 @@ impl Deriver<'_> {
                         after: v,
                     };
                     match (subject, t) {
-                        (Subject::Object(o), SlotTarget::Char(c)) => e.objects[o.index()][c.index()].push(step),
-                        (Subject::Player(p), SlotTarget::Prop(q)) => e.players[p.index()][q.index()].push(step),
+                        (Subject::Object(o), SlotTarget::Char(c)) => {
+                            e.objects[o.index()][c.index()].push(step)
+                        }
+                        (Subject::Player(p), SlotTarget::Prop(q)) => {
+                            e.players[p.index()][q.index()].push(step)
+                        }
                         _ => {}
                     }
                 }
@@ -718,6 +738,17 @@ fn changes(
     out
 }
 
+/// The symbols an operation names, with the source's choice if it names "chosen".
+fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::value::SymbolSet {
+    let mut set = l.set.clone();
+    if l.chosen {
+        if let Some(c) = ctx.source.and_then(|s| ctx.state.object(s).choice.clone()) {
+            set.insert(c);
+        }
+    }
+    set
+}
+
 fn fits(subject: Subject, t: SlotTarget) -> bool {
     matches!(
         (subject, t),
@@ -759,16 +790,17 @@ fn change(ctx: &Ctx, sheet: &Sheet, subject: Subject, op: &Op) -> Vec<(SlotTarge
             let v2 = current(sheet, subject, t2).clone();
             return vec![(op.target, v2), (t2, cur.clone())];
         }
-        Change::SetSymbols(s) => Value::Symbols(s.clone()),
-        Change::AddSymbols(s) | Change::RemoveSymbols(s) => {
+        Change::SetSymbols(l) => Value::Symbols(resolve_syms(ctx, l)),
+        Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
             let mut set = match cur {
                 Value::Symbols(x) => x.clone(),
                 _ => Default::default(),
             };
-            for sym in s.iter() {
-                if matches!(op.change, Change::AddSymbols(_)) {
-                    set.insert(sym.clone());
-                } else {
+            let named = resolve_syms(ctx, l);
+            if matches!(op.change, Change::AddSymbols(_)) {
+                set.extend(&named);
+            } else {
+                for sym in named.iter() {
                     set.remove(sym);
                 }
             }

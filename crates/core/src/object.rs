@@ -2,6 +2,7 @@
 //! attachment and timestamp. Characteristics are derived, not stored here (see `layers`).
 
 use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, Timestamp, ZoneId};
+use crate::value::Symbol;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -31,6 +32,8 @@ pub struct GameObject {
     pub incarnation: u32,
     pub counters: Vec<CounterPlacement>,
     pub attached_to: Option<ObjectId>,
+    /// A choice made as the object entered ("choose a creature type").
+    pub choice: Option<Symbol>,
 }
 
 impl GameObject {

@@ -24,41 +24,77 @@ impl fmt::Display for Symbol {
     }
 }
 
-/// A set of symbols kept sorted, so equal sets compare and print the same.
+/// A set of symbols kept sorted, so equal sets compare and print the same. A set may hold every
+/// symbol ("all creature types", seed 004 layer 4: changeling).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-pub struct SymbolSet(Vec<Symbol>);
+pub struct SymbolSet {
+    syms: Vec<Symbol>,
+    all: bool,
+}
 
 impl FromIterator<Symbol> for SymbolSet {
     fn from_iter<I: IntoIterator<Item = Symbol>>(it: I) -> Self {
         let mut v: Vec<Symbol> = it.into_iter().collect();
         v.sort();
         v.dedup();
-        SymbolSet(v)
+        SymbolSet {
+            syms: v,
+            all: false,
+        }
     }
 }
 
 impl SymbolSet {
+    /// The set holding every symbol.
+    pub fn every() -> Self {
+        SymbolSet {
+            syms: Vec::new(),
+            all: true,
+        }
+    }
+    pub fn is_every(&self) -> bool {
+        self.all
+    }
     pub fn contains(&self, s: &Symbol) -> bool {
-        self.0.binary_search(s).is_ok()
+        self.all || self.syms.binary_search(s).is_ok()
     }
     pub fn insert(&mut self, s: Symbol) {
-        if let Err(i) = self.0.binary_search(&s) {
-            self.0.insert(i, s);
+        if self.all {
+            return;
+        }
+        if let Err(i) = self.syms.binary_search(&s) {
+            self.syms.insert(i, s);
         }
     }
+    /// Removing one symbol from every symbol leaves every symbol: the set has no "all but" form.
     pub fn remove(&mut self, s: &Symbol) {
-        if let Ok(i) = self.0.binary_search(s) {
-            self.0.remove(i);
+        if let Ok(i) = self.syms.binary_search(s) {
+            self.syms.remove(i);
         }
     }
+    /// Adds every symbol of `other` (all of them, if it holds every symbol).
+    pub fn extend(&mut self, other: &SymbolSet) {
+        if other.all {
+            *self = SymbolSet::every();
+        } else {
+            for s in &other.syms {
+                self.insert(s.clone());
+            }
+        }
+    }
+    /// How many symbols; every symbol counts as one more than any finite set could matter.
     pub fn len(&self) -> usize {
-        self.0.len()
+        if self.all {
+            usize::MAX
+        } else {
+            self.syms.len()
+        }
     }
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        !self.all && self.syms.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
-        self.0.iter()
+        self.syms.iter()
     }
 }
 
@@ -129,6 +165,7 @@ impl Value {
             Value::Number(Some(n)) => write!(f, "{n}"),
             Value::Number(None) | Value::Player(None) => f.write_str("none"),
             Value::Symbols(s) if s.is_empty() => f.write_str("none"),
+            Value::Symbols(s) if s.is_every() => f.write_str("all"),
             Value::Symbols(s) => {
                 let names: Vec<&str> = s.iter().map(|s| s.as_str()).collect();
                 f.write_str(&names.join(", "))

@@ -128,6 +128,7 @@ fn run_step(
                     owner: PlayerId(e.owner as u8),
                     controller: e.controller.map(|c| PlayerId(c as u8)),
                     zone: e.zone,
+                    choice: e.choice.clone(),
                 }]),
             )?;
             let id = out.created[0];
@@ -157,6 +158,7 @@ fn run_step(
                     owner: PlayerId(e.owner as u8),
                     controller: e.controller.map(|c| PlayerId(c as u8)),
                     zone: e.zone,
+                    choice: e.choice.clone(),
                 })
                 .collect();
             let out = act(state, Action::Create(news))?;
@@ -218,6 +220,7 @@ fn run_step(
                             owner: PlayerId(by as u8),
                             controller: None,
                             zone,
+                            choice: None,
                         }]),
                     )?
                     .created[0]

@@ -9,7 +9,7 @@ use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
 use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
-use rulecraft_core::effect::{Affects, Change, Duration, EffectDef, Op};
+use rulecraft_core::effect::{Affects, Change, Duration, EffectDef, Op, SymList};
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
 use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
 use std::sync::Arc;
@@ -155,19 +155,43 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     })
 }
 
+/// A printed symbol list: `none`, `all`, or names separated by commas.
 fn symbols(c: &mut Cursor) -> Res<SymbolSet> {
+    let l = sym_list(c)?;
+    if l.chosen {
+        return Err(Diagnostic::new(c.toks[c.pos - 1].span, "`chosen` names a choice made as an object enters: it belongs in an effect, not a printed value"));
+    }
+    Ok(l.set)
+}
+
+/// An operation's symbols: `none`, `all`, `chosen` (the source's choice) or names.
+fn sym_list(c: &mut Cursor) -> Res<SymList> {
     if c.eat_word("none") {
-        return Ok(SymbolSet::default());
+        return Ok(SymList::default());
+    }
+    if c.eat_word("all") {
+        return Ok(SymList {
+            set: SymbolSet::every(),
+            chosen: false,
+        });
     }
     let mut out = Vec::new();
+    let mut chosen = false;
     loop {
         let (w, _) = c.name_or_string("a symbol")?;
-        out.push(Symbol::new(&w));
+        if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
+            chosen = true;
+        } else {
+            out.push(Symbol::new(&w));
+        }
         if !c.eat_punct(",") {
             break;
         }
     }
-    Ok(SymbolSet::from_iter(out))
+    Ok(SymList {
+        set: SymbolSet::from_iter(out),
+        chosen,
+    })
 }
 
 fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
@@ -267,9 +291,9 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             (CharKind::Number, _) => {
                 Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?)))
             }
-            (CharKind::Symbols, '=') => Change::SetSymbols(symbols(&mut c)?),
-            (CharKind::Symbols, '+') => Change::AddSymbols(symbols(&mut c)?),
-            (CharKind::Symbols, _) => Change::RemoveSymbols(symbols(&mut c)?),
+            (CharKind::Symbols, '=') => Change::SetSymbols(sym_list(&mut c)?),
+            (CharKind::Symbols, '+') => Change::AddSymbols(sym_list(&mut c)?),
+            (CharKind::Symbols, _) => Change::RemoveSymbols(sym_list(&mut c)?),
             (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
             (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
             (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),

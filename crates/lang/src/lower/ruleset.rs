@@ -8,7 +8,8 @@ use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
 use rulecraft_core::effect::OpKind;
 use rulecraft_core::ruleset::{
-    ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck, ZoneDef,
+    ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck,
+    ZoneDef,
 };
 
 const KINDS: [&str; 6] = [
@@ -331,9 +332,18 @@ fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecra
     Ok(id)
 }
 
-fn push_layer(env: &mut Env, label: String, name: String, e: Entries, sp: crate::diagnostics::Span) -> Res<()> {
+fn push_layer(
+    env: &mut Env,
+    label: String,
+    name: String,
+    e: Entries,
+    sp: crate::diagnostics::Span,
+) -> Res<()> {
     if env.ruleset.layers.iter().any(|l| l.label == label) {
-        return Err(Diagnostic::new(sp, format!("layer `{label}` is declared twice")));
+        return Err(Diagnostic::new(
+            sp,
+            format!("layer `{label}` is declared twice"),
+        ));
     }
     if e.counters && env.ruleset.counters_layer().is_some() {
         return Err(Diagnostic::new(
@@ -397,7 +407,14 @@ fn entry(env: &Env, c: &mut Cursor, e: &mut Entries) -> Res<()> {
                 "increase" => ChangeClass::Increase,
                 "decrease" => ChangeClass::Decrease,
                 "set" => ChangeClass::Set,
-                _ => return Err(unknown(sp, "kind of change", &w, ["increase", "decrease", "set"])),
+                _ => {
+                    return Err(unknown(
+                        sp,
+                        "kind of change",
+                        &w,
+                        ["increase", "decrease", "set"],
+                    ))
+                }
             };
             if e.kind_order.contains(&k) {
                 return Err(Diagnostic::new(sp, format!("`{w}` is listed twice")));

@@ -37,6 +37,8 @@ pub struct Enter {
     pub zone: ZoneId,
     pub attached_to: Option<Ref>,
     pub counters: Vec<(CounterId, i64)>,
+    /// `choosing goblin`: the choice made as it enters.
+    pub choice: Option<Symbol>,
 }
 
 #[derive(Clone, Debug)]
@@ -456,6 +458,7 @@ impl Cx<'_> {
             },
             attached_to: None,
             counters: Vec::new(),
+            choice: None,
         };
         while !c.at_end() {
             if c.eat_word("as") {
@@ -470,6 +473,8 @@ impl Cx<'_> {
                 e.controller = Some(self.player_named(&p, psp)?);
             } else if c.eat_words(&["attached", "to"]) {
                 e.attached_to = Some(obj_ref(c)?);
+            } else if c.eat_word("choosing") || c.eat_word("naming") {
+                e.choice = Some(Symbol::new(&c.name_or_string("the choice")?.0));
             } else if c.eat_word("with") {
                 loop {
                     let (n, nsp) = c.number("how many counters")?;
@@ -488,7 +493,9 @@ impl Cx<'_> {
                     }
                 }
             } else {
-                return Err(c.err("`as`, `for`, `in`, `controlled by`, `attached to` or `with`"));
+                return Err(c.err(
+                    "`as`, `for`, `in`, `controlled by`, `attached to`, `choosing` or `with`",
+                ));
             }
         }
         Ok(e)
