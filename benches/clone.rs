@@ -36,7 +36,9 @@ fn board() -> GameState {
                 owner: PlayerId(owner as u8),
                 controller: None,
                 zone: bf,
-                choice: None,
+                choices: vec![],
+                copy_of: None,
+                face_down: false,
             }]))
             .expect("object enters");
         let id = out.created[0];
@@ -64,7 +66,9 @@ fn board() -> GameState {
                 owner: PlayerId(0),
                 controller: None,
                 zone: rs.zone_id("graveyard").expect("graveyard"),
-                choice: None,
+                choices: vec![],
+                copy_of: None,
+                face_down: false,
             }]))
             .expect("spell")
             .created[0];
@@ -72,6 +76,7 @@ fn board() -> GameState {
             spell,
             controller: PlayerId(0),
             targets: vec![*c],
+            choices: vec![],
         })
         .expect("resolve");
     }

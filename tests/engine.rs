@@ -29,7 +29,9 @@ fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
         owner: PlayerId(owner),
         controller: None,
         zone: s.ruleset.zone_id(zone).expect("zone"),
-        choice: None,
+        choices: vec![],
+        copy_of: None,
+        face_down: false,
     }
 }
 
@@ -105,6 +107,7 @@ fn refused_action_changes_nothing() {
             spell,
             controller: PlayerId(1),
             targets: vec![anthem],
+            choices: vec![],
         })
         .unwrap_err();
     assert!(matches!(err, ActionError::IllegalTarget { .. }), "{err:?}");
@@ -115,6 +118,7 @@ fn refused_action_changes_nothing() {
             spell,
             controller: PlayerId(1),
             targets: vec![],
+            choices: vec![],
         })
         .unwrap_err();
     assert!(

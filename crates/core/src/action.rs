@@ -5,10 +5,13 @@
 use crate::condition::{Ctx, Subject};
 use crate::content::OneShot;
 use crate::decision::{Choice, DecisionRequest};
-use crate::effect::{Affects, CreatedEffect, Duration, Locked};
+use crate::effect::{
+    Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind,
+};
 use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, PropId, ZoneId};
 use crate::layers::subjects;
 use crate::object::{CounterPlacement, GameObject};
+use crate::ruleset::SlotTarget;
 use crate::state::GameState;
 use crate::value::Value;
 use serde::Serialize;
@@ -25,8 +28,28 @@ pub struct NewObject {
     /// Defaults to the owner.
     pub controller: Option<PlayerId>,
     pub zone: ZoneId,
-    /// A choice made as it enters ("choose a creature type").
-    pub choice: Option<crate::value::Symbol>,
+    /// Choices made as it enters or is cast ("choose a creature type").
+    pub choices: Vec<crate::value::Symbol>,
+    /// For an object that enters as a copy (Clone): the object it copies.
+    pub copy_of: Option<ObjectId>,
+    /// Enters face down.
+    pub face_down: bool,
+}
+
+impl NewObject {
+    /// An object of `class` for `owner` entering `zone`, with no choices.
+    pub fn new(class: ClassId, owner: PlayerId, zone: ZoneId) -> Self {
+        NewObject {
+            class,
+            name: None,
+            owner,
+            controller: None,
+            zone,
+            choices: Vec::new(),
+            copy_of: None,
+            face_down: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -36,23 +59,47 @@ pub enum Action {
     Create(Vec<NewObject>),
     /// An object changes zones: it becomes a new object with a new timestamp, loses its counters,
     /// and whatever was attached to it falls off.
-    Move { object: ObjectId, zone: ZoneId },
+    Move {
+        object: ObjectId,
+        zone: ZoneId,
+    },
     /// Attach to another object; a new timestamp unless already attached to it (seed 003).
-    Attach { object: ObjectId, to: ObjectId },
+    Attach {
+        object: ObjectId,
+        to: ObjectId,
+    },
     /// Put (or with a negative count, remove) counters.
     AddCounters {
         object: ObjectId,
         counter: CounterId,
         count: i64,
     },
-    /// A spell resolves: its continuous effects start, its one-shot effects happen.
+    /// A spell resolves: its continuous effects start, its one-shot effects happen. `choices` are
+    /// made as it is cast (Mind Bend's two words); empty keeps the object's own.
     Resolve {
         spell: ObjectId,
         controller: PlayerId,
         targets: Vec<ObjectId>,
+        choices: Vec<crate::value::Symbol>,
     },
     /// End every created effect whose source is this object.
-    EndEffectsOf { source: ObjectId },
+    EndEffectsOf {
+        source: ObjectId,
+    },
+    /// Turn face down or face up; either gives a new timestamp (seed 003).
+    TurnFaceDown {
+        object: ObjectId,
+    },
+    TurnFaceUp {
+        object: ObjectId,
+    },
+    /// Merge an object with a permanent (mutate): under it, the permanent gains its abilities; over
+    /// it, the permanent takes its copiable values and keeps its own abilities (seed 004, 1a).
+    Merge {
+        object: ObjectId,
+        into: ObjectId,
+        under: bool,
+    },
     /// Set a player's base property value (life paid or gained).
     SetProperty {
         player: PlayerId,
@@ -145,6 +192,9 @@ impl GameState {
         match action {
             Action::Create(list) => {
                 for n in &list {
+                    if let Some(o) = n.copy_of {
+                        self.check_object(o)?;
+                    }
                     self.check_player(n.owner)?;
                     if let Some(c) = n.controller {
                         self.check_player(c)?;
@@ -176,9 +226,13 @@ impl GameState {
                         incarnation: 0,
                         counters: Vec::new(),
                         attached_to: None,
-                        choice: n.choice,
+                        choices: n.choices.clone(),
+                        face_down: n.face_down,
                     });
                     out.created.push(id);
+                    if let Some(orig) = n.copy_of {
+                        self.enter_as_copy(id, orig, ts);
+                    }
                 }
                 if into_play > 1 {
                     self.pending = Some(Arc::new(DecisionRequest::OrderTimestamps {
@@ -248,13 +302,43 @@ impl GameState {
                 spell,
                 controller,
                 targets,
+                choices,
             } => {
                 self.check_object(spell)?;
                 self.check_player(controller)?;
                 for t in &targets {
                     self.check_object(*t)?;
                 }
-                self.resolve(spell, controller, &targets)?;
+                let before = self.object(spell).choices.clone();
+                if !choices.is_empty() {
+                    self.object_mut(spell).choices = choices;
+                }
+                if let Err(e) = self.resolve(spell, controller, &targets) {
+                    self.object_mut(spell).choices = before;
+                    return Err(e);
+                }
+            }
+            Action::TurnFaceDown { object } => {
+                self.check_object(object)?;
+                self.turn_face(object, true);
+            }
+            Action::TurnFaceUp { object } => {
+                self.check_object(object)?;
+                self.turn_face(object, false);
+            }
+            Action::Merge {
+                object,
+                into,
+                under,
+            } => {
+                self.check_object(object)?;
+                self.check_object(into)?;
+                if object == into {
+                    return Err(ActionError::AttachToSelf(
+                        self.object(object).name.to_string(),
+                    ));
+                }
+                self.merge(object, into, under);
             }
             Action::EndEffectsOf { source } => {
                 self.check_object(source)?;
@@ -314,6 +398,99 @@ impl GameState {
         Ok(out)
     }
 
+    /// Seed 004, layer 1a: an object that enters as a copy takes the copiable values of the
+    /// original as they are now; the copy effect has the object's timestamp.
+    fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
+        let values = crate::layers::copiable_values(self, orig);
+        let text = format!("enters as a copy of {}", self.object(orig).name);
+        self.add_copy_effect(id, text, Change::SetValues(Arc::new(values)), ts);
+    }
+
+    /// A copy effect (layer 1a) on `id`: copiable values, or merged abilities.
+    fn add_copy_effect(
+        &mut self,
+        id: ObjectId,
+        text: String,
+        change: Change,
+        ts: crate::ids::Timestamp,
+    ) {
+        let target_char = match change {
+            Change::MergeAbilities(_) => self.abilities_char,
+            _ => self.ruleset.copiable.first().copied(),
+        };
+        let Some(target_char) = target_char else {
+            return;
+        };
+        let target = SlotTarget::Char(target_char);
+        let Some(layer) = self.ruleset.layer_for(target, OpKind::Copy, false) else {
+            return;
+        };
+        let eid = self.next_effect_id;
+        self.next_effect_id += 1;
+        let inc = self.object(id).incarnation;
+        let name = self.object(id).name.clone();
+        self.touch();
+        self.effects.push(Arc::new(CreatedEffect {
+            id: eid,
+            source: id,
+            source_name: name,
+            controller: self.object(id).controller,
+            timestamp: ts,
+            duration: Duration::WhileSourceInPlay,
+            def: Arc::new(EffectDef {
+                text: Arc::from(text.as_str()),
+                affects: Affects::Objects(crate::condition::Cond::IsSource),
+                while_cond: None,
+                defining: false,
+                ops: vec![Op {
+                    target,
+                    change,
+                    layer,
+                }],
+                zones: Vec::new(),
+            }),
+            locked: Locked::Objects(vec![(id, inc)]),
+            targets: Arc::from(Vec::new()),
+        }));
+    }
+
+    /// Mutate: the merged permanent is `into`; the merged card is attached to it.
+    fn merge(&mut self, object: ObjectId, into: ObjectId, under: bool) {
+        let ts = self.object(into).timestamp;
+        let values = crate::layers::copiable_values(self, object);
+        let abilities = |vals: &[(crate::ids::CharId, Value)]| -> Vec<crate::value::Ability> {
+            vals.iter()
+                .find_map(|(c, v)| match v {
+                    Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        let name = self.object(object).name.clone();
+        if under {
+            let text = format!("merged with {name} under it");
+            self.add_copy_effect(into, text, Change::MergeAbilities(abilities(&values)), ts);
+        } else {
+            let own = abilities(&crate::layers::copiable_values(self, into));
+            let text = format!("merged with {name} over it");
+            self.add_copy_effect(into, text.clone(), Change::SetValues(Arc::new(values)), ts);
+            self.add_copy_effect(into, text, Change::MergeAbilities(own), ts);
+        }
+        let o = self.object_mut(object);
+        o.attached_to = Some(into);
+    }
+
+    /// Seed 003: a permanent receives a new timestamp when it turns face up or face down.
+    fn turn_face(&mut self, object: ObjectId, down: bool) {
+        if self.object(object).face_down == down {
+            return;
+        }
+        let ts = self.new_timestamp();
+        let o = self.object_mut(object);
+        o.face_down = down;
+        o.timestamp = ts;
+    }
+
     fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
         let was_in_play = self.in_play(object);
         let ts = self.new_timestamp();
@@ -339,6 +516,28 @@ impl GameState {
             self.effects
                 .retain(|e| !(e.source == object && e.duration == Duration::WhileSourceInPlay));
         }
+    }
+
+    /// A copy effect written "copy of target" takes the target's copiable values now.
+    fn snapshot_copies(&self, def: &Arc<EffectDef>, targets: &[ObjectId]) -> Arc<EffectDef> {
+        if !def
+            .ops
+            .iter()
+            .any(|o| matches!(o.change, Change::CopyOf(_)))
+        {
+            return def.clone();
+        }
+        let mut d = (**def).clone();
+        for op in &mut d.ops {
+            if let Change::CopyOf(CopySource::Target) = op.change {
+                let values = targets
+                    .first()
+                    .map(|t| crate::layers::copiable_values(self, *t))
+                    .unwrap_or_default();
+                op.change = Change::SetValues(Arc::new(values));
+            }
+        }
+        Arc::new(d)
     }
 
     fn resolve(
@@ -401,7 +600,7 @@ impl GameState {
                             .collect(),
                     ),
                 };
-                created.push((*duration, def.clone(), locked));
+                created.push((*duration, self.snapshot_copies(def, targets), locked));
             }
         }
         // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
@@ -427,6 +626,11 @@ impl GameState {
                 OneShot::MoveTargets(z) => {
                     for t in targets {
                         self.move_object(*t, *z);
+                    }
+                }
+                OneShot::TurnTargets { face_down } => {
+                    for t in targets {
+                        self.turn_face(*t, *face_down);
                     }
                 }
             }

@@ -15,6 +15,8 @@ pub enum ObjRef {
     Source,
     /// The object the source is attached to ("enchanted creature", "equipped creature").
     Attached,
+    /// The top object (latest to enter) of a zone owned by "you".
+    Top(ZoneId),
 }
 
 /// A player relative to the effect.
@@ -53,6 +55,11 @@ pub enum NumExpr {
     Sum(CharId, Box<Cond>),
     /// How many symbols a symbol-set characteristic holds ("multicolored": two or more colors).
     SetSize(ObjRef, CharId),
+    /// How many different symbols of a characteristic the matching objects hold together ("card
+    /// types among cards in all graveyards").
+    Distinct(CharId, Box<Cond>),
+    Max(Box<NumExpr>, Box<NumExpr>),
+    Min(Box<NumExpr>, Box<NumExpr>),
     Counters(ObjRef, CounterId),
     Add(Box<NumExpr>, Box<NumExpr>),
     Sub(Box<NumExpr>, Box<NumExpr>),
@@ -85,6 +92,12 @@ pub enum Cond {
     AnyPlayer,
     /// Some object satisfies the condition.
     Exists(Box<Cond>),
+    /// The tested object is face down.
+    FaceDown,
+    /// The tested object is the top object (latest to enter) of the zone among those "you" own.
+    OnTop(ZoneId),
+    /// The tested object is attached to the source (an imprinted or linked card).
+    Linked,
 }
 
 /// Characteristic values of every object and player: the base values, a derivation in progress, or
@@ -112,6 +125,11 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The object a reference names, for the subject being tested.
+    pub fn object_ref(&self, r: ObjRef, this: Subject) -> Option<ObjectId> {
+        self.object(r, this)
+    }
+
     fn object(&self, r: ObjRef, this: Subject) -> Option<ObjectId> {
         match r {
             ObjRef::This => match this {
@@ -120,6 +138,14 @@ impl Ctx<'_> {
             },
             ObjRef::Source => self.source,
             ObjRef::Attached => self.state.object(self.source?).attached_to,
+            ObjRef::Top(z) => {
+                let you = self.you?;
+                self.state
+                    .objects()
+                    .filter(|o| o.zone == z && o.owner == you)
+                    .max_by_key(|o| o.timestamp)
+                    .map(|o| o.id)
+            }
         }
     }
 
@@ -220,6 +246,13 @@ impl Ctx<'_> {
                 Subject::Object(_) => false,
             },
             Cond::AnyPlayer => matches!(this, Subject::Player(_)),
+            Cond::FaceDown => this_object(this).is_some_and(|o| self.state.object(o).face_down),
+            Cond::OnTop(z) => {
+                this_object(this).is_some_and(|o| self.object(ObjRef::Top(*z), this) == Some(o))
+            }
+            Cond::Linked => this_object(this).is_some_and(|o| {
+                self.source.is_some() && self.state.object(o).attached_to == self.source
+            }),
             Cond::Exists(c) => self
                 .state
                 .object_ids()
@@ -251,6 +284,22 @@ impl Ctx<'_> {
                 .filter(|o| self.test(c, Subject::Object(*o)))
                 .filter_map(|o| self.sheet.objects[o.index()][ch.index()].number())
                 .try_fold(0i64, |a, n| a.checked_add(n))?,
+            NumExpr::Distinct(ch, c) => {
+                let mut all = crate::value::SymbolSet::default();
+                for o in self.state.object_ids() {
+                    if self.test(c, Subject::Object(o)) {
+                        if let Value::Symbols(s) = &self.sheet.objects[o.index()][ch.index()] {
+                            all.extend(s);
+                        }
+                    }
+                }
+                if all.is_every() {
+                    return None;
+                }
+                all.len() as i64
+            }
+            NumExpr::Max(a, b) => self.eval(a, this)?.max(self.eval(b, this)?),
+            NumExpr::Min(a, b) => self.eval(a, this)?.min(self.eval(b, this)?),
             NumExpr::SetSize(r, c) => {
                 let o = self.object(*r, this)?;
                 match &self.sheet.objects[o.index()][c.index()] {
@@ -334,6 +383,9 @@ impl Cond {
             | Cond::IsAttached
             | Cond::IsPlayer(_)
             | Cond::AnyPlayer
+            | Cond::FaceDown
+            | Cond::OnTop(_)
+            | Cond::Linked
             | Cond::OwnedBy(_) => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
             Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
@@ -363,7 +415,15 @@ impl NumExpr {
                 out.add_char(*ch);
                 c.reads(controller, out);
             }
-            NumExpr::Add(a, b) | NumExpr::Sub(a, b) | NumExpr::Mul(a, b) => {
+            NumExpr::Distinct(ch, c) => {
+                out.add_char(*ch);
+                c.reads(controller, out);
+            }
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => {
                 a.reads(controller, out);
                 b.reads(controller, out);
             }

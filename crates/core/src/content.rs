@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub enum OneShot {
     /// Put each target into a zone ("destroy target enchantment": to the graveyard).
     MoveTargets(ZoneId),
+    /// Turn each target face up or face down (Break Open).
+    TurnTargets { face_down: bool },
 }
 
 /// What happens when an object of this class resolves as a spell.
@@ -33,6 +35,8 @@ pub struct ObjectClass {
     /// Static abilities, in the order written; each is also listed in the printed abilities.
     pub statics: Vec<Arc<EffectDef>>,
     pub spell: Option<Spell>,
+    /// "Enter as a copy of" a chosen object (Clone): a copy effect starts as it enters.
+    pub enters_as_copy: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -1,9 +1,9 @@
 //! Continuous effects: what they change (operations), whom they affect, how long they last.
 
 use crate::condition::{Cond, NumExpr, PlayerRef};
-use crate::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp};
+use crate::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
 use crate::ruleset::SlotTarget;
-use crate::value::{Ability, SymbolSet};
+use crate::value::{Ability, Symbol, SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -16,6 +16,10 @@ pub enum OpKind {
     Switch,
     Add,
     Remove,
+    /// Copy effects (layer 1a): copiable values.
+    Copy,
+    /// Text-changing effects (layer 3).
+    Text,
 }
 
 impl OpKind {
@@ -26,6 +30,8 @@ impl OpKind {
             OpKind::Switch => "switch",
             OpKind::Add => "add",
             OpKind::Remove => "remove",
+            OpKind::Copy => "copy",
+            OpKind::Text => "text",
         }
     }
 }
@@ -53,6 +59,40 @@ pub enum Change {
     RemoveAbilities(Vec<Ability>),
     SetPlayer(PlayerRef),
     SetText(Arc<str>),
+    /// "Becomes a copy of": as written in content, resolved to `SetValues` when the effect is
+    /// created (a copy takes the copiable values as they are then).
+    CopyOf(CopySource),
+    /// Copiable values taken when a copy effect was created.
+    SetValues(Arc<Vec<(CharId, Value)>>),
+    /// Merged copiable values (mutate): the abilities of the cards merged under.
+    MergeAbilities(Vec<Ability>),
+    /// "Has the full text of" another object, read continuously (layer 3).
+    TextOf(CopySource),
+    /// Replace every instance of a word in ability names (layer 3, Mind Bend).
+    ReplaceWord(SymRef, SymRef),
+    /// One ability per symbol of a characteristic among matching objects ("protection from the
+    /// colors of permanents you control"): `template` with `{}` replaced by the symbol.
+    AbilitiesPer {
+        template: Arc<str>,
+        of: CharId,
+        among: Cond,
+    },
+}
+
+/// The object a copy or text effect takes values from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum CopySource {
+    /// The spell's target.
+    Target,
+    /// The top object (latest to enter) of a zone that "you" own.
+    Top(ZoneId),
+}
+
+/// A word an operation names: written, or one of the source's choices.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum SymRef {
+    Lit(Symbol),
+    Chosen(u8),
 }
 
 impl Change {
@@ -65,8 +105,12 @@ impl Change {
             | Change::SetText(_) => OpKind::Set,
             Change::Modify(_) => OpKind::Modify,
             Change::SwitchWith(_) => OpKind::Switch,
-            Change::AddSymbols(_) | Change::AddAbilities(_) => OpKind::Add,
+            Change::AddSymbols(_) | Change::AddAbilities(_) | Change::AbilitiesPer { .. } => {
+                OpKind::Add
+            }
             Change::RemoveSymbols(_) | Change::RemoveAbilities(_) => OpKind::Remove,
+            Change::CopyOf(_) | Change::SetValues(_) | Change::MergeAbilities(_) => OpKind::Copy,
+            Change::TextOf(_) | Change::ReplaceWord(..) => OpKind::Text,
         }
     }
 }
@@ -97,6 +141,8 @@ pub struct EffectDef {
     /// From a characteristic-defining ability: applied first in its layer (seed 003).
     pub defining: bool,
     pub ops: Vec<Op>,
+    /// Zones where a static ability works besides the zones in play ("this spell costs less").
+    pub zones: Vec<ZoneId>,
 }
 
 impl EffectDef {

@@ -34,12 +34,18 @@ enum EffectKey {
         object: ObjectId,
         placement: u32,
     },
+    FaceDown(ObjectId),
 }
 
 #[derive(Clone)]
 enum Body {
     Effect(Arc<EffectDef>),
-    Counter { kind: CounterId, count: i64 },
+    Counter {
+        kind: CounterId,
+        count: i64,
+    },
+    /// The ruleset's face-down values (seed 004, layer 1b).
+    FaceDown,
 }
 
 #[derive(Clone)]
@@ -94,8 +100,14 @@ impl Candidate {
                 w.reads(controller, &mut f);
             }
             for op in &def.ops {
-                if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-                    e.reads(controller, &mut f);
+                match &op.change {
+                    Change::SetNumber(e) | Change::Modify(e) => e.reads(controller, &mut f),
+                    Change::TextOf(_) => state.ruleset.copiable.iter().for_each(|c| f.add_char(*c)),
+                    Change::AbilitiesPer { of, among, .. } => {
+                        f.add_char(*of);
+                        among.reads(controller, &mut f);
+                    }
+                    _ => {}
                 }
             }
             if self.created.is_none() {
@@ -122,13 +134,27 @@ impl Candidate {
             Body::Effect(def) => {
                 for op in def.ops.iter().filter(|o| o.layer == layer) {
                     add(op.target);
-                    if let Change::SwitchWith(other) = op.change {
-                        add(SlotTarget::Char(other));
+                    match &op.change {
+                        Change::SwitchWith(other) => add(SlotTarget::Char(*other)),
+                        Change::SetValues(vals) => {
+                            vals.iter().for_each(|(c, _)| add(SlotTarget::Char(*c)))
+                        }
+                        Change::TextOf(_) | Change::CopyOf(_) => state
+                            .ruleset
+                            .copiable
+                            .iter()
+                            .for_each(|c| add(SlotTarget::Char(*c))),
+                        _ => {}
                     }
                 }
             }
             Body::Counter { kind, .. } => {
                 for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                    add(SlotTarget::Char(*c));
+                }
+            }
+            Body::FaceDown => {
+                for (c, _) in &state.ruleset.face_down {
                     add(SlotTarget::Char(*c));
                 }
             }
@@ -141,6 +167,7 @@ impl Candidate {
         match &self.body {
             Body::Effect(_) => self.source_name.to_string(),
             Body::Counter { .. } => format!("{}'s {}", self.source_name, self.text(state)),
+            Body::FaceDown => format!("{} being face down", self.source_name),
         }
     }
 
@@ -152,6 +179,7 @@ impl Candidate {
                 let s = if count.abs() == 1 { "" } else { "s" };
                 format!("{count} {name} counter{s}")
             }
+            Body::FaceDown => "face down: the ruleset's face-down values".to_string(),
         }
     }
 }
@@ -163,7 +191,7 @@ impl Candidate {
 struct Instruction {
     exists: bool,
     subjects: Vec<Subject>,
-    params: Vec<Option<i64>>,
+    params: Vec<Value>,
 }
 
 /// Why one effect waits for another (seed 003, "Dependency", (b)).
@@ -200,6 +228,24 @@ struct Deriver<'a> {
 
 /// Derives every characteristic and player property. With `explain`, records each step.
 pub fn derive(state: &GameState, explain: bool) -> Derived {
+    derive_layers(state, state.ruleset.layers.len(), explain)
+}
+
+/// The copiable values of an object now: its values after the copy and face-down layers (seed
+/// 004, layer 1b: "The copiable values of an object are the end result of applying layers 1a and
+/// 1b").
+pub fn copiable_values(state: &GameState, o: ObjectId) -> Vec<(CharId, Value)> {
+    let d = derive_layers(state, state.ruleset.copiable_layers(), false);
+    state
+        .ruleset
+        .copiable
+        .iter()
+        .map(|c| (*c, d.sheet.objects[o.index()][c.index()].clone()))
+        .collect()
+}
+
+/// Applies the first `upto` layers.
+fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
     let rs = &state.ruleset;
     let sheet = state.base_sheet();
     let expl = explain.then(|| Explanation {
@@ -214,7 +260,7 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
         started: HashMap::new(),
         grants: HashMap::new(),
     };
-    for li in 0..rs.layers.len() {
+    for li in 0..upto.min(rs.layers.len()) {
         d.layer(LayerId(li as u16));
     }
     Derived {
@@ -379,8 +425,17 @@ impl Deriver<'_> {
             let ctx = cand.ctx(self.state, &self.sheet);
             for s in subs {
                 for op in def.ops.iter().filter(|o| o.layer == lid) {
-                    if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-                        params.push(ctx.eval(e, *s));
+                    match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => {
+                            params.push(Value::Number(ctx.eval(e, *s)))
+                        }
+                        // What a text or ability-template effect gives depends on other objects.
+                        Change::TextOf(_) | Change::AbilitiesPer { .. } => params.extend(
+                            change(&ctx, &self.sheet, *s, op)
+                                .into_iter()
+                                .map(|(_, v)| v),
+                        ),
+                        _ => {}
                     }
                 }
             }
@@ -531,10 +586,20 @@ fn gather(
         .filter(|(c, s)| s.is_some() && matches!(&c.body, Body::Effect(d) if d.has_layer(layer)))
         .map(|(c, _)| c.clone())
         .collect();
-    let counters_here = state.ruleset.layers[layer.index()].counters;
+    let layer_def = &state.ruleset.layers[layer.index()];
+    let counters_here = layer_def.counters;
     for o in state.objects() {
-        if !state.in_play(o.id) {
-            continue;
+        let in_play = state.in_play(o.id);
+        if layer_def.face_down && o.face_down && !state.ruleset.face_down.is_empty() {
+            out.push(Candidate {
+                key: EffectKey::FaceDown(o.id),
+                body: Body::FaceDown,
+                timestamp: o.timestamp,
+                defining: false,
+                source: Some(o.id),
+                source_name: o.name.clone(),
+                created: None,
+            });
         }
         if let Some(ac) = state.abilities_char {
             if let Value::Abilities(list) = &sheet.objects[o.id.index()][ac.index()] {
@@ -543,6 +608,10 @@ fn gather(
                         continue;
                     };
                     let def = &state.content.class(*class).statics[*index as usize];
+                    // A static ability works in play, or in the other zones it names.
+                    if !in_play && !def.zones.contains(&o.zone) {
+                        continue;
+                    }
                     let key = EffectKey::Static {
                         object: o.id,
                         class: *class,
@@ -623,9 +692,8 @@ fn you_of(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<PlayerId
 /// "as long as" condition must hold; a created effect applies to what it locked when created.
 fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subject>> {
     match (&cand.body, &cand.created, cand.key) {
-        (Body::Counter { .. }, _, EffectKey::Counter { object, .. }) => {
-            Some(vec![Subject::Object(object)])
-        }
+        (Body::Counter { .. }, _, EffectKey::Counter { object, .. })
+        | (Body::FaceDown, _, EffectKey::FaceDown(object)) => Some(vec![Subject::Object(object)]),
         (Body::Effect(def), Some(created), _) => {
             // "As long as" on a created effect is tested on its source, as for a static ability.
             if let (Some(w), Some(src)) = (&def.while_cond, cand.source) {
@@ -726,6 +794,11 @@ fn changes(
                 out.push((t, v));
             }
         }
+        Body::FaceDown => {
+            for (c, v) in &state.ruleset.face_down {
+                out.push((SlotTarget::Char(*c), v.clone()));
+            }
+        }
         Body::Effect(def) => {
             let ctx = cand.ctx(state, sheet);
             for op in def.ops.iter().filter(|o| o.layer == layer) {
@@ -742,7 +815,10 @@ fn changes(
 fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::value::SymbolSet {
     let mut set = l.set.clone();
     if l.chosen {
-        if let Some(c) = ctx.source.and_then(|s| ctx.state.object(s).choice.clone()) {
+        if let Some(c) = ctx
+            .source
+            .and_then(|s| ctx.state.object(s).choices.first().cloned())
+        {
             set.insert(c);
         }
     }
@@ -828,6 +904,109 @@ fn change(ctx: &Ctx, sheet: &Sheet, subject: Subject, op: &Op) -> Vec<(SlotTarge
         }
         Change::SetPlayer(r) => Value::Player(ctx.player(*r, subject)),
         Change::SetText(t) => Value::Text(t.clone()),
+        Change::SetValues(vals) => {
+            return vals
+                .iter()
+                .map(|(c, v)| (SlotTarget::Char(*c), v.clone()))
+                .collect();
+        }
+        // Content writes "copy of target"; the copy is taken when the effect is created, so an
+        // unresolved copy here copies nothing.
+        Change::CopyOf(_) => return Vec::new(),
+        Change::MergeAbilities(list) => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.clone(),
+                _ => Vec::new(),
+            };
+            for a in list {
+                if !have.contains(a) {
+                    have.push(a.clone());
+                }
+            }
+            Value::Abilities(have)
+        }
+        Change::TextOf(src) => {
+            let from = match src {
+                crate::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                }
+                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+            };
+            let Some(from) = from else {
+                return Vec::new();
+            };
+            return ctx
+                .state
+                .ruleset
+                .copiable
+                .iter()
+                .map(|c| {
+                    (
+                        SlotTarget::Char(*c),
+                        sheet.objects[from.index()][c.index()].clone(),
+                    )
+                })
+                .collect();
+        }
+        Change::ReplaceWord(from, to) => {
+            let word = |r: &crate::effect::SymRef| -> Option<String> {
+                match r {
+                    crate::effect::SymRef::Lit(s) => Some(s.to_string()),
+                    crate::effect::SymRef::Chosen(i) => ctx.source.and_then(|s| {
+                        ctx.state
+                            .object(s)
+                            .choices
+                            .get(*i as usize)
+                            .map(|x| x.to_string())
+                    }),
+                }
+            };
+            let (Some(from), Some(to)) = (word(from), word(to)) else {
+                return Vec::new();
+            };
+            let swap = |s: &str| crate::value::Symbol::new(&s.replace(&from, &to));
+            match cur {
+                Value::Abilities(list) => Value::Abilities(
+                    list.iter()
+                        .map(|a| match a {
+                            Ability::Keyword(k) => Ability::Keyword(swap(k.as_str())),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                ),
+                Value::Symbols(set) => {
+                    Value::Symbols(set.iter().map(|s| swap(s.as_str())).collect())
+                }
+                other => other.clone(),
+            }
+        }
+        Change::AbilitiesPer {
+            template,
+            of,
+            among,
+        } => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.clone(),
+                _ => Vec::new(),
+            };
+            let mut syms = crate::value::SymbolSet::default();
+            for o in ctx.state.object_ids() {
+                if ctx.test(among, Subject::Object(o)) {
+                    if let Value::Symbols(s) = &sheet.objects[o.index()][of.index()] {
+                        syms.extend(s);
+                    }
+                }
+            }
+            for s in syms.iter() {
+                let a = Ability::Keyword(crate::value::Symbol::new(
+                    &template.replace("{}", s.as_str()),
+                ));
+                if !have.contains(&a) {
+                    have.push(a);
+                }
+            }
+            Value::Abilities(have)
+        }
     };
     vec![(op.target, v)]
 }

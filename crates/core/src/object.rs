@@ -32,8 +32,11 @@ pub struct GameObject {
     pub incarnation: u32,
     pub counters: Vec<CounterPlacement>,
     pub attached_to: Option<ObjectId>,
-    /// A choice made as the object entered ("choose a creature type").
-    pub choice: Option<Symbol>,
+    /// Choices made as the object entered or was cast ("choose a creature type"; Mind Bend's two
+    /// words).
+    pub choices: Vec<Symbol>,
+    /// Face down (seed 004, layer 1b): the ruleset's face-down values apply.
+    pub face_down: bool,
 }
 
 impl GameObject {

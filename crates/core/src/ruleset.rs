@@ -98,6 +98,8 @@ pub struct LayerDef {
     pub slots: Vec<Slot>,
     /// Counters apply in this layer, in timestamp order with its effects.
     pub counters: bool,
+    /// Face-down objects take the ruleset's face-down values in this layer.
+    pub face_down: bool,
     /// Effects here are ordered by dependency before timestamp (seed 003); player and rules layers
     /// may say timestamp only (seed 004, layer 8: "Dependency is irrelevant here").
     pub dependency: bool,
@@ -163,6 +165,10 @@ pub struct Ruleset {
     pub state_checks: Vec<StateCheck>,
     /// Where a spell goes once it has resolved, if anywhere.
     pub resolved_zone: Option<ZoneId>,
+    /// The characteristics a copy effect copies (seed 004, layer 1a: "copiable values").
+    pub copiable: Vec<CharId>,
+    /// The values a face-down object has (seed 004, layer 1b).
+    pub face_down: Vec<(CharId, Value)>,
 }
 
 impl Ruleset {
@@ -219,6 +225,19 @@ impl Ruleset {
             .iter()
             .position(|l| l.accepts(target, kind, defining))
             .map(|i| LayerId(i as u16))
+    }
+    /// The number of layers that make copiable values: up to the last one that applies copy
+    /// effects or face-down values.
+    pub fn copiable_layers(&self) -> usize {
+        self.layers
+            .iter()
+            .rposition(|l| {
+                l.face_down
+                    || l.slots
+                        .iter()
+                        .any(|s| s.kinds.as_ref().is_some_and(|k| k.contains(&OpKind::Copy)))
+            })
+            .map_or(0, |i| i + 1)
     }
     pub fn counters_layer(&self) -> Option<LayerId> {
         self.layers

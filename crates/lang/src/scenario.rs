@@ -91,6 +91,17 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
 
 type StepResult = Result<(), (Option<Span>, String)>;
 
+fn copy_of(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    r: &Option<Ref>,
+) -> Result<Option<ObjectId>, (Option<Span>, String)> {
+    match r {
+        Some(r) => Ok(Some(obj(state, names, r)?)),
+        None => Ok(None),
+    }
+}
+
 fn obj(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
@@ -128,7 +139,9 @@ fn run_step(
                     owner: PlayerId(e.owner as u8),
                     controller: e.controller.map(|c| PlayerId(c as u8)),
                     zone: e.zone,
-                    choice: e.choice.clone(),
+                    choices: e.choices.clone(),
+                    copy_of: copy_of(state, names, &e.copying)?,
+                    face_down: e.face_down,
                 }]),
             )?;
             let id = out.created[0];
@@ -158,7 +171,9 @@ fn run_step(
                     owner: PlayerId(e.owner as u8),
                     controller: e.controller.map(|c| PlayerId(c as u8)),
                     zone: e.zone,
-                    choice: e.choice.clone(),
+                    choices: e.choices.clone(),
+                    copy_of: None,
+                    face_down: e.face_down,
                 })
                 .collect();
             let out = act(state, Action::Create(news))?;
@@ -192,18 +207,66 @@ fn run_step(
                 },
             )?;
         }
+        StepKind::TurnFace { obj: r, down } => {
+            let o = obj(state, names, &r)?;
+            act(
+                state,
+                if down {
+                    Action::TurnFaceDown { object: o }
+                } else {
+                    Action::TurnFaceUp { object: o }
+                },
+            )?;
+        }
+        StepKind::Merge {
+            obj: r,
+            into,
+            under,
+        } => {
+            let o = obj(state, names, &r)?;
+            let i = obj(state, names, &into)?;
+            act(
+                state,
+                Action::Merge {
+                    object: o,
+                    into: i,
+                    under,
+                },
+            )?;
+        }
         StepKind::Cast {
             card,
             class,
             by,
             targets,
+            choices,
         } => {
-            let exists =
-                names.contains_key(&card.name) || state.objects().any(|o| *o.name == *card.name);
-            let spell = match find(state, names, &card.name) {
-                Ok(o) => o,
-                Err(m) if exists => return Err((Some(card.span), m)),
-                Err(_) => {
+            // An alias names an object to cast; so does a name that one object not yet resolved
+            // has. Otherwise the card is cast anew (the same card may be cast again).
+            let resolved = rs.resolved_zone;
+            let unresolved: Vec<ObjectId> = state
+                .objects()
+                .filter(|o| *o.name == *card.name && Some(o.zone) != resolved)
+                .map(|o| o.id)
+                .collect();
+            let existing = match names.get(&card.name) {
+                Some(o) => Some(*o),
+                None if unresolved.len() == 1 => Some(unresolved[0]),
+                None if unresolved.len() > 1 => {
+                    return Err((
+                        Some(card.span),
+                        format!(
+                            "`{}` names {} objects: give each an alias with `as`",
+                            card.name,
+                            unresolved.len()
+                        ),
+                    ))
+                }
+                None => None,
+            };
+            let spell = match existing {
+                Some(o) => o,
+                None => {
                     let Some(class) = class else {
                         return Err((
                             Some(card.span),
@@ -220,7 +283,9 @@ fn run_step(
                             owner: PlayerId(by as u8),
                             controller: None,
                             zone,
-                            choice: None,
+                            choices: choices.clone(),
+                            copy_of: None,
+                            face_down: false,
                         }]),
                     )?
                     .created[0]
@@ -236,6 +301,7 @@ fn run_step(
                     spell,
                     controller: PlayerId(by as u8),
                     targets: ts,
+                    choices,
                 },
             )?;
         }
@@ -338,6 +404,16 @@ fn check(
                     b.sort();
                     a == b
                 }
+                Want::Order(list) => {
+                    let d = state.explain();
+                    let steps = &d
+                        .explanation
+                        .as_ref()
+                        .expect("explain records steps")
+                        .objects[o.index()][ch.index()];
+                    let got: Vec<&str> = steps.iter().map(|s| s.source.as_str()).collect();
+                    got == list.iter().map(|s| s.as_str()).collect::<Vec<_>>()
+                }
                 Want::Has(s) | Want::Lacks(s) => {
                     let has = match &actual {
                         Value::Symbols(set) => set.contains(s),
@@ -354,6 +430,7 @@ fn check(
                     Want::Equals(v) => v.display_with(&pname),
                     Want::Abilities(l) if l.is_empty() => "none".into(),
                     Want::Abilities(l) => l.join(", "),
+                    Want::Order(l) => format!("effects applied in the order {}", l.join(", ")),
                     Want::Has(s) => format!("to have {s}"),
                     Want::Lacks(s) => format!("to lack {s}"),
                 };

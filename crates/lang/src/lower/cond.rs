@@ -155,6 +155,35 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                 )),
             };
         }
+        "face" if c.peek_at(1).is_some_and(|t| t.is_word("down")) => {
+            c.bump();
+            c.bump();
+            return Ok(Cond::FaceDown);
+        }
+        "face_down" => {
+            c.bump();
+            return Ok(Cond::FaceDown);
+        }
+        "linked" => {
+            c.bump();
+            return Ok(Cond::Linked);
+        }
+        "on" if c.peek_at(1).is_some_and(|t| t.is_word("top")) => {
+            // `on top of graveyard`: the latest object to enter that zone among yours.
+            c.bump();
+            c.bump();
+            c.expect_word("of")?;
+            let (z, zs) = c.name("a zone")?;
+            return match rs.zone_id(&z) {
+                Some(id) => Ok(Cond::OnTop(id)),
+                None => Err(unknown(
+                    zs,
+                    "zone",
+                    &z,
+                    rs.zones.iter().map(|z| z.name.as_str()),
+                )),
+            };
+        }
         "other" | "another" => {
             c.bump();
             return Ok(Cond::Not(Box::new(Cond::IsSource)));
@@ -332,6 +361,17 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         "count" => {
             c.bump();
             c.expect_punct("(")?;
+            // `count(types among in graveyard)`: how many different symbols the matching hold.
+            if let (Some(ch), true) = (
+                c.peek().and_then(|t| t.word()).and_then(|w| rs.char_id(w)),
+                c.peek_at(1).is_some_and(|t| t.is_word("among")),
+            ) {
+                c.bump();
+                c.bump();
+                let inner = condition(env, c, allow)?;
+                c.expect_punct(")")?;
+                return Ok(NumExpr::Distinct(ch, Box::new(inner)));
+            }
             // `count(colors)`: the size of a symbol set; otherwise how many objects match.
             let set = c.peek().and_then(|t| t.word()).and_then(|w| rs.char_id(w));
             let closes = c.peek_at(1).is_some_and(|t| t.is_punct(")"));
@@ -359,6 +399,19 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             let inner = condition(env, c, allow)?;
             c.expect_punct(")")?;
             return Ok(NumExpr::Count(Box::new(inner)));
+        }
+        "max" | "min" => {
+            c.bump();
+            c.expect_punct("(")?;
+            let a = num(env, c, allow)?;
+            c.expect_punct(",")?;
+            let b = num(env, c, allow)?;
+            c.expect_punct(")")?;
+            return Ok(if word == "max" {
+                NumExpr::Max(Box::new(a), Box::new(b))
+            } else {
+                NumExpr::Min(Box::new(a), Box::new(b))
+            });
         }
         "sum" => {
             // `sum(mana_value of other creature you control)`

@@ -9,7 +9,9 @@ use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
 use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
-use rulecraft_core::effect::{Affects, Change, Duration, EffectDef, Op, SymList};
+use rulecraft_core::effect::{
+    Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef,
+};
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
 use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
 use std::sync::Arc;
@@ -46,6 +48,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let mut keywords: Vec<Ability> = Vec::new();
     let mut statics: Vec<Arc<EffectDef>> = Vec::new();
     let mut spell = None;
+    let mut enters_as_copy = false;
     for item in block(s, "the object's definition")? {
         let mut ic = Cursor::new(&item.head);
         let first = &item.head[0];
@@ -58,6 +61,16 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.finish()?;
                 let def = effect(env, item, &text, kw == "defining", EffectKind::Static)?;
                 statics.push(Arc::new(def));
+            }
+            Some("enters") => {
+                // `enters as a copy`: Clone (seed 004, layer 1a).
+                no_block(item)?;
+                ic.bump();
+                ic.expect_word("as")?;
+                ic.eat_word("a");
+                ic.expect_word("copy")?;
+                ic.finish()?;
+                enters_as_copy = true;
             }
             Some("spell") => {
                 ic.bump();
@@ -82,38 +95,21 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 let ch = rs.char_id(w).expect("checked");
                 ic.bump();
                 ic.expect_punct(":")?;
-                if printed.iter().any(|(c, _)| *c == ch) {
+                if printed.iter().any(|(c, _)| *c == ch)
+                    || (rs.char(ch).kind == CharKind::Abilities && !keywords.is_empty())
+                {
                     return Err(Diagnostic::new(
                         first.span,
                         format!("`{w}` is printed twice"),
                     ));
                 }
                 let kind = rs.char(ch).kind;
-                let v = match kind {
-                    CharKind::Number => {
-                        if ic.eat_word("none") {
-                            Value::Number(None)
-                        } else {
-                            Value::Number(Some(ic.number("a number or `none`")?.0))
-                        }
-                    }
-                    CharKind::Symbols => Value::Symbols(symbols(&mut ic)?),
-                    CharKind::Text | CharKind::Name => {
-                        Value::Text(Arc::from(ic.string("a string")?.0.as_str()))
-                    }
-                    CharKind::Abilities => {
-                        keywords = abilities(&mut ic)?;
-                        Value::Abilities(Vec::new())
-                    }
-                    CharKind::Controller => {
-                        return Err(Diagnostic::new(
-                            first.span,
-                            format!(
-                            "`{w}` is not printed: an object's controller is who puts it into play"
-                        ),
-                        ))
-                    }
-                };
+                let v = printed_value(kind, &mut ic, first.span)?;
+                if let Value::Abilities(list) = v {
+                    keywords = list;
+                    ic.finish()?;
+                    continue;
+                }
                 ic.finish()?;
                 printed.push((ch, v));
             }
@@ -148,6 +144,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
         ));
     }
     Ok(ObjectClass {
+        enters_as_copy,
         name,
         printed,
         statics,
@@ -156,6 +153,28 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
 }
 
 /// A printed symbol list: `none`, `all`, or names separated by commas.
+/// A value as written after `CHAR:` in a class or `CHAR =` in the ruleset's face-down values.
+pub fn printed_value(kind: CharKind, c: &mut Cursor, at: Span) -> Res<Value> {
+    Ok(match kind {
+        CharKind::Number => {
+            if c.eat_word("none") {
+                Value::Number(None)
+            } else {
+                Value::Number(Some(c.number("a number or `none`")?.0))
+            }
+        }
+        CharKind::Symbols => Value::Symbols(symbols(c)?),
+        CharKind::Text | CharKind::Name => Value::Text(Arc::from(c.string("a string")?.0.as_str())),
+        CharKind::Abilities => Value::Abilities(abilities(c)?),
+        CharKind::Controller => {
+            return Err(Diagnostic::new(
+                at,
+                "a controller is not printed: an object's controller is who puts it into play",
+            ))
+        }
+    })
+}
+
 fn symbols(c: &mut Cursor) -> Res<SymbolSet> {
     let l = sym_list(c)?;
     if l.chosen {
@@ -212,10 +231,86 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
     };
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
+    let mut zones = Vec::new();
     let mut ops: Vec<(SlotTarget, Change, Span)> = Vec::new();
+    // Copy and text effects change every copiable characteristic; they name the first.
+    let copy_target = rs.copiable.first().map(|c| SlotTarget::Char(*c));
     for item in block(s, "the effect")? {
         no_block(item)?;
         let mut c = Cursor::new(&item.head);
+        if c.eat_words(&["works", "in"]) {
+            // A static ability that works outside play ("this spell costs {1} less").
+            c.expect_punct(":")?;
+            loop {
+                let (z, zs) = c.name("a zone")?;
+                zones.push(rs.zone_id(&z).ok_or_else(|| {
+                    unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))
+                })?);
+                if !c.eat_punct(",") {
+                    break;
+                }
+            }
+            c.finish()?;
+            continue;
+        }
+        if c.eat_words(&["copy", "of"]) || c.eat_words(&["text", "of"]) {
+            let is_copy = item.head[0].is_word("copy");
+            let Some(target) = copy_target else {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "this ruleset declares no `copiable:` characteristics to copy",
+                ));
+            };
+            let src = if c.eat_word("target") {
+                if !allow.target {
+                    return Err(Diagnostic::new(c.toks[c.pos - 1].span, "`target` is only allowed in a spell's effects: a static ability has no target"));
+                }
+                CopySource::Target
+            } else if c.eat_word("top") {
+                c.expect_punct("(")?;
+                let (z, zs) = c.name("a zone")?;
+                let z = rs.zone_id(&z).ok_or_else(|| {
+                    unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))
+                })?;
+                c.expect_punct(")")?;
+                CopySource::Top(z)
+            } else {
+                return Err(c.err("`target` or `top(ZONE)`"));
+            };
+            c.finish()?;
+            let change = if is_copy {
+                if src != CopySource::Target {
+                    return Err(Diagnostic::new(item.head[0].span, "a copy takes its values when it is created: write `copy of target` in a spell"));
+                }
+                Change::CopyOf(src)
+            } else {
+                Change::TextOf(src)
+            };
+            ops.push((target, change, item.head[0].span));
+            continue;
+        }
+        if c.eat_word("replace") {
+            // `replace island with forest in abilities` (seed 004, layer 3: Mind Bend).
+            let from = word_ref(&mut c)?;
+            c.expect_word("with")?;
+            let to = word_ref(&mut c)?;
+            c.expect_word("in")?;
+            let (n, nsp) = c.name("a characteristic")?;
+            let ch = char_named(env, &n, nsp)?;
+            if !matches!(rs.char(ch).kind, CharKind::Abilities | CharKind::Symbols) {
+                return Err(Diagnostic::new(
+                    nsp,
+                    format!("`{n}` is not abilities or symbols: `replace` changes words in those"),
+                ));
+            }
+            c.finish()?;
+            ops.push((
+                SlotTarget::Char(ch),
+                Change::ReplaceWord(from, to),
+                item.head[0].span,
+            ));
+            continue;
+        }
         if c.eat_word("affects") {
             c.expect_punct(":")?;
             if c.at_end() {
@@ -295,6 +390,30 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             (CharKind::Symbols, '+') => Change::AddSymbols(sym_list(&mut c)?),
             (CharKind::Symbols, _) => Change::RemoveSymbols(sym_list(&mut c)?),
             (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
+            (CharKind::Abilities, '+')
+                if matches!(&c.peek().map(|t| &t.tok), Some(Tok::Str(s)) if s.contains("{}"))
+                    && c.peek_at(1).is_some_and(|t| t.is_word("for")) =>
+            {
+                // `abilities += "protection from {}" for each colors among permanent you control`
+                let (template, _) = c.string("an ability template")?;
+                c.expect_word("for")?;
+                c.eat_word("each");
+                let (n, nsp) = c.name("a symbols characteristic")?;
+                let of = char_named(env, &n, nsp)?;
+                if rs.char(of).kind != CharKind::Symbols {
+                    return Err(Diagnostic::new(
+                        nsp,
+                        format!("`{n}` is not a symbols characteristic"),
+                    ));
+                }
+                c.expect_word("among")?;
+                let among = condition(env, &mut c, allow)?;
+                Change::AbilitiesPer {
+                    template: Arc::from(template.as_str()),
+                    of,
+                    among,
+                }
+            }
             (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
             (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),
             (CharKind::Controller, '=') => {
@@ -386,6 +505,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         cond
     };
     Ok(EffectDef {
+        zones,
         text: Arc::from(text),
         affects: if on_players {
             Affects::Players(cond)
@@ -395,6 +515,16 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         while_cond,
         defining,
         ops: lowered,
+    })
+}
+
+/// A word in `replace X with Y`: a symbol, or `first_choice` / `second_choice` of the source.
+fn word_ref(c: &mut Cursor) -> Res<SymRef> {
+    let (w, _) = c.name_or_string("a word, `first_choice` or `second_choice`")?;
+    Ok(match w.as_str() {
+        "first_choice" => SymRef::Chosen(0),
+        "second_choice" => SymRef::Chosen(1),
+        _ => SymRef::Lit(Symbol::new(&w)),
     })
 }
 
@@ -446,6 +576,25 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             c.finish()?;
             let def = effect(env, item, &text, false, kind)?;
             effects.push((d, Arc::new(def)));
+            continue;
+        }
+        if c.eat_words(&["turn", "target", "face"]) {
+            no_block(item)?;
+            if target.is_none() {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`turn target` needs the spell to have a `target:`",
+                ));
+            }
+            let face_down = if c.eat_word("down") {
+                true
+            } else if c.eat_word("up") {
+                false
+            } else {
+                return Err(c.err("`up` or `down`"));
+            };
+            c.finish()?;
+            one_shots.push(OneShot::TurnTargets { face_down });
             continue;
         }
         if c.eat_words(&["move", "target", "to"]) {

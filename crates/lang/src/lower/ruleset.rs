@@ -73,12 +73,7 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
             .slots
             .iter()
             .any(|s| matches!(s.target, SlotTarget::Prop(_)));
-        if has_char && has_prop {
-            return Err(Diagnostic::new(
-                *span,
-                format!("layer `{}` mixes object characteristics and player properties: expected one or the other", l.label),
-            ));
-        }
+        // A rules layer may change both players and objects (spell costs, seed 004 layer 8).
         if has_prop {
             seen_player = Some(l);
         } else if has_char {
@@ -271,6 +266,41 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 to_zone,
             });
         }
+        "copiable" => {
+            // `copiable: name, types, ...`: what a copy effect copies (seed 004, layer 1a).
+            no_block(s)?;
+            c.expect_punct(":")?;
+            loop {
+                let (n, sp) = c.name("a characteristic")?;
+                let id = env.ruleset.char_id(&n).ok_or_else(|| {
+                    let known = env.ruleset.characteristics.iter().map(|c| c.name.as_str());
+                    unknown(sp, "characteristic", &n, known)
+                })?;
+                env.ruleset.copiable.push(id);
+                if !c.eat_punct(",") {
+                    break;
+                }
+            }
+            c.finish()?;
+        }
+        "face" => {
+            // `face down { power = 2 ... }`: the values of a face-down object (seed 004, 1b).
+            c.expect_word("down")?;
+            c.finish()?;
+            for item in block(s, "the face-down values")? {
+                no_block(item)?;
+                let mut ic = Cursor::new(&item.head);
+                let (n, sp) = ic.name("a characteristic")?;
+                let id = env.ruleset.char_id(&n).ok_or_else(|| {
+                    let known = env.ruleset.characteristics.iter().map(|c| c.name.as_str());
+                    unknown(sp, "characteristic", &n, known)
+                })?;
+                ic.expect_punct("=")?;
+                let v = super::content::printed_value(env.ruleset.char(id).kind, &mut ic, sp)?;
+                ic.finish()?;
+                env.ruleset.face_down.push((id, v));
+            }
+        }
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -295,6 +325,8 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "layer",
                     "check",
                     "spells",
+                    "copiable",
+                    "face",
                 ],
             ))
         }
@@ -356,6 +388,7 @@ fn push_layer(
         name,
         slots: e.slots,
         counters: e.counters,
+        face_down: e.face_down,
         dependency: e.dependency,
         kind_order: e.kind_order,
     });
@@ -366,6 +399,7 @@ fn push_layer(
 struct Entries {
     slots: Vec<Slot>,
     counters: bool,
+    face_down: bool,
     dependency: bool,
     kind_order: Vec<ChangeClass>,
 }
@@ -377,6 +411,7 @@ fn entries(env: &Env, s: &Stmt, c: &mut Cursor) -> Res<Entries> {
     let mut e = Entries {
         slots: Vec::new(),
         counters: false,
+        face_down: false,
         dependency: true,
         kind_order: Vec::new(),
     };
@@ -397,6 +432,32 @@ fn entries(env: &Env, s: &Stmt, c: &mut Cursor) -> Res<Entries> {
 fn entry(env: &Env, c: &mut Cursor, e: &mut Entries) -> Res<()> {
     if c.eat_word("counters") {
         e.counters = true;
+    } else if c.eat_words(&["face", "down"]) {
+        e.face_down = true;
+    } else if c.eat_words(&["copy", "effects"]) {
+        // Seed 004, layer 1a: copy effects change every copiable characteristic.
+        if env.ruleset.copiable.is_empty() {
+            return Err(Diagnostic::new(
+                c.toks[0].span,
+                "`copy effects` needs the ruleset's `copiable:` list declared before this layer",
+            ));
+        }
+        for ch in &env.ruleset.copiable {
+            e.slots.push(Slot {
+                target: SlotTarget::Char(*ch),
+                kinds: Some(vec![OpKind::Copy]),
+                defining_only: false,
+            });
+        }
+    } else if c.eat_words(&["text", "effects"]) {
+        // Seed 004, layer 3: text-changing effects, on any characteristic.
+        for i in 0..env.ruleset.characteristics.len() {
+            e.slots.push(Slot {
+                target: SlotTarget::Char(rulecraft_core::CharId(i as u16)),
+                kinds: Some(vec![OpKind::Text]),
+                defining_only: false,
+            });
+        }
     } else if c.eat_words(&["timestamp", "order", "only"]) {
         e.dependency = false;
     } else if c.eat_word("order") {

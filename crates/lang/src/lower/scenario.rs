@@ -37,8 +37,12 @@ pub struct Enter {
     pub zone: ZoneId,
     pub attached_to: Option<Ref>,
     pub counters: Vec<(CounterId, i64)>,
-    /// `choosing goblin`: the choice made as it enters.
-    pub choice: Option<Symbol>,
+    /// `choosing goblin`: choices made as it enters.
+    pub choices: Vec<Symbol>,
+    /// `copying REF`: it enters as a copy of that object.
+    pub copying: Option<Ref>,
+    /// `face down`: it enters face down.
+    pub face_down: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +52,8 @@ pub enum Want {
     Abilities(Vec<String>),
     Has(Symbol),
     Lacks(Symbol),
+    /// The sources of the effects that changed the value, in the order applied.
+    Order(Vec<String>),
 }
 
 #[derive(Clone, Debug)]
@@ -90,6 +96,16 @@ pub enum StepKind {
         class: Option<ClassId>,
         by: usize,
         targets: Vec<Ref>,
+        choices: Vec<Symbol>,
+    },
+    TurnFace {
+        obj: Ref,
+        down: bool,
+    },
+    Merge {
+        obj: Ref,
+        into: Ref,
+        under: bool,
     },
     EndTurn,
     EndEffects {
@@ -119,9 +135,9 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-const ITEMS: [&str; 18] = [
+const ITEMS: [&str; 20] = [
     "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "together",
-    "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect",
+    "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn", "mutate",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -319,12 +335,42 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                         }
                     }
                 }
+                let choices = if c.eat_word("choosing") {
+                    choices(&mut c)?
+                } else {
+                    Vec::new()
+                };
                 StepKind::Cast {
                     card,
                     class,
                     by,
                     targets,
+                    choices,
                 }
+            }
+            "turn" => {
+                let obj = obj_ref(&mut c)?;
+                c.expect_word("face")?;
+                let down = if c.eat_word("down") {
+                    true
+                } else if c.eat_word("up") {
+                    false
+                } else {
+                    return Err(c.err("`down` or `up`"));
+                };
+                StepKind::TurnFace { obj, down }
+            }
+            "mutate" => {
+                let obj = obj_ref(&mut c)?;
+                let under = if c.eat_word("under") {
+                    true
+                } else if c.eat_word("over") {
+                    false
+                } else {
+                    return Err(c.err("`under` or `over`"));
+                };
+                let into = obj_ref(&mut c)?;
+                StepKind::Merge { obj, into, under }
             }
             "end" => {
                 if c.eat_word("turn") {
@@ -379,6 +425,17 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         content: Arc::new(content),
         steps,
     })
+}
+
+/// `choosing goblin` or `choosing island, forest`.
+fn choices(c: &mut Cursor) -> Res<Vec<Symbol>> {
+    let mut out = Vec::new();
+    loop {
+        out.push(Symbol::new(&c.name_or_string("a choice")?.0));
+        if !c.eat_punct(",") {
+            return Ok(out);
+        }
+    }
 }
 
 fn obj_ref(c: &mut Cursor) -> Res<Ref> {
@@ -458,7 +515,9 @@ impl Cx<'_> {
             },
             attached_to: None,
             counters: Vec::new(),
-            choice: None,
+            choices: Vec::new(),
+            copying: None,
+            face_down: false,
         };
         while !c.at_end() {
             if c.eat_word("as") {
@@ -474,7 +533,17 @@ impl Cx<'_> {
             } else if c.eat_words(&["attached", "to"]) {
                 e.attached_to = Some(obj_ref(c)?);
             } else if c.eat_word("choosing") || c.eat_word("naming") {
-                e.choice = Some(Symbol::new(&c.name_or_string("the choice")?.0));
+                e.choices = choices(c)?;
+            } else if c.eat_word("copying") {
+                if !self.content.class(e.class).enters_as_copy {
+                    return Err(Diagnostic::new(
+                        c.toks[c.pos - 1].span,
+                        format!("`{name}` does not enter as a copy: expected `enters as a copy` in its definition"),
+                    ));
+                }
+                e.copying = Some(obj_ref(c)?);
+            } else if c.eat_words(&["face", "down"]) {
+                e.face_down = true;
             } else if c.eat_word("with") {
                 loop {
                     let (n, nsp) = c.number("how many counters")?;
@@ -494,7 +563,7 @@ impl Cx<'_> {
                 }
             } else {
                 return Err(c.err(
-                    "`as`, `for`, `in`, `controlled by`, `attached to`, `choosing` or `with`",
+                    "`as`, `for`, `in`, `controlled by`, `attached to`, `choosing`, `copying`, `face down` or `with`",
                 ));
             }
         }
@@ -545,7 +614,9 @@ impl Cx<'_> {
         let next = c.peek_at(1);
         (w == "in" && next.is_some_and(|t| t.word().is_some()))
             || (self.env.ruleset.char_id(w).is_some()
-                && next.is_some_and(|t| t.is_punct("=") || t.is_word("has") || t.is_word("lacks")))
+                && next.is_some_and(|t| {
+                    t.is_punct("=") || t.is_word("has") || t.is_word("lacks") || t.is_word("order")
+                }))
     }
 
     /// A list of names after `=`: `none`, or names separated by `,` up to the next check.
@@ -589,6 +660,15 @@ impl Cx<'_> {
             )
         })?;
         let kind = rs.char(ch).kind;
+        if c.eat_word("order") {
+            c.expect_punct("=")?;
+            let list = self.names(c, "the name of an effect's source")?;
+            return Ok(Expect::Char {
+                obj,
+                ch,
+                want: Want::Order(list),
+            });
+        }
         if c.eat_word("has") || c.eat_word("lacks") {
             let lacks = c.toks[c.pos - 1].is_word("lacks");
             if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
