@@ -569,6 +569,7 @@ impl GameState {
                 source: Some(spell),
                 you: Some(controller),
                 targets,
+                reads: None,
             };
             if let Some(tc) = &sp.target {
                 for t in targets {
@@ -656,6 +657,7 @@ impl GameState {
                     source: None,
                     you: None,
                     targets: &[],
+                    reads: None,
                 };
                 for o in self.object_ids() {
                     if !self.in_play(o) || moves.iter().any(|m| m.0 == o) {

@@ -115,6 +115,17 @@ pub enum Subject {
     Player(PlayerId),
 }
 
+/// One value in a sheet: an object's characteristic or a player's property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cell {
+    Object(ObjectId, CharId),
+    Player(PlayerId, PropId),
+}
+
+/// The cells an evaluation read. If none of them changes, the evaluation gives the same result:
+/// the layer system uses this to test dependency only where it can exist (seed 003).
+pub type Reads = std::cell::RefCell<Vec<Cell>>;
+
 /// The fixed parts of an evaluation: whose effect, whose "you", which targets.
 pub struct Ctx<'a> {
     pub state: &'a GameState,
@@ -122,6 +133,50 @@ pub struct Ctx<'a> {
     pub source: Option<ObjectId>,
     pub you: Option<PlayerId>,
     pub targets: &'a [ObjectId],
+    /// Where to record the cells read, if anywhere.
+    pub reads: Option<&'a Reads>,
+}
+
+impl<'a> Ctx<'a> {
+    /// A context that records nothing.
+    pub fn new(
+        state: &'a GameState,
+        sheet: &'a Sheet,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: &'a [ObjectId],
+    ) -> Self {
+        Ctx {
+            state,
+            sheet,
+            source,
+            you,
+            targets,
+            reads: None,
+        }
+    }
+
+    /// The same context, recording what it reads into `reads`.
+    pub fn recording(mut self, reads: Option<&'a Reads>) -> Self {
+        self.reads = reads;
+        self
+    }
+
+    /// An object's value, recorded as read.
+    pub fn value(&self, o: ObjectId, c: CharId) -> &'a Value {
+        if let Some(r) = self.reads {
+            r.borrow_mut().push(Cell::Object(o, c));
+        }
+        &self.sheet.objects[o.index()][c.index()]
+    }
+
+    /// A player's property, recorded as read.
+    pub fn prop_value(&self, p: PlayerId, q: PropId) -> &'a Value {
+        if let Some(r) = self.reads {
+            r.borrow_mut().push(Cell::Player(p, q));
+        }
+        &self.sheet.players[p.index()][q.index()]
+    }
 }
 
 impl Ctx<'_> {
@@ -178,7 +233,7 @@ impl Ctx<'_> {
 
     fn controller(&self, o: ObjectId) -> Option<PlayerId> {
         match self.state.controller_char {
-            Some(c) => match &self.sheet.objects[o.index()][c.index()] {
+            Some(c) => match self.value(o, c) {
                 Value::Player(p) => *p,
                 _ => None,
             },
@@ -197,7 +252,7 @@ impl Ctx<'_> {
                 let Some(o) = self.object(*r, this) else {
                     return false;
                 };
-                match &self.sheet.objects[o.index()][ch.index()] {
+                match self.value(o, *ch) {
                     Value::Symbols(s) => s.contains(sym),
                     Value::Abilities(a) => a.iter().any(|x| match x {
                         Ability::Keyword(k) => k == sym,
@@ -267,11 +322,11 @@ impl Ctx<'_> {
             NumExpr::Nothing => return None,
             NumExpr::Char(r, c) => {
                 let o = self.object(*r, this)?;
-                self.sheet.objects[o.index()][c.index()].number()?
+                self.value(o, *c).number()?
             }
             NumExpr::Prop(r, p) => {
                 let pl = self.player(*r, this)?;
-                self.sheet.players[pl.index()][p.index()].number()?
+                self.prop_value(pl, *p).number()?
             }
             NumExpr::Count(c) => self
                 .state
@@ -282,13 +337,13 @@ impl Ctx<'_> {
                 .state
                 .object_ids()
                 .filter(|o| self.test(c, Subject::Object(*o)))
-                .filter_map(|o| self.sheet.objects[o.index()][ch.index()].number())
+                .filter_map(|o| self.value(o, *ch).number())
                 .try_fold(0i64, |a, n| a.checked_add(n))?,
             NumExpr::Distinct(ch, c) => {
                 let mut all = crate::value::SymbolSet::default();
                 for o in self.state.object_ids() {
                     if self.test(c, Subject::Object(o)) {
-                        if let Value::Symbols(s) = &self.sheet.objects[o.index()][ch.index()] {
+                        if let Value::Symbols(s) = self.value(o, *ch) {
                             all.extend(s);
                         }
                     }
@@ -302,7 +357,7 @@ impl Ctx<'_> {
             NumExpr::Min(a, b) => self.eval(a, this)?.min(self.eval(b, this)?),
             NumExpr::SetSize(r, c) => {
                 let o = self.object(*r, this)?;
-                match &self.sheet.objects[o.index()][c.index()] {
+                match self.value(o, *c) {
                     Value::Symbols(s) => s.len() as i64,
                     Value::Abilities(a) => a.len() as i64,
                     _ => return None,
@@ -317,6 +372,31 @@ impl Ctx<'_> {
             NumExpr::Mul(a, b) => self.eval(a, this)?.checked_mul(self.eval(b, this)?)?,
             NumExpr::Neg(a) => self.eval(a, this)?.checked_neg()?,
         })
+    }
+}
+
+impl Cond {
+    /// The only objects this condition can hold for, when it says so directly: the source, the
+    /// object the source is attached to, the targets, or objects in play. `None`: any object.
+    pub fn narrow(&self, ctx: &Ctx) -> Option<Vec<ObjectId>> {
+        match self {
+            Cond::IsSource => Some(ctx.source.into_iter().collect()),
+            Cond::IsAttached => Some(
+                ctx.source
+                    .and_then(|s| ctx.state.object(s).attached_to)
+                    .into_iter()
+                    .collect(),
+            ),
+            Cond::IsTarget => Some(ctx.targets.to_vec()),
+            Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
+            Cond::And(cs) => {
+                // The narrowest of the parts that narrow.
+                cs.iter()
+                    .filter_map(|c| c.narrow(ctx))
+                    .min_by_key(|v| v.len())
+            }
+            _ => None,
+        }
     }
 }
 
@@ -367,6 +447,16 @@ impl Footprint {
     }
     pub fn is_empty(&self) -> bool {
         self.chars.iter().chain(&self.props).all(|b| *b == 0)
+    }
+    pub fn has_char(&self, c: CharId) -> bool {
+        self.chars
+            .get(c.index() / 64)
+            .is_some_and(|b| b & (1 << (c.index() % 64)) != 0)
+    }
+    pub fn has_prop(&self, p: PropId) -> bool {
+        self.props
+            .get(p.index() / 64)
+            .is_some_and(|b| b & (1 << (p.index() % 64)) != 0)
     }
 }
 

@@ -3,7 +3,7 @@
 //! timestamp order. An effect that began applying in one layer keeps applying its later parts to
 //! the same objects (seed 003, "Timestamp", first paragraph; seed 004, "Smash It Up").
 
-use crate::condition::{Ctx, Footprint, Sheet, Subject};
+use crate::condition::{Cell, Ctx, Footprint, Reads, Sheet, Subject};
 use crate::effect::{Affects, Change, EffectDef, Locked, Op};
 use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
@@ -11,7 +11,7 @@ use crate::ruleset::SlotTarget;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The result of applying every layer.
@@ -76,16 +76,22 @@ impl Candidate {
     }
 
     /// The evaluation context of this effect: its source, "you" and targets.
-    fn ctx<'a>(&'a self, state: &'a GameState, sheet: &'a Sheet) -> Ctx<'a> {
+    fn ctx<'a>(
+        &'a self,
+        state: &'a GameState,
+        sheet: &'a Sheet,
+        reads: Option<&'a Reads>,
+    ) -> Ctx<'a> {
         Ctx {
             state,
             sheet,
             source: self.source,
-            you: you_of(state, sheet, self),
+            you: you_of(state, sheet, self, reads),
             targets: match &self.created {
                 Some(c) => &c.targets,
                 None => &[],
             },
+            reads,
         }
     }
 
@@ -184,14 +190,51 @@ impl Candidate {
     }
 }
 
+/// An effect's instruction with the cells it read and the cells it would write. Reads are kept
+/// per subject, so a dependency test re-evaluates only the subjects a change can affect.
+#[derive(Clone)]
+struct Analysis {
+    instruction: Instruction,
+    /// Cells read to decide existence and "you": a change here means testing everything again.
+    global: HashSet<Cell>,
+    /// For each cell, the subjects whose membership or parameters read it.
+    by_cell: HashMap<Cell, Vec<Subject>>,
+    /// Whether membership is decided by testing each subject (a static ability not yet started).
+    scanned: bool,
+    writes: Vec<Cell>,
+}
+
+impl Analysis {
+    fn reads(&self, c: &Cell) -> bool {
+        self.global.contains(c) || self.by_cell.contains_key(c)
+    }
+    /// The subjects whose answers may change when these cells change; `None` for all of them.
+    fn affected(&self, cells: &[Cell]) -> Option<Vec<Subject>> {
+        if cells.iter().any(|c| self.global.contains(c)) {
+            return None;
+        }
+        let mut out: Vec<Subject> = cells
+            .iter()
+            .filter_map(|c| self.by_cell.get(c))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+}
+
 /// What an effect would do now: whether it exists, whom it affects and the values its operations
 /// would use. Seed 003: A depends on B when applying B would change A's existence, what it applies
 /// to, or what it does to those things — but not merely how much (the second Mind Bend example).
-#[derive(PartialEq)]
+#[derive(Clone, PartialEq)]
 struct Instruction {
     exists: bool,
+    /// In id order.
     subjects: Vec<Subject>,
-    params: Vec<Value>,
+    /// The parameters for each subject, in the same order.
+    params: Vec<Vec<Value>>,
 }
 
 /// Why one effect waits for another (seed 003, "Dependency", (b)).
@@ -296,73 +339,108 @@ impl Deriver<'_> {
     fn group(
         &mut self,
         lid: LayerId,
-        mut pending: Vec<Candidate>,
+        mut cands: Vec<Candidate>,
         previous: &mut Option<(String, u64)>,
     ) {
         let state = self.state;
         let layer = &state.ruleset.layers[lid.index()];
-        pending.sort_by_key(|c| c.order_key());
+        cands.sort_by_key(|c| c.order_key());
+        let n = cands.len();
         let controller = state.controller_char;
-        let mut reads: Vec<Footprint> =
-            pending.iter().map(|c| c.reads(state, controller)).collect();
-        let mut writes: Vec<Footprint> = pending.iter().map(|c| c.writes(state, lid)).collect();
+        // Pairs (a, b) where `a` may read what `b` writes: only these can depend (a cheap filter by
+        // characteristic before the exact test by cell).
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        if layer.dependency && n > 1 {
+            let reads: Vec<Footprint> = cands.iter().map(|c| c.reads(state, controller)).collect();
+            let writes: Vec<Footprint> = cands.iter().map(|c| c.writes(state, lid)).collect();
+            for (a, ra) in reads.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+                for (b, wb) in writes.iter().enumerate() {
+                    if a != b && wb.intersects(ra) {
+                        pairs.push((a, b));
+                    }
+                }
+            }
+        }
+        let mut involved = vec![false; n];
+        let mut partners: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (a, b) in &pairs {
+            involved[*a] = true;
+            involved[*b] = true;
+            partners[*a].push(*b);
+        }
+        let mut alive = vec![true; n];
+        let mut left = n;
+        // Each involved effect's instruction with the cells it read and will write, kept up to date.
+        let mut analyses: Vec<Option<Analysis>> = vec![None; n];
+        let mut edges: HashMap<(usize, usize), Option<DepKind>> = HashMap::new();
         // What each effect waited for, for its explanation.
-        let mut waited: HashMap<EffectKey, Vec<(String, u64, DepKind)>> = HashMap::new();
-        while !pending.is_empty() {
-            let n = pending.len();
-            let mut deps: Vec<Vec<(usize, DepKind)>> = vec![Vec::new(); n];
-            if layer.dependency && n > 1 {
-                for a in 0..n {
-                    if reads[a].is_empty() {
+        let mut waited: Vec<Vec<(String, u64, DepKind)>> = vec![Vec::new(); n];
+        while left > 0 {
+            // The earliest effect that waits for no other goes next; an effect stops being examined
+            // at the first effect it waits for.
+            let mut pick = None;
+            for i in (0..n).filter(|i| alive[*i]) {
+                let mut blocked = false;
+                for &b in &partners[i] {
+                    if !alive[b] {
                         continue;
                     }
-                    for b in 0..n {
-                        if a != b && writes[b].intersects(&reads[a]) {
-                            if let Some(k) = self.depends(lid, &pending[a], &pending[b]) {
+                    if let Some(k) = self.edge(lid, &cands, &mut analyses, &mut edges, i, b) {
+                        let entry = (cands[b].label(state), cands[b].timestamp.0, k);
+                        if !waited[i].contains(&entry) {
+                            waited[i].push(entry);
+                        }
+                        blocked = true;
+                        break;
+                    }
+                }
+                if !blocked {
+                    pick = Some(i);
+                    break;
+                }
+            }
+            let (pick, loop_members) = match pick {
+                Some(i) => (i, None),
+                None => {
+                    // Every effect waits for another: find a loop that waits for nothing outside it.
+                    let mut deps: Vec<Vec<(usize, DepKind)>> = vec![Vec::new(); n];
+                    for &(a, b) in &pairs {
+                        if alive[a] && alive[b] {
+                            if let Some(k) = self.edge(lid, &cands, &mut analyses, &mut edges, a, b)
+                            {
                                 deps[a].push((b, k));
+                                let entry = (cands[b].label(state), cands[b].timestamp.0, k);
+                                if !waited[a].contains(&entry) {
+                                    waited[a].push(entry);
+                                }
                             }
                         }
                     }
-                }
-            }
-            for (a, ds) in deps.iter().enumerate() {
-                for (b, k) in ds {
-                    let w = waited.entry(pending[a].key).or_default();
-                    let entry = (pending[*b].label(state), pending[*b].timestamp.0, *k);
-                    if !w.contains(&entry) {
-                        w.push(entry);
-                    }
-                }
-            }
-            let (pick, loop_members) = match (0..n).find(|i| deps[*i].is_empty()) {
-                Some(i) => (i, None),
-                None => {
-                    let members = sink_loop(&deps);
+                    let members = sink_loop(&deps, &alive);
                     (members[0], Some(members))
                 }
             };
-            let cand = pending.remove(pick);
-            reads.remove(pick);
-            writes.remove(pick);
+            alive[pick] = false;
+            left -= 1;
+            let cand = &cands[pick];
             let reason = if let Some(members) = loop_members {
                 Reason::Loop {
                     timestamp: cand.timestamp.0,
                     members: members
                         .iter()
                         .map(|m| {
-                            let c = if *m == pick {
-                                &cand
-                            } else {
-                                &pending[*m - usize::from(*m > pick)]
-                            };
-                            format!("{} (timestamp {})", c.label(state), c.timestamp.0)
+                            format!(
+                                "{} (timestamp {})",
+                                cands[*m].label(state),
+                                cands[*m].timestamp.0
+                            )
                         })
                         .collect(),
                 }
-            } else if let Some(w) = waited.get(&cand.key) {
+            } else if !waited[pick].is_empty() {
                 Reason::Dependency {
                     timestamp: cand.timestamp.0,
-                    on: w
+                    on: waited[pick]
                         .iter()
                         .map(|(n, t, k)| DependsOn {
                             effect: n.clone(),
@@ -385,82 +463,344 @@ impl Deriver<'_> {
                     },
                 }
             };
-            if self.apply_effect(lid, &cand, &reason) && !cand.defining {
+            if self.apply_effect(lid, cand, &reason) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
             }
-        }
-    }
-
-    /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
-    /// or what it does? Tested by applying `b` to the values as they stand and undoing it.
-    fn depends(&mut self, lid: LayerId, a: &Candidate, b: &Candidate) -> Option<DepKind> {
-        let before = self.instruction(lid, a);
-        let undo = self.scratch_apply(lid, b);
-        let after = self.instruction(lid, a);
-        for (subject, target, old) in undo.into_iter().rev() {
-            *slot_mut(&mut self.sheet, subject, target) = old;
-        }
-        if before.exists != after.exists {
-            Some(DepKind::Existence)
-        } else if before.subjects != after.subjects {
-            Some(DepKind::AppliesTo)
-        } else if before.params != after.params {
-            Some(DepKind::WhatItDoes)
-        } else {
-            None
-        }
-    }
-
-    fn subjects_of(&self, cand: &Candidate) -> Option<Vec<Subject>> {
-        match self.started.get(&cand.key) {
-            Some((_, s)) => s.clone(),
-            None => start(self.state, &self.sheet, cand),
-        }
-    }
-
-    fn instruction(&self, lid: LayerId, cand: &Candidate) -> Instruction {
-        let subjects = self.subjects_of(cand);
-        let mut params = Vec::new();
-        if let (Some(subs), Body::Effect(def)) = (&subjects, &cand.body) {
-            let ctx = cand.ctx(self.state, &self.sheet);
-            for s in subs {
-                for op in def.ops.iter().filter(|o| o.layer == lid) {
-                    match &op.change {
-                        Change::SetNumber(e) | Change::Modify(e) => {
-                            params.push(Value::Number(ctx.eval(e, *s)))
+            // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
+            // read a cell the effect wrote, and forget its tested pairs.
+            if involved[pick] {
+                let written = match analyses[pick].take() {
+                    Some(p) => p.writes,
+                    None => self.analyse(lid, cand).writes,
+                };
+                for i in 0..n {
+                    if !alive[i] {
+                        continue;
+                    }
+                    let Some(an) = analyses[i].take() else {
+                        continue;
+                    };
+                    match an.affected(&written) {
+                        Some(subs) if subs.is_empty() => analyses[i] = Some(an),
+                        affected => {
+                            analyses[i] = Some(match affected {
+                                Some(subs) => self.refresh(lid, &cands[i], an, &subs),
+                                None => self.analyse(lid, &cands[i]),
+                            });
+                            edges.retain(|(a, b), _| *a != i && *b != i);
                         }
-                        // What a text or ability-template effect gives depends on other objects.
-                        Change::TextOf(_) | Change::AbilitiesPer { .. } => params.extend(
-                            change(&ctx, &self.sheet, *s, op)
-                                .into_iter()
-                                .map(|(_, v)| v),
-                        ),
-                        _ => {}
                     }
                 }
             }
         }
-        Instruction {
-            exists: subjects.is_some(),
-            subjects: subjects.unwrap_or_default(),
-            params,
+    }
+
+    /// Whether `a` depends on `b`, tested once and kept until either's analysis changes.
+    fn edge(
+        &mut self,
+        lid: LayerId,
+        cands: &[Candidate],
+        analyses: &mut [Option<Analysis>],
+        edges: &mut HashMap<(usize, usize), Option<DepKind>>,
+        a: usize,
+        b: usize,
+    ) -> Option<DepKind> {
+        if let Some(k) = edges.get(&(a, b)) {
+            return *k;
+        }
+        for i in [a, b] {
+            if analyses[i].is_none() {
+                analyses[i] = Some(self.analyse(lid, &cands[i]));
+            }
+        }
+        let (Some(aa), Some(ab)) = (&analyses[a], &analyses[b]) else {
+            return None;
+        };
+        let k = if ab.writes.iter().any(|c| aa.reads(c)) {
+            self.depends(lid, &cands[a], aa, &cands[b], ab)
+        } else {
+            None
+        };
+        edges.insert((a, b), k);
+        k
+    }
+
+    /// An effect's instruction, the cells it read to get it (per subject), and the cells it would
+    /// write.
+    fn analyse(&self, lid: LayerId, cand: &Candidate) -> Analysis {
+        let state = self.state;
+        let global = Reads::default();
+        let mut by_cell: HashMap<Cell, Vec<Subject>> = HashMap::new();
+        let mut note = |r: Reads, s: Subject| {
+            for c in r.into_inner() {
+                let v = by_cell.entry(c).or_default();
+                if v.last() != Some(&s) {
+                    v.push(s);
+                }
+            }
+        };
+        let mut scanned = false;
+        let (exists, subjects) = match (
+            self.started.get(&cand.key),
+            &cand.body,
+            cand.created.is_none(),
+        ) {
+            (Some((_, s)), _, _) => (s.is_some(), s.clone().unwrap_or_default()),
+            (None, Body::Effect(def), true) => {
+                scanned = true;
+                match self.static_exists(cand, Some(&global)) {
+                    None => (false, Vec::new()),
+                    Some(you) => {
+                        let mut subs = Vec::new();
+                        let ctx = Ctx::new(state, &self.sheet, cand.source, you, &[]);
+                        for s in all_subjects(&ctx, &def.affects) {
+                            let r = Reads::default();
+                            if self.member(cand, def, you, s, Some(&r)) {
+                                subs.push(s);
+                            }
+                            note(r, s);
+                        }
+                        (true, subs)
+                    }
+                }
+            }
+            (None, _, _) => {
+                let s = start(state, &self.sheet, cand, Some(&global));
+                (s.is_some(), s.unwrap_or_default())
+            }
+        };
+        let mut params = Vec::new();
+        for s in &subjects {
+            let r = Reads::default();
+            params.push(self.params(lid, cand, *s, Some(&r)));
+            note(r, *s);
+        }
+        let mut writes = Vec::new();
+        let wf = cand.writes(state, lid);
+        for s in &subjects {
+            match s {
+                Subject::Object(o) => {
+                    for c in 0..state.ruleset.characteristics.len() {
+                        let c = CharId(c as u16);
+                        if wf.has_char(c) {
+                            writes.push(Cell::Object(*o, c));
+                        }
+                    }
+                }
+                Subject::Player(p) => {
+                    for q in 0..state.ruleset.props.len() {
+                        let q = crate::ids::PropId(q as u16);
+                        if wf.has_prop(q) {
+                            writes.push(Cell::Player(*p, q));
+                        }
+                    }
+                }
+            }
+        }
+        Analysis {
+            instruction: Instruction {
+                exists,
+                subjects,
+                params,
+            },
+            global: global.into_inner().into_iter().collect(),
+            by_cell,
+            scanned,
+            writes,
         }
     }
 
-    /// Applies `cand`'s parts for this layer without recording anything; returns how to undo it.
-    fn scratch_apply(
-        &mut self,
+    /// Brings an analysis up to date after the cells its `subjects` read have changed: only those
+    /// subjects are evaluated again.
+    fn refresh(
+        &self,
         lid: LayerId,
         cand: &Candidate,
-    ) -> Vec<(Subject, SlotTarget, Value)> {
-        let mut undo = Vec::new();
-        for subject in self.subjects_of(cand).unwrap_or_default() {
-            for (t, v) in changes(self.state, &self.sheet, cand, lid, subject) {
-                let old = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v);
-                undo.push((subject, t, old));
+        mut an: Analysis,
+        subjects: &[Subject],
+    ) -> Analysis {
+        let you = if an.scanned {
+            you_of(self.state, &self.sheet, cand, None)
+        } else {
+            None
+        };
+        let wf = cand.writes(self.state, lid);
+        for s in subjects {
+            let r = Reads::default();
+            let member = match (&cand.body, an.scanned) {
+                (Body::Effect(def), true) => self.member(cand, def, you, *s, Some(&r)),
+                _ => an.instruction.subjects.binary_search(s).is_ok(),
+            };
+            let at = an.instruction.subjects.binary_search(s);
+            match (member, at) {
+                (true, Ok(i)) => an.instruction.params[i] = self.params(lid, cand, *s, Some(&r)),
+                (true, Err(i)) => {
+                    an.instruction.subjects.insert(i, *s);
+                    an.instruction
+                        .params
+                        .insert(i, self.params(lid, cand, *s, Some(&r)));
+                    if let Subject::Object(o) = s {
+                        for c in 0..self.state.ruleset.characteristics.len() {
+                            let c = CharId(c as u16);
+                            if wf.has_char(c) {
+                                an.writes.push(Cell::Object(*o, c));
+                            }
+                        }
+                    }
+                }
+                (false, Ok(i)) => {
+                    an.instruction.subjects.remove(i);
+                    an.instruction.params.remove(i);
+                    an.writes.retain(
+                        |c| !matches!((c, s), (Cell::Object(o, _), Subject::Object(x)) if o == x),
+                    );
+                }
+                (false, Err(_)) => {}
+            }
+            for c in r.into_inner() {
+                let v = an.by_cell.entry(c).or_default();
+                if !v.contains(s) {
+                    v.push(*s);
+                }
             }
         }
-        undo
+        an
+    }
+
+    /// Whether a static ability that has not started exists now: its source still has it and its
+    /// "as long as" holds. Returns its "you".
+    fn static_exists(&self, cand: &Candidate, reads: Option<&Reads>) -> Option<Option<PlayerId>> {
+        let EffectKey::Static {
+            object,
+            class,
+            index,
+        } = cand.key
+        else {
+            return None;
+        };
+        let Body::Effect(def) = &cand.body else {
+            return None;
+        };
+        let state = self.state;
+        let ac = state.abilities_char?;
+        let probe = Ctx::new(state, &self.sheet, None, None, &[]).recording(reads);
+        let still_has = match probe.value(object, ac) {
+            Value::Abilities(list) => list.iter().any(|a| {
+                matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
+            }),
+            _ => false,
+        };
+        if !still_has {
+            return None;
+        }
+        let you = you_of(state, &self.sheet, cand, reads);
+        if let Some(w) = &def.while_cond {
+            let ctx = Ctx::new(state, &self.sheet, Some(object), you, &[]).recording(reads);
+            if !ctx.test(w, Subject::Object(object)) {
+                return None;
+            }
+        }
+        Some(you)
+    }
+
+    /// Whether a subject is among those a static ability's effect applies to.
+    fn member(
+        &self,
+        cand: &Candidate,
+        def: &EffectDef,
+        you: Option<PlayerId>,
+        s: Subject,
+        reads: Option<&Reads>,
+    ) -> bool {
+        let ctx = Ctx::new(self.state, &self.sheet, cand.source, you, &[]).recording(reads);
+        match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => ctx.test(c, s),
+        }
+    }
+
+    /// What the effect's parts in this layer do to one subject (see `op_params`).
+    fn params(
+        &self,
+        lid: LayerId,
+        cand: &Candidate,
+        s: Subject,
+        reads: Option<&Reads>,
+    ) -> Vec<Value> {
+        let Body::Effect(def) = &cand.body else {
+            return Vec::new();
+        };
+        let ctx = cand.ctx(self.state, &self.sheet, None).recording(reads);
+        def.ops
+            .iter()
+            .filter(|o| o.layer == lid)
+            .flat_map(|op| op_params(&ctx, s, op))
+            .collect()
+    }
+
+    /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
+    /// or what it does? `b` is applied to the values as they stand and undone; only the subjects of
+    /// `a` whose answers read a cell `b` writes are evaluated again.
+    fn depends(
+        &mut self,
+        lid: LayerId,
+        a: &Candidate,
+        aa: &Analysis,
+        b: &Candidate,
+        ab: &Analysis,
+    ) -> Option<DepKind> {
+        let affected = aa.affected(&ab.writes);
+        if affected.as_ref().is_some_and(|v| v.is_empty()) {
+            return None;
+        }
+        let mut undo = Vec::new();
+        for subject in &ab.instruction.subjects {
+            for (t, v) in changes(self.state, &self.sheet, b, lid, *subject) {
+                let old = std::mem::replace(slot_mut(&mut self.sheet, *subject, t), v);
+                undo.push((*subject, t, old));
+            }
+        }
+        let before = &aa.instruction;
+        let verdict = match affected {
+            None => {
+                let after = self.analyse(lid, a).instruction;
+                if before.exists != after.exists {
+                    Some(DepKind::Existence)
+                } else if before.subjects != after.subjects {
+                    Some(DepKind::AppliesTo)
+                } else if before.params != after.params {
+                    Some(DepKind::WhatItDoes)
+                } else {
+                    None
+                }
+            }
+            Some(subs) => {
+                let mut verdict = None;
+                let you = if aa.scanned {
+                    you_of(self.state, &self.sheet, a, None)
+                } else {
+                    None
+                };
+                for s in subs {
+                    let was = before.subjects.binary_search(&s);
+                    if let (true, Body::Effect(def)) = (aa.scanned, &a.body) {
+                        if self.member(a, def, you, s, None) != was.is_ok() {
+                            verdict = Some(DepKind::AppliesTo);
+                            break;
+                        }
+                    }
+                    if let Ok(i) = was {
+                        if self.params(lid, a, s, None) != before.params[i] {
+                            verdict = Some(DepKind::WhatItDoes);
+                        }
+                    }
+                }
+                verdict
+            }
+        };
+        for (subject, target, old) in undo.into_iter().rev() {
+            *slot_mut(&mut self.sheet, subject, target) = old;
+        }
+        verdict
     }
 
     /// Starts (if new) and applies an effect's parts for this layer; true if any part applied.
@@ -470,7 +810,7 @@ impl Deriver<'_> {
             None => {
                 // Decided once per derivation: an effect that does not exist when its first part
                 // would apply applies none of its parts (seed 004, "Smash It Up").
-                let s = start(self.state, &self.sheet, cand);
+                let s = start(self.state, &self.sheet, cand, None);
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
                 s
             }
@@ -525,7 +865,7 @@ impl Deriver<'_> {
 /// The members of a dependency loop that depends on nothing outside itself, earliest timestamp
 /// first (seed 003: "the effects in the dependency loop are applied in timestamp order"). Called
 /// only when every pending effect waits for another, so such a loop exists.
-fn sink_loop(deps: &[Vec<(usize, DepKind)>]) -> Vec<usize> {
+fn sink_loop(deps: &[Vec<(usize, DepKind)>], alive: &[bool]) -> Vec<usize> {
     let n = deps.len();
     // Reachability by depth-first search from each node; n is small (effects of one layer that
     // all wait for each other).
@@ -546,11 +886,11 @@ fn sink_loop(deps: &[Vec<(usize, DepKind)>]) -> Vec<usize> {
         .collect();
     // A node on a cycle whose every reachable node reaches it back lies in a sink loop.
     for (i, ri) in reach.iter().enumerate() {
-        if ri[i] && (0..n).all(|j| !ri[j] || reach[j][i]) {
+        if alive[i] && ri[i] && (0..n).all(|j| !ri[j] || reach[j][i]) {
             return (0..n).filter(|j| ri[*j] && reach[*j][i]).collect();
         }
     }
-    vec![0]
+    vec![alive.iter().position(|a| *a).unwrap_or(0)]
 }
 
 /// The rank of an effect in a layer that orders by kind of change (`increase`, `decrease`, `set`).
@@ -673,13 +1013,21 @@ fn gather(
     out
 }
 
-fn you_of(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<PlayerId> {
+fn you_of(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    reads: Option<&Reads>,
+) -> Option<PlayerId> {
     if let Some(c) = &cand.created {
         return Some(c.you);
     }
     let src = cand.source?;
     match state.controller_char {
-        Some(c) => match &sheet.objects[src.index()][c.index()] {
+        Some(c) => match Ctx::new(state, sheet, None, None, &[])
+            .recording(reads)
+            .value(src, c)
+        {
             Value::Player(p) => *p,
             _ => None,
         },
@@ -690,7 +1038,12 @@ fn you_of(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<PlayerId
 /// Decides whether an effect that has not applied yet exists now and whom it applies to. A static
 /// ability must still be on its source (an earlier effect in this layer may have removed it) and its
 /// "as long as" condition must hold; a created effect applies to what it locked when created.
-fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subject>> {
+fn start(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    reads: Option<&Reads>,
+) -> Option<Vec<Subject>> {
     match (&cand.body, &cand.created, cand.key) {
         (Body::Counter { .. }, _, EffectKey::Counter { object, .. })
         | (Body::FaceDown, _, EffectKey::FaceDown(object)) => Some(vec![Subject::Object(object)]),
@@ -703,6 +1056,7 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
                     source: Some(src),
                     you: Some(created.you),
                     targets: &created.targets,
+                    reads,
                 };
                 if !ctx.test(w, Subject::Object(src)) {
                     return None;
@@ -727,7 +1081,8 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
             },
         ) => {
             let ac = state.abilities_char?;
-            let still_has = match &sheet.objects[object.index()][ac.index()] {
+            let probe = Ctx::new(state, sheet, None, None, &[]).recording(reads);
+            let still_has = match probe.value(object, ac) {
                 Value::Abilities(list) => list.iter().any(|a| {
                     matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
                 }),
@@ -740,8 +1095,9 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
                 state,
                 sheet,
                 source: Some(object),
-                you: you_of(state, sheet, cand),
+                you: you_of(state, sheet, cand, reads),
                 targets: &[],
+                reads,
             };
             if let Some(w) = &def.while_cond {
                 if !ctx.test(w, Subject::Object(object)) {
@@ -754,19 +1110,79 @@ fn start(state: &GameState, sheet: &Sheet, cand: &Candidate) -> Option<Vec<Subje
     }
 }
 
+/// Every object or player an effect might apply to, in id order.
+fn all_subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
+    let state = ctx.state;
+    match affects {
+        Affects::Objects(c) => match c.narrow(ctx) {
+            Some(list) => list.into_iter().map(Subject::Object).collect(),
+            None => state.object_ids().map(Subject::Object).collect(),
+        },
+        Affects::Players(_) => (0..state.players.len() as u8)
+            .map(|p| Subject::Player(PlayerId(p)))
+            .collect(),
+    }
+}
+
 /// Every object or player the condition picks, in id order.
 pub fn subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
     match affects {
-        Affects::Objects(c) => ctx
-            .state
-            .object_ids()
-            .map(Subject::Object)
-            .filter(|s| ctx.test(c, *s))
-            .collect(),
+        Affects::Objects(c) => match c.narrow(ctx) {
+            Some(list) => list
+                .into_iter()
+                .map(Subject::Object)
+                .filter(|s| ctx.test(c, *s))
+                .collect(),
+            None => ctx
+                .state
+                .object_ids()
+                .map(Subject::Object)
+                .filter(|s| ctx.test(c, *s))
+                .collect(),
+        },
         Affects::Players(c) => (0..ctx.state.players.len() as u8)
             .map(|p| Subject::Player(PlayerId(p)))
             .filter(|s| ctx.test(c, *s))
             .collect(),
+    }
+}
+
+/// What an operation does to one subject, as far as other values decide it: the numbers its
+/// expressions give, the values a text effect takes, the symbols an ability template uses. Seed
+/// 003: a change here is a change to "what it does"; how much it changes is not.
+fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
+        Change::TextOf(src) => {
+            let from = match src {
+                crate::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                }
+                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+            };
+            match from {
+                Some(f) => ctx
+                    .state
+                    .ruleset
+                    .copiable
+                    .iter()
+                    .map(|c| ctx.value(f, *c).clone())
+                    .collect(),
+                None => Vec::new(),
+            }
+        }
+        Change::AbilitiesPer { of, among, .. } => {
+            let mut syms = crate::value::SymbolSet::default();
+            for o in ctx.state.object_ids() {
+                if ctx.test(among, Subject::Object(o)) {
+                    if let Value::Symbols(s) = ctx.value(o, *of) {
+                        syms.extend(s);
+                    }
+                }
+            }
+            vec![Value::Symbols(syms)]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -800,7 +1216,7 @@ fn changes(
             }
         }
         Body::Effect(def) => {
-            let ctx = cand.ctx(state, sheet);
+            let ctx = cand.ctx(state, sheet, None);
             for op in def.ops.iter().filter(|o| o.layer == layer) {
                 if fits(subject, op.target) {
                     out.extend(change(&ctx, sheet, subject, op));

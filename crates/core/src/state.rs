@@ -36,6 +36,8 @@ pub struct GameState {
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
     derived: OnceLock<Arc<Derived>>,
+    /// The objects in play, in id order, computed once per state.
+    in_play: OnceLock<Arc<[ObjectId]>>,
 }
 
 impl GameState {
@@ -66,6 +68,7 @@ impl GameState {
             next_effect_id: 1,
             pending: None,
             derived: OnceLock::new(),
+            in_play: OnceLock::new(),
         }
     }
 
@@ -172,6 +175,18 @@ impl GameState {
 
     pub(crate) fn touch(&mut self) {
         self.derived = OnceLock::new();
+        self.in_play = OnceLock::new();
+    }
+
+    /// The objects in a zone that is in play, in id order.
+    pub fn in_play_ids(&self) -> &[ObjectId] {
+        self.in_play.get_or_init(|| {
+            self.objects
+                .iter()
+                .filter(|o| self.ruleset.zone(o.zone).in_play)
+                .map(|o| o.id)
+                .collect()
+        })
     }
 
     pub(crate) fn object_mut(&mut self, id: ObjectId) -> &mut GameObject {
