@@ -267,6 +267,8 @@ struct Deriver<'a> {
     /// When a static ability was granted to an object, for its effect's timestamp (seed 003: "the
     /// timestamp of the effect that created the ability, whichever is later").
     grants: HashMap<(ObjectId, Ability), Timestamp>,
+    /// For tests: visit objects in this order (rank by object index) instead of id order.
+    visit: Option<Vec<u32>>,
 }
 
 /// Derives every characteristic and player property. With `explain`, records each step.
@@ -287,8 +289,36 @@ pub fn copiable_values(state: &GameState, o: ObjectId) -> Vec<(CharId, Value)> {
         .collect()
 }
 
+/// Derives with objects visited, and created effects stored, in an order given by `seed` (for the
+/// property test that only timestamps, dependency and the rules decide, never storage order).
+#[doc(hidden)]
+pub fn derive_permuted(state: &GameState, seed: u64) -> Derived {
+    let mut rng = seed | 1;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut st = state.clone();
+    for i in (1..st.effects.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        st.effects.swap(i, j);
+    }
+    let mut ranks: Vec<u32> = (0..st.objects.len() as u32).collect();
+    for i in (1..ranks.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        ranks.swap(i, j);
+    }
+    derive_inner(&st, st.ruleset.layers.len(), false, Some(ranks))
+}
+
 /// Applies the first `upto` layers.
 fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
+    derive_inner(state, upto, explain, None)
+}
+
+fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec<u32>>) -> Derived {
     let rs = &state.ruleset;
     let sheet = state.base_sheet();
     let expl = explain.then(|| Explanation {
@@ -302,6 +332,7 @@ fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
         expl,
         started: HashMap::new(),
         grants: HashMap::new(),
+        visit,
     };
     for li in 0..upto.min(rs.layers.len()) {
         d.layer(LayerId(li as u16));
@@ -315,7 +346,14 @@ fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
 impl Deriver<'_> {
     fn layer(&mut self, lid: LayerId) {
         let layer = &self.state.ruleset.layers[lid.index()];
-        let cands = gather(self.state, &self.sheet, lid, &self.started, &self.grants);
+        let cands = gather(
+            self.state,
+            &self.sheet,
+            lid,
+            &self.started,
+            &self.grants,
+            self.visit.as_deref(),
+        );
         // Seed 003: characteristic-defining effects first; a layer may also order by kind of
         // change (seed 004, layer 8: additions, then subtractions, then setting effects).
         let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
@@ -553,13 +591,21 @@ impl Deriver<'_> {
                     Some(you) => {
                         let mut subs = Vec::new();
                         let ctx = Ctx::new(state, &self.sheet, cand.source, you, &[]);
-                        for s in all_subjects(&ctx, &def.affects) {
+                        let mut all = all_subjects(&ctx, &def.affects);
+                        if let Some(rank) = &self.visit {
+                            all.sort_by_key(|s| match s {
+                                Subject::Object(o) => rank[o.index()],
+                                Subject::Player(p) => p.0 as u32,
+                            });
+                        }
+                        for s in all {
                             let r = Reads::default();
                             if self.member(cand, def, you, s, Some(&r)) {
                                 subs.push(s);
                             }
                             note(r, s);
                         }
+                        subs.sort();
                         (true, subs)
                     }
                 }
@@ -920,6 +966,7 @@ fn gather(
     layer: LayerId,
     started: &Started,
     grants: &HashMap<(ObjectId, Ability), Timestamp>,
+    visit: Option<&[u32]>,
 ) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = started
         .values()
@@ -928,7 +975,11 @@ fn gather(
         .collect();
     let layer_def = &state.ruleset.layers[layer.index()];
     let counters_here = layer_def.counters;
-    for o in state.objects() {
+    let mut objects: Vec<&crate::object::GameObject> = state.objects().collect();
+    if let Some(rank) = visit {
+        objects.sort_by_key(|o| rank[o.id.index()]);
+    }
+    for o in objects {
         let in_play = state.in_play(o.id);
         if layer_def.face_down && o.face_down && !state.ruleset.face_down.is_empty() {
             out.push(Candidate {
