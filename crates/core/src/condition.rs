@@ -124,7 +124,8 @@ pub enum Cell {
 
 /// The cells an evaluation read. If none of them changes, the evaluation gives the same result:
 /// the layer system uses this to test dependency only where it can exist (seed 003).
-pub type Reads = std::cell::RefCell<Vec<Cell>>;
+/// Each read is a cell and, where only one symbol's membership was looked at (`has X`), that symbol.
+pub type Reads = std::cell::RefCell<Vec<(Cell, Option<Symbol>)>>;
 
 /// The fixed parts of an evaluation: whose effect, whose "you", which targets.
 pub struct Ctx<'a> {
@@ -165,7 +166,15 @@ impl<'a> Ctx<'a> {
     /// An object's value, recorded as read.
     pub fn value(&self, o: ObjectId, c: CharId) -> &'a Value {
         if let Some(r) = self.reads {
-            r.borrow_mut().push(Cell::Object(o, c));
+            r.borrow_mut().push((Cell::Object(o, c), None));
+        }
+        &self.sheet.objects[o.index()][c.index()]
+    }
+
+    /// An object's value, recorded as read only for whether it holds `sym`.
+    fn value_for(&self, o: ObjectId, c: CharId, sym: &Symbol) -> &'a Value {
+        if let Some(r) = self.reads {
+            r.borrow_mut().push((Cell::Object(o, c), Some(sym.clone())));
         }
         &self.sheet.objects[o.index()][c.index()]
     }
@@ -173,7 +182,7 @@ impl<'a> Ctx<'a> {
     /// A player's property, recorded as read.
     pub fn prop_value(&self, p: PlayerId, q: PropId) -> &'a Value {
         if let Some(r) = self.reads {
-            r.borrow_mut().push(Cell::Player(p, q));
+            r.borrow_mut().push((Cell::Player(p, q), None));
         }
         &self.sheet.players[p.index()][q.index()]
     }
@@ -252,7 +261,7 @@ impl Ctx<'_> {
                 let Some(o) = self.object(*r, this) else {
                     return false;
                 };
-                match self.value(o, *ch) {
+                match self.value_for(o, *ch, sym) {
                     Value::Symbols(s) => s.contains(sym),
                     Value::Abilities(a) => a.iter().any(|x| match x {
                         Ability::Keyword(k) => k == sym,

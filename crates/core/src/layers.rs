@@ -9,9 +9,9 @@ use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
 use crate::ruleset::SlotTarget;
 use crate::state::GameState;
-use crate::value::{Ability, Value};
+use crate::value::{Ability, Symbol, Value};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The result of applying every layer.
@@ -129,6 +129,45 @@ impl Candidate {
         f
     }
 
+    /// How this effect changes each characteristic or property it writes in `layer`.
+    fn touches(&self, state: &GameState, layer: LayerId) -> Vec<(SlotTarget, Touch)> {
+        let mut out: Vec<(SlotTarget, Touch)> = Vec::new();
+        let mut add = |t: SlotTarget, touch: Touch| match out.iter_mut().find(|(x, _)| *x == t) {
+            Some((_, old)) => *old = std::mem::replace(old, Touch::Any).join(touch),
+            None => out.push((t, touch)),
+        };
+        match &self.body {
+            Body::Effect(def) => {
+                for op in def.ops.iter().filter(|o| o.layer == layer) {
+                    add(op.target, Touch::of(&op.change));
+                    match &op.change {
+                        Change::SwitchWith(other) => add(SlotTarget::Char(*other), Touch::Any),
+                        Change::SetValues(vals) => vals
+                            .iter()
+                            .for_each(|(c, _)| add(SlotTarget::Char(*c), Touch::Any)),
+                        Change::TextOf(_) | Change::CopyOf(_) => state
+                            .ruleset
+                            .copiable
+                            .iter()
+                            .for_each(|c| add(SlotTarget::Char(*c), Touch::Any)),
+                        _ => {}
+                    }
+                }
+            }
+            Body::Counter { kind, .. } => {
+                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                    add(SlotTarget::Char(*c), Touch::Any);
+                }
+            }
+            Body::FaceDown => {
+                for (c, _) in &state.ruleset.face_down {
+                    add(SlotTarget::Char(*c), Touch::Any);
+                }
+            }
+        }
+        out
+    }
+
     /// Every characteristic this effect changes in `layer`.
     fn writes(&self, state: &GameState, layer: LayerId) -> Footprint {
         let mut f = Footprint::default();
@@ -197,28 +236,86 @@ struct Analysis {
     instruction: Instruction,
     /// Cells read to decide existence and "you": a change here means testing everything again.
     global: HashSet<Cell>,
-    /// For each cell, the subjects whose membership or parameters read it.
-    by_cell: HashMap<Cell, Vec<Subject>>,
+    /// For each cell, the subjects whose membership or parameters read it, and the one symbol
+    /// looked at where only `has X` was asked.
+    by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>>,
     /// Whether membership is decided by testing each subject (a static ability not yet started).
     scanned: bool,
-    writes: Vec<Cell>,
+    writes: Vec<(Cell, Touch)>,
+}
+
+/// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
+/// removing them). A `has X` read is untouched by a change to other symbols: a Goblin lord does
+/// not wait for an effect that makes Goblins Zombies too.
+#[derive(Clone, Debug, PartialEq)]
+enum Touch {
+    Any,
+    Names(Vec<Symbol>),
+}
+
+impl Touch {
+    fn meets(&self, obs: &Option<Symbol>) -> bool {
+        match (self, obs) {
+            (Touch::Names(list), Some(s)) => list.contains(s),
+            _ => true,
+        }
+    }
+    fn join(self, other: Touch) -> Touch {
+        match (self, other) {
+            (Touch::Names(mut a), Touch::Names(b)) => {
+                a.extend(b);
+                Touch::Names(a)
+            }
+            _ => Touch::Any,
+        }
+    }
+    fn of(change: &Change) -> Touch {
+        let names = |l: &crate::effect::SymList| {
+            if l.chosen || l.set.is_every() {
+                Touch::Any
+            } else {
+                Touch::Names(l.set.iter().cloned().collect())
+            }
+        };
+        let abilities = |l: &[Ability]| {
+            Touch::Names(
+                l.iter()
+                    .map(|a| match a {
+                        Ability::Keyword(k) => k.clone(),
+                        Ability::Static { text, .. } => Symbol::new(text),
+                    })
+                    .collect(),
+            )
+        };
+        match change {
+            Change::AddSymbols(l) | Change::RemoveSymbols(l) => names(l),
+            Change::AddAbilities(l) | Change::RemoveAbilities(l) | Change::MergeAbilities(l) => {
+                abilities(l)
+            }
+            _ => Touch::Any,
+        }
+    }
 }
 
 impl Analysis {
-    fn reads(&self, c: &Cell) -> bool {
-        self.global.contains(c) || self.by_cell.contains_key(c)
+    fn reads(&self, c: &Cell, t: &Touch) -> bool {
+        self.global.contains(c)
+            || self
+                .by_cell
+                .get(c)
+                .is_some_and(|v| v.iter().any(|(_, obs)| t.meets(obs)))
     }
     /// The subjects whose answers may change when these cells change; `None` for all of them.
-    fn affected(&self, cells: &[Cell]) -> Option<Vec<Subject>> {
-        if cells.iter().any(|c| self.global.contains(c)) {
+    fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
+        if cells.iter().any(|(c, _)| self.global.contains(c)) {
             return None;
         }
-        let mut out: Vec<Subject> = cells
-            .iter()
-            .filter_map(|c| self.by_cell.get(c))
-            .flatten()
-            .copied()
-            .collect();
+        let mut out: Vec<Subject> = Vec::new();
+        for (c, t) in cells {
+            if let Some(v) = self.by_cell.get(c) {
+                out.extend(v.iter().filter(|(_, obs)| t.meets(obs)).map(|(s, _)| *s));
+            }
+        }
         out.sort();
         out.dedup();
         Some(out)
@@ -330,8 +427,8 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         state,
         sheet,
         expl,
-        started: HashMap::new(),
-        grants: HashMap::new(),
+        started: HashMap::default(),
+        grants: HashMap::default(),
         visit,
     };
     for li in 0..upto.min(rs.layers.len()) {
@@ -410,7 +507,7 @@ impl Deriver<'_> {
         let mut left = n;
         // Each involved effect's instruction with the cells it read and will write, kept up to date.
         let mut analyses: Vec<Option<Analysis>> = vec![None; n];
-        let mut edges: HashMap<(usize, usize), Option<DepKind>> = HashMap::new();
+        let mut edges: HashMap<(usize, usize), Option<DepKind>> = HashMap::default();
         // What each effect waited for, for its explanation.
         let mut waited: Vec<Vec<(String, u64, DepKind)>> = vec![Vec::new(); n];
         while left > 0 {
@@ -554,7 +651,7 @@ impl Deriver<'_> {
         let (Some(aa), Some(ab)) = (&analyses[a], &analyses[b]) else {
             return None;
         };
-        let k = if ab.writes.iter().any(|c| aa.reads(c)) {
+        let k = if ab.writes.iter().any(|(c, t)| aa.reads(c, t)) {
             self.depends(lid, &cands[a], aa, &cands[b], ab)
         } else {
             None
@@ -568,12 +665,12 @@ impl Deriver<'_> {
     fn analyse(&self, lid: LayerId, cand: &Candidate) -> Analysis {
         let state = self.state;
         let global = Reads::default();
-        let mut by_cell: HashMap<Cell, Vec<Subject>> = HashMap::new();
+        let mut by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>> = HashMap::default();
         let mut note = |r: Reads, s: Subject| {
-            for c in r.into_inner() {
+            for (c, obs) in r.into_inner() {
                 let v = by_cell.entry(c).or_default();
-                if v.last() != Some(&s) {
-                    v.push(s);
+                if !v.iter().any(|(x, o)| *x == s && *o == obs) {
+                    v.push((s, obs));
                 }
             }
         };
@@ -621,27 +718,10 @@ impl Deriver<'_> {
             params.push(self.params(lid, cand, *s, Some(&r)));
             note(r, *s);
         }
+        let touches = cand.touches(state, lid);
         let mut writes = Vec::new();
-        let wf = cand.writes(state, lid);
         for s in &subjects {
-            match s {
-                Subject::Object(o) => {
-                    for c in 0..state.ruleset.characteristics.len() {
-                        let c = CharId(c as u16);
-                        if wf.has_char(c) {
-                            writes.push(Cell::Object(*o, c));
-                        }
-                    }
-                }
-                Subject::Player(p) => {
-                    for q in 0..state.ruleset.props.len() {
-                        let q = crate::ids::PropId(q as u16);
-                        if wf.has_prop(q) {
-                            writes.push(Cell::Player(*p, q));
-                        }
-                    }
-                }
-            }
+            writes.extend(cells_of(*s, &touches));
         }
         Analysis {
             instruction: Instruction {
@@ -649,7 +729,7 @@ impl Deriver<'_> {
                 subjects,
                 params,
             },
-            global: global.into_inner().into_iter().collect(),
+            global: global.into_inner().into_iter().map(|(c, _)| c).collect(),
             by_cell,
             scanned,
             writes,
@@ -670,7 +750,7 @@ impl Deriver<'_> {
         } else {
             None
         };
-        let wf = cand.writes(self.state, lid);
+        let touches = cand.touches(self.state, lid);
         for s in subjects {
             let r = Reads::default();
             let member = match (&cand.body, an.scanned) {
@@ -685,28 +765,19 @@ impl Deriver<'_> {
                     an.instruction
                         .params
                         .insert(i, self.params(lid, cand, *s, Some(&r)));
-                    if let Subject::Object(o) = s {
-                        for c in 0..self.state.ruleset.characteristics.len() {
-                            let c = CharId(c as u16);
-                            if wf.has_char(c) {
-                                an.writes.push(Cell::Object(*o, c));
-                            }
-                        }
-                    }
+                    an.writes.extend(cells_of(*s, &touches));
                 }
                 (false, Ok(i)) => {
                     an.instruction.subjects.remove(i);
                     an.instruction.params.remove(i);
-                    an.writes.retain(
-                        |c| !matches!((c, s), (Cell::Object(o, _), Subject::Object(x)) if o == x),
-                    );
+                    an.writes.retain(|(c, _)| subject_of(c) != *s);
                 }
                 (false, Err(_)) => {}
             }
-            for c in r.into_inner() {
+            for (c, obs) in r.into_inner() {
                 let v = an.by_cell.entry(c).or_default();
-                if !v.contains(s) {
-                    v.push(*s);
+                if !v.iter().any(|(x, o)| x == s && *o == obs) {
+                    v.push((*s, obs));
                 }
             }
         }
@@ -1158,6 +1229,25 @@ fn start(
             Some(subjects(&ctx, &def.affects))
         }
         _ => None,
+    }
+}
+
+/// The cells a subject has for each written characteristic or property.
+fn cells_of(
+    s: Subject,
+    touches: &[(SlotTarget, Touch)],
+) -> impl Iterator<Item = (Cell, Touch)> + '_ {
+    touches.iter().filter_map(move |(t, touch)| match (s, t) {
+        (Subject::Object(o), SlotTarget::Char(c)) => Some((Cell::Object(o, *c), touch.clone())),
+        (Subject::Player(p), SlotTarget::Prop(q)) => Some((Cell::Player(p, *q), touch.clone())),
+        _ => None,
+    })
+}
+
+fn subject_of(c: &Cell) -> Subject {
+    match c {
+        Cell::Object(o, _) => Subject::Object(*o),
+        Cell::Player(p, _) => Subject::Player(*p),
     }
 }
 
