@@ -242,6 +242,11 @@ struct Analysis {
     /// Whether membership is decided by testing each subject (a static ability not yet started).
     scanned: bool,
     writes: Vec<(Cell, Touch)>,
+    /// The characteristics of every cell read (in `global`, in `by_cell`) and written: quick
+    /// tests before the cells.
+    read_chars: Footprint,
+    by_cell_chars: Footprint,
+    write_chars: Footprint,
 }
 
 /// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
@@ -298,6 +303,52 @@ impl Touch {
 }
 
 impl Analysis {
+    /// Whether a cell written by the effect with analysis `b` can change this one's answers.
+    fn meets(&self, b: &Analysis) -> bool {
+        if !self.read_chars.intersects(&b.write_chars) {
+            return false;
+        }
+        // Cells read for existence: few; look them up among b's subjects.
+        let global = self.global.iter().any(|c| {
+            let s = subject_of(c);
+            b.instruction.subjects.binary_search(&s).is_ok()
+                && match c {
+                    Cell::Object(_, ch) => b.write_chars.has_char(*ch),
+                    Cell::Player(_, p) => b.write_chars.has_prop(*p),
+                }
+        });
+        global
+            || (self.by_cell_chars.intersects(&b.write_chars)
+                && b.writes.iter().any(|(c, t)| self.reads(c, t)))
+    }
+
+    /// The subjects whose answers may change when these cells (of the given characteristics)
+    /// change: `Some(empty)` when none can, `None` for all of them.
+    fn affected_by(
+        &self,
+        cells: &[(Cell, Touch)],
+        chars: &Footprint,
+        subjects: &[Subject],
+    ) -> Option<Vec<Subject>> {
+        if !self.read_chars.intersects(chars) {
+            return Some(Vec::new());
+        }
+        let global = self.global.iter().any(|c| {
+            subjects.binary_search(&subject_of(c)).is_ok()
+                && match c {
+                    Cell::Object(_, ch) => chars.has_char(*ch),
+                    Cell::Player(_, p) => chars.has_prop(*p),
+                }
+        });
+        if global {
+            return None;
+        }
+        if !self.by_cell_chars.intersects(chars) {
+            return Some(Vec::new());
+        }
+        self.affected(cells)
+    }
+
     fn reads(&self, c: &Cell, t: &Touch) -> bool {
         self.global.contains(c)
             || self
@@ -598,16 +649,30 @@ impl Deriver<'_> {
                     },
                 }
             };
-            if self.apply_effect(lid, cand, &reason) && !cand.defining {
+            let picked = analyses[pick].take();
+            let known = picked.as_ref().map(|a| &a.instruction);
+            if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
             }
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
             // read a cell the effect wrote, and forget its tested pairs.
             if involved[pick] {
-                let written = match analyses[pick].take() {
+                let written = match picked {
                     Some(p) => p.writes,
-                    None => self.analyse(lid, cand).writes,
+                    None => {
+                        let touches = cand.touches(state, lid);
+                        let subs = self.started.get(&cand.key).and_then(|(_, s)| s.clone());
+                        subs.unwrap_or_default()
+                            .into_iter()
+                            .flat_map(|s| cells_of(s, &touches).collect::<Vec<_>>())
+                            .collect()
+                    }
                 };
+                let written_chars = footprint_of(&written);
+                let mut written_subjects: Vec<Subject> =
+                    written.iter().map(|(c, _)| subject_of(c)).collect();
+                written_subjects.sort();
+                written_subjects.dedup();
                 for i in 0..n {
                     if !alive[i] {
                         continue;
@@ -615,7 +680,7 @@ impl Deriver<'_> {
                     let Some(an) = analyses[i].take() else {
                         continue;
                     };
-                    match an.affected(&written) {
+                    match an.affected_by(&written, &written_chars, &written_subjects) {
                         Some(subs) if subs.is_empty() => analyses[i] = Some(an),
                         affected => {
                             analyses[i] = Some(match affected {
@@ -651,7 +716,7 @@ impl Deriver<'_> {
         let (Some(aa), Some(ab)) = (&analyses[a], &analyses[b]) else {
             return None;
         };
-        let k = if ab.writes.iter().any(|(c, t)| aa.reads(c, t)) {
+        let k = if aa.meets(ab) {
             self.depends(lid, &cands[a], aa, &cands[b], ab)
         } else {
             None
@@ -723,16 +788,29 @@ impl Deriver<'_> {
         for s in &subjects {
             writes.extend(cells_of(*s, &touches));
         }
+        let global: HashSet<Cell> = global.into_inner().into_iter().map(|(c, _)| c).collect();
+        let mut by_cell_chars = Footprint::default();
+        for c in by_cell.keys() {
+            add_cell(&mut by_cell_chars, c);
+        }
+        let mut read_chars = by_cell_chars.clone();
+        for c in &global {
+            add_cell(&mut read_chars, c);
+        }
+        let write_chars = footprint_of(&writes);
         Analysis {
             instruction: Instruction {
                 exists,
                 subjects,
                 params,
             },
-            global: global.into_inner().into_iter().map(|(c, _)| c).collect(),
+            global,
             by_cell,
             scanned,
             writes,
+            read_chars,
+            by_cell_chars,
+            write_chars,
         }
     }
 
@@ -766,6 +844,7 @@ impl Deriver<'_> {
                         .params
                         .insert(i, self.params(lid, cand, *s, Some(&r)));
                     an.writes.extend(cells_of(*s, &touches));
+                    an.write_chars = footprint_of(&an.writes);
                 }
                 (false, Ok(i)) => {
                     an.instruction.subjects.remove(i);
@@ -775,6 +854,8 @@ impl Deriver<'_> {
                 (false, Err(_)) => {}
             }
             for (c, obs) in r.into_inner() {
+                add_cell(&mut an.read_chars, &c);
+                add_cell(&mut an.by_cell_chars, &c);
                 let v = an.by_cell.entry(c).or_default();
                 if !v.iter().any(|(x, o)| x == s && *o == obs) {
                     v.push((*s, obs));
@@ -921,13 +1002,23 @@ impl Deriver<'_> {
     }
 
     /// Starts (if new) and applies an effect's parts for this layer; true if any part applied.
-    fn apply_effect(&mut self, lid: LayerId, cand: &Candidate, reason: &Reason) -> bool {
+    /// `known`: the effect's up-to-date instruction, if analysed.
+    fn apply_effect(
+        &mut self,
+        lid: LayerId,
+        cand: &Candidate,
+        reason: &Reason,
+        known: Option<&Instruction>,
+    ) -> bool {
         let subjects = match self.started.get(&cand.key) {
             Some((_, s)) => s.clone(),
             None => {
                 // Decided once per derivation: an effect that does not exist when its first part
                 // would apply applies none of its parts (seed 004, "Smash It Up").
-                let s = start(self.state, &self.sheet, cand, None);
+                let s = match known {
+                    Some(i) => i.exists.then(|| i.subjects.clone()),
+                    None => start(self.state, &self.sheet, cand, None),
+                };
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
                 s
             }
@@ -1242,6 +1333,21 @@ fn cells_of(
         (Subject::Player(p), SlotTarget::Prop(q)) => Some((Cell::Player(p, *q), touch.clone())),
         _ => None,
     })
+}
+
+fn add_cell(f: &mut Footprint, c: &Cell) {
+    match c {
+        Cell::Object(_, ch) => f.add_char(*ch),
+        Cell::Player(_, p) => f.add_prop(*p),
+    }
+}
+
+fn footprint_of(cells: &[(Cell, Touch)]) -> Footprint {
+    let mut f = Footprint::default();
+    for (c, _) in cells {
+        add_cell(&mut f, c);
+    }
+    f
 }
 
 fn subject_of(c: &Cell) -> Subject {
