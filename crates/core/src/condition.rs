@@ -385,6 +385,19 @@ impl Ctx<'_> {
 }
 
 impl Cond {
+    /// Whether the condition refers to the effect's source (so its answers depend on which object
+    /// the source is).
+    pub fn names_source(&self) -> bool {
+        match self {
+            Cond::IsSource | Cond::IsAttached | Cond::Linked => true,
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
+            Cond::Not(c) | Cond::Exists(c) => c.names_source(),
+            Cond::Has(r, _, _) => *r != ObjRef::This,
+            Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
+            _ => false,
+        }
+    }
+
     /// The only objects this condition can hold for, when it says so directly: the source, the
     /// object the source is attached to, the targets, or objects in play. `None`: any object.
     pub fn narrow(&self, ctx: &Ctx) -> Option<Vec<ObjectId>> {
@@ -503,6 +516,23 @@ impl Cond {
 }
 
 impl NumExpr {
+    /// Whether the expression refers to the effect's source.
+    pub fn names_source(&self) -> bool {
+        match self {
+            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
+                *r != ObjRef::This
+            }
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.names_source(),
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => a.names_source() || b.names_source(),
+            NumExpr::Neg(a) => a.names_source(),
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Prop(..) => false,
+        }
+    }
+
     /// Adds every characteristic and property this expression reads.
     pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
         match self {

@@ -3,7 +3,7 @@
 //! timestamp order. An effect that began applying in one layer keeps applying its later parts to
 //! the same objects (seed 003, "Timestamp", first paragraph; seed 004, "Smash It Up").
 
-use crate::condition::{Cell, Ctx, Footprint, Reads, Sheet, Subject};
+use crate::condition::{Cell, Cond, Ctx, Footprint, Reads, Sheet, Subject};
 use crate::effect::{Affects, Change, EffectDef, Locked, Op};
 use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
@@ -417,7 +417,14 @@ struct Deriver<'a> {
     grants: HashMap<(ObjectId, Ability), Timestamp>,
     /// For tests: visit objects in this order (rank by object index) instead of id order.
     visit: Option<Vec<u32>>,
+    /// Subjects found by scanning for a condition, shared by effects with the same condition,
+    /// source (where the condition names it) and "you"; dropped when a characteristic the
+    /// condition reads is written.
+    scans: HashMap<ScanKey, (Footprint, Vec<Subject>)>,
 }
+
+/// A condition (by address), its source where it names it, and its "you".
+type ScanKey = (usize, Option<ObjectId>, Option<PlayerId>);
 
 /// Derives every characteristic and player property. With `explain`, records each step.
 pub fn derive(state: &GameState, explain: bool) -> Derived {
@@ -481,6 +488,7 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         started: HashMap::default(),
         grants: HashMap::default(),
         visit,
+        scans: HashMap::default(),
     };
     for li in 0..upto.min(rs.layers.len()) {
         d.layer(LayerId(li as u16));
@@ -653,6 +661,10 @@ impl Deriver<'_> {
             let known = picked.as_ref().map(|a| &a.instruction);
             if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
+            }
+            if !self.scans.is_empty() {
+                let w = cand.writes(state, lid);
+                self.scans.retain(|_, (f, _)| !f.intersects(&w));
             }
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
             // read a cell the effect wrote, and forget its tested pairs.
@@ -865,6 +877,33 @@ impl Deriver<'_> {
         an
     }
 
+    /// The subjects of a static ability's condition, shared with every effect that has the same
+    /// condition, "you" and (where the condition names it) source.
+    fn scan(
+        &mut self,
+        def: &EffectDef,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+    ) -> Vec<Subject> {
+        let cond = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        let key = (
+            cond as *const Cond as usize,
+            if cond.names_source() { source } else { None },
+            you,
+        );
+        if let Some((_, subs)) = self.scans.get(&key) {
+            return subs.clone();
+        }
+        let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
+        let subs = subjects(&ctx, &def.affects);
+        let mut f = Footprint::default();
+        cond.reads(self.state.controller_char, &mut f);
+        self.scans.insert(key, (f, subs.clone()));
+        subs
+    }
+
     /// Whether a static ability that has not started exists now: its source still has it and its
     /// "as long as" holds. Returns its "you".
     fn static_exists(&self, cand: &Candidate, reads: Option<&Reads>) -> Option<Option<PlayerId>> {
@@ -1015,9 +1054,12 @@ impl Deriver<'_> {
             None => {
                 // Decided once per derivation: an effect that does not exist when its first part
                 // would apply applies none of its parts (seed 004, "Smash It Up").
-                let s = match known {
-                    Some(i) => i.exists.then(|| i.subjects.clone()),
-                    None => start(self.state, &self.sheet, cand, None),
+                let s = match (known, &cand.body, &cand.created) {
+                    (Some(i), _, _) => i.exists.then(|| i.subjects.clone()),
+                    (None, Body::Effect(def), None) if self.visit.is_none() => self
+                        .static_exists(cand, None)
+                        .map(|you| self.scan(def, cand.source, you)),
+                    _ => start(self.state, &self.sheet, cand, None),
                 };
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
                 s
