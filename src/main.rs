@@ -8,8 +8,27 @@ use rulecraft_lang::loader::{
 use rulecraft_lang::lower::content as lcontent;
 use rulecraft_lang::scenario::{find, run, Report};
 use serde_json::json;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// Prints a line; a closed output (a pipe into `head`) ends the program quietly instead of
+/// panicking.
+macro_rules! out {
+    ($($t:tt)*) => {
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
+
+macro_rules! out_raw {
+    ($($t:tt)*) => {
+        if write!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
 
 #[derive(Parser)]
 #[command(
@@ -113,7 +132,7 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
             Err(e) => {
                 failed += 1;
                 if format == Format::Text {
-                    println!("FAIL {}\n{}\n", file.display(), loader.render(&e));
+                    out!("FAIL {}\n{}\n", file.display(), loader.render(&e));
                 } else {
                     json_out.push(json!({"file": file.display().to_string(), "passed": false, "error": loader.short(&e)}));
                 }
@@ -136,12 +155,12 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
         }
     }
     if format == Format::Json {
-        println!(
+        out!(
             "{}",
             json!({"scenarios": json_out, "passed": passed, "failed": failed})
         );
     } else {
-        println!("{passed} passed, {failed} failed");
+        out!("{passed} passed, {failed} failed");
     }
     if failed > 0 {
         ExitCode::FAILURE
@@ -152,15 +171,15 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
 
 fn print_report(loader: &Loader, r: &Report) {
     if r.passed() {
-        println!("ok   {} ({} checks)", r.name, r.checked);
+        out!("ok   {} ({} checks)", r.name, r.checked);
         return;
     }
-    println!("FAIL {} ({})", r.name, loader.map.location(r.at));
+    out!("FAIL {} ({})", r.name, loader.map.location(r.at));
     for f in &r.failures {
-        println!("  {}: {}", loader.map.location(f.at), f.message);
+        out!("  {}: {}", loader.map.location(f.at), f.message);
         if let Some(x) = &f.explanation {
             for line in x.lines() {
-                println!("    {line}");
+                out!("    {line}");
             }
         }
     }
@@ -214,12 +233,12 @@ fn explain(
     let d = state.explain();
     if let Some(p) = state.player_id(object) {
         if format == Format::Json {
-            println!(
+            out!(
                 "{}",
                 json!({"player": object, "properties": d.sheet.players[p.index()], "explanation": d.explanation.as_ref().map(|e| &e.players[p.index()])})
             );
         } else {
-            print!("{}", describe_player(state, &d, p));
+            out_raw!("{}", describe_player(state, &d, p));
         }
         return ExitCode::SUCCESS;
     }
@@ -246,9 +265,9 @@ fn explain(
                 })
             })
             .collect();
-        println!("{}", json!({"object": object, "characteristics": chars}));
+        out!("{}", json!({"object": object, "characteristics": chars}));
     } else {
-        print!("{}", describe_object(state, &d, o));
+        out_raw!("{}", describe_object(state, &d, o));
     }
     ExitCode::SUCCESS
 }
@@ -303,12 +322,12 @@ fn check(paths: &[PathBuf], ruleset: Option<&str>, format: Format) -> ExitCode {
         }
     }
     if format == Format::Json {
-        println!("{}", json!({"checked": checked, "errors": errors}));
+        out!("{}", json!({"checked": checked, "errors": errors}));
     } else {
         for e in &errors {
-            println!("{e}\n");
+            out!("{e}\n");
         }
-        println!("{checked} files checked, {} with errors", errors.len());
+        out!("{checked} files checked, {} with errors", errors.len());
     }
     if errors.is_empty() {
         ExitCode::SUCCESS

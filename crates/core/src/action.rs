@@ -503,6 +503,8 @@ impl GameState {
             o.counters.clear();
             o.attached_to = None;
             o.controller = owner;
+            // A new object: face up.
+            o.face_down = false;
         }
         let attached: Vec<ObjectId> = self
             .objects()

@@ -367,6 +367,8 @@ impl Ctx<'_> {
             NumExpr::SetSize(r, c) => {
                 let o = self.object(*r, this)?;
                 match self.value(o, *c) {
+                    // Every symbol is no countable number.
+                    Value::Symbols(s) if s.is_every() => return None,
                     Value::Symbols(s) => s.len() as i64,
                     Value::Abilities(a) => a.len() as i64,
                     _ => return None,

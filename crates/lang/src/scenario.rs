@@ -435,12 +435,23 @@ fn check(
                     Want::Lacks(s) => format!("to lack {s}"),
                 };
                 let d = state.explain();
+                let actually = match want {
+                    Want::Order(_) => {
+                        let steps = &d
+                            .explanation
+                            .as_ref()
+                            .expect("explain records steps")
+                            .objects[o.index()][ch.index()];
+                        let names: Vec<&str> = steps.iter().map(|s| s.source.as_str()).collect();
+                        format!("in the order {}", names.join(", "))
+                    }
+                    _ => actual.display_with(&pname),
+                };
                 return Ok(Some(Failure {
                     at,
                     message: format!(
-                        "`{}` {cname}: expected {wanted}, actually {}",
-                        r.name,
-                        actual.display_with(&pname)
+                        "`{}` {cname}: expected {wanted}, actually {actually}",
+                        r.name
                     ),
                     explanation: Some(describe_char(state, &d, o, *ch)),
                 }));

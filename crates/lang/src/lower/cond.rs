@@ -119,7 +119,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             }
         }
     }
-    if matches!(word, "sum" | "none") {
+    if matches!(word, "sum" | "none" | "max" | "min") {
         return comparison(env, c, allow);
     }
     if let Some(p) = player_ref(c) {

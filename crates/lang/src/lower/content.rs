@@ -214,6 +214,9 @@ fn sym_list(c: &mut Cursor) -> Res<SymList> {
 }
 
 fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
+    if c.peek().is_some_and(|t| t.is_word("all")) {
+        return Err(c.err("ability names or `none` (`all` names every symbol, not abilities)"));
+    }
     Ok(symbols(c)?.iter().cloned().map(Ability::Keyword).collect())
 }
 
@@ -239,6 +242,12 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         no_block(item)?;
         let mut c = Cursor::new(&item.head);
         if c.eat_words(&["works", "in"]) {
+            if !matches!(kind, EffectKind::Static) {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`works in:` belongs to a static ability: a spell's effects work wherever the spell put them",
+                ));
+            }
             // A static ability that works outside play ("this spell costs {1} less").
             c.expect_punct(":")?;
             loop {

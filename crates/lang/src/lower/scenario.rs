@@ -275,10 +275,10 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                     no_block(e)?;
                     let mut ec = Cursor::new(&e.head);
                     let en = cx.enter(&mut ec)?;
-                    if en.attached_to.is_some() || !en.counters.is_empty() {
+                    if en.attached_to.is_some() || !en.counters.is_empty() || en.copying.is_some() {
                         return Err(Diagnostic::new(
                             e.head[0].span,
-                            "objects entering together take no `attached to` or `with`: attach or put counters in a later step",
+                            "objects entering together take no `attached to`, `with` or `copying`: attach, put counters or copy in a later step",
                         ));
                     }
                     list.push(en);
@@ -700,9 +700,13 @@ impl Cx<'_> {
                 Some(c.number("a number or `none`")?.0)
             })),
             CharKind::Symbols => {
-                Want::Equals(Value::Symbols(rulecraft_core::SymbolSet::from_iter(
-                    self.names(c, "a symbol")?.iter().map(|s| Symbol::new(s)),
-                )))
+                let names = self.names(c, "a symbol")?;
+                // `all`: every symbol (changeling's "every creature type").
+                Want::Equals(Value::Symbols(if names.len() == 1 && names[0] == "all" {
+                    rulecraft_core::SymbolSet::every()
+                } else {
+                    names.iter().map(|s| Symbol::new(s)).collect()
+                }))
             }
             CharKind::Abilities => Want::Abilities(self.names(c, "an ability")?),
             CharKind::Text | CharKind::Name => {
