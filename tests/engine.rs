@@ -3,7 +3,7 @@
 
 use rulecraft_core::action::{Action, ActionError, NewObject};
 use rulecraft_core::decision::{Choice, DecisionRequest};
-use rulecraft_core::{GameState, PlayerId};
+use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::{files_with_ext, Loader};
 use rulecraft_lang::scenario::run;
 use std::path::Path;
@@ -35,21 +35,19 @@ fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
     }
 }
 
+/// Puts one object into a zone and returns it.
+fn enter(s: &mut GameState, name: &str, owner: u8, zone: &str) -> ObjectId {
+    let n = new(s, name, owner, zone);
+    s.apply(Action::Create(vec![n])).unwrap().created[0]
+}
+
 /// Seed 003: objects that would receive a timestamp simultaneously are ordered by the active
 /// player; the engine asks, and the answer decides which effect applies last.
 #[test]
 fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
     let mut s = game("mtg-2020");
     s.active = PlayerId(1);
-    let bears = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Grizzly Bears",
-            0,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
+    let bears = enter(&mut s, "Grizzly Bears", 0, "battlefield");
     let both = vec![
         new(&s, "Spellbook", 0, "battlefield"),
         new(&s, "Null Profusion", 0, "battlefield"),
@@ -87,19 +85,8 @@ fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
 #[test]
 fn refused_action_changes_nothing() {
     let mut s = game("mtg-2020");
-    let anthem = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Glorious Anthem",
-            0,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
-    let spell = s
-        .apply(Action::Create(vec![new(&s, "Humble", 1, "graveyard")]))
-        .unwrap()
-        .created[0];
+    let anthem = enter(&mut s, "Glorious Anthem", 0, "battlefield");
+    let spell = enter(&mut s, "Humble", 1, "graveyard");
     let before = format!("{:?}", s.objects().collect::<Vec<_>>());
     let effects_before = s.effects().count();
     let err = s
@@ -139,33 +126,9 @@ fn refused_action_changes_nothing() {
 #[test]
 fn reattaching_to_the_same_object_keeps_the_timestamp() {
     let mut s = game("mtg-2020");
-    let a = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Grizzly Bears",
-            0,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
-    let b = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Walking Corpse",
-            0,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
-    let aura = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Control Magic",
-            1,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
+    let a = enter(&mut s, "Grizzly Bears", 0, "battlefield");
+    let b = enter(&mut s, "Walking Corpse", 0, "battlefield");
+    let aura = enter(&mut s, "Control Magic", 1, "battlefield");
     s.apply(Action::Attach {
         object: aura,
         to: a,
@@ -253,15 +216,7 @@ fn counters_apply_where_each_rule_version_puts_them() {
 #[test]
 fn clones_are_independent() {
     let mut s = game("mtg-2020");
-    let a = s
-        .apply(Action::Create(vec![new(
-            &s,
-            "Grizzly Bears",
-            0,
-            "battlefield",
-        )]))
-        .unwrap()
-        .created[0];
+    let a = enter(&mut s, "Grizzly Bears", 0, "battlefield");
     let power = s.ruleset.char_id("power").unwrap();
     let mut t = s.clone();
     let anthem = new(&t, "Glorious Anthem", 0, "battlefield");

@@ -904,40 +904,8 @@ impl Deriver<'_> {
         subs
     }
 
-    /// Whether a static ability that has not started exists now: its source still has it and its
-    /// "as long as" holds. Returns its "you".
     fn static_exists(&self, cand: &Candidate, reads: Option<&Reads>) -> Option<Option<PlayerId>> {
-        let EffectKey::Static {
-            object,
-            class,
-            index,
-        } = cand.key
-        else {
-            return None;
-        };
-        let Body::Effect(def) = &cand.body else {
-            return None;
-        };
-        let state = self.state;
-        let ac = state.abilities_char?;
-        let probe = Ctx::new(state, &self.sheet, None, None, &[]).recording(reads);
-        let still_has = match probe.value(object, ac) {
-            Value::Abilities(list) => list.iter().any(|a| {
-                matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
-            }),
-            _ => false,
-        };
-        if !still_has {
-            return None;
-        }
-        let you = you_of(state, &self.sheet, cand, reads);
-        if let Some(w) = &def.while_cond {
-            let ctx = Ctx::new(state, &self.sheet, Some(object), you, &[]).recording(reads);
-            if !ctx.test(w, Subject::Object(object)) {
-                return None;
-            }
-        }
-        Some(you)
+        static_exists(self.state, &self.sheet, cand, reads)
     }
 
     /// Whether a subject is among those a static ability's effect applies to.
@@ -1290,6 +1258,46 @@ fn you_of(
     }
 }
 
+/// Whether a static ability that has not started exists now: its source still has it and its
+/// "as long as" holds. Returns its "you".
+fn static_exists(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    reads: Option<&Reads>,
+) -> Option<Option<PlayerId>> {
+    let EffectKey::Static {
+        object,
+        class,
+        index,
+    } = cand.key
+    else {
+        return None;
+    };
+    let Body::Effect(def) = &cand.body else {
+        return None;
+    };
+    let ac = state.abilities_char?;
+    let probe = Ctx::new(state, sheet, None, None, &[]).recording(reads);
+    let still_has = match probe.value(object, ac) {
+        Value::Abilities(list) => list.iter().any(|a| {
+            matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
+        }),
+        _ => false,
+    };
+    if !still_has {
+        return None;
+    }
+    let you = you_of(state, sheet, cand, reads);
+    if let Some(w) = &def.while_cond {
+        let ctx = Ctx::new(state, sheet, Some(object), you, &[]).recording(reads);
+        if !ctx.test(w, Subject::Object(object)) {
+            return None;
+        }
+    }
+    Some(you)
+}
+
 /// Decides whether an effect that has not applied yet exists now and whom it applies to. A static
 /// ability must still be on its source (an earlier effect in this layer may have removed it) and its
 /// "as long as" condition must hold; a created effect applies to what it locked when created.
@@ -1326,39 +1334,9 @@ fn start(
                 Locked::Players(list) => list.iter().map(|p| Subject::Player(*p)).collect(),
             })
         }
-        (
-            Body::Effect(def),
-            None,
-            EffectKey::Static {
-                object,
-                class,
-                index,
-            },
-        ) => {
-            let ac = state.abilities_char?;
-            let probe = Ctx::new(state, sheet, None, None, &[]).recording(reads);
-            let still_has = match probe.value(object, ac) {
-                Value::Abilities(list) => list.iter().any(|a| {
-                    matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
-                }),
-                _ => false,
-            };
-            if !still_has {
-                return None;
-            }
-            let ctx = Ctx {
-                state,
-                sheet,
-                source: Some(object),
-                you: you_of(state, sheet, cand, reads),
-                targets: &[],
-                reads,
-            };
-            if let Some(w) = &def.while_cond {
-                if !ctx.test(w, Subject::Object(object)) {
-                    return None;
-                }
-            }
+        (Body::Effect(def), None, EffectKey::Static { object, .. }) => {
+            let you = static_exists(state, sheet, cand, reads)?;
+            let ctx = Ctx::new(state, sheet, Some(object), you, &[]).recording(reads);
             Some(subjects(&ctx, &def.affects))
         }
         _ => None,
@@ -1588,7 +1566,7 @@ fn change(ctx: &Ctx, sheet: &Sheet, subject: Subject, op: &Op) -> Vec<(SlotTarge
             Value::Symbols(set)
         }
         Change::SetAbilities(list) => Value::Abilities(list.clone()),
-        Change::AddAbilities(list) => {
+        Change::AddAbilities(list) | Change::MergeAbilities(list) => {
             let mut have = match cur {
                 Value::Abilities(x) => x.clone(),
                 _ => Vec::new(),
@@ -1618,18 +1596,6 @@ fn change(ctx: &Ctx, sheet: &Sheet, subject: Subject, op: &Op) -> Vec<(SlotTarge
         // Content writes "copy of target"; the copy is taken when the effect is created, so an
         // unresolved copy here copies nothing.
         Change::CopyOf(_) => return Vec::new(),
-        Change::MergeAbilities(list) => {
-            let mut have = match cur {
-                Value::Abilities(x) => x.clone(),
-                _ => Vec::new(),
-            };
-            for a in list {
-                if !have.contains(a) {
-                    have.push(a.clone());
-                }
-            }
-            Value::Abilities(have)
-        }
         Change::TextOf(src) => {
             let from = match src {
                 crate::effect::CopySource::Top(z) => {

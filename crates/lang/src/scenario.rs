@@ -91,6 +91,21 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
 
 type StepResult = Result<(), (Option<Span>, String)>;
 
+/// The object a set-up item or `enter` step puts into a zone (its copy source is resolved by the
+/// caller).
+fn new_object(e: &crate::lower::scenario::Enter) -> NewObject {
+    NewObject {
+        class: e.class,
+        name: None,
+        owner: PlayerId(e.owner as u8),
+        controller: e.controller.map(|c| PlayerId(c as u8)),
+        zone: e.zone,
+        choices: e.choices.clone(),
+        copy_of: None,
+        face_down: e.face_down,
+    }
+}
+
 fn copy_of(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
@@ -131,19 +146,9 @@ fn run_step(
                 Some(r) => Some(obj(state, names, r)?),
                 None => None,
             };
-            let out = act(
-                state,
-                Action::Create(vec![NewObject {
-                    class: e.class,
-                    name: None,
-                    owner: PlayerId(e.owner as u8),
-                    controller: e.controller.map(|c| PlayerId(c as u8)),
-                    zone: e.zone,
-                    choices: e.choices.clone(),
-                    copy_of: copy_of(state, names, &e.copying)?,
-                    face_down: e.face_down,
-                }]),
-            )?;
+            let mut n = new_object(&e);
+            n.copy_of = copy_of(state, names, &e.copying)?;
+            let out = act(state, Action::Create(vec![n]))?;
             let id = out.created[0];
             if let Some(a) = e.alias {
                 names.insert(a, id);
@@ -163,19 +168,7 @@ fn run_step(
             }
         }
         StepKind::EnterTogether(list) => {
-            let news = list
-                .iter()
-                .map(|e| NewObject {
-                    class: e.class,
-                    name: None,
-                    owner: PlayerId(e.owner as u8),
-                    controller: e.controller.map(|c| PlayerId(c as u8)),
-                    zone: e.zone,
-                    choices: e.choices.clone(),
-                    copy_of: None,
-                    face_down: e.face_down,
-                })
-                .collect();
+            let news = list.iter().map(new_object).collect();
             let out = act(state, Action::Create(news))?;
             for (e, id) in list.iter().zip(out.created) {
                 if let Some(a) = &e.alias {
