@@ -1,0 +1,317 @@
+//! What an effect's operations do to one subject's values, and the cells involved.
+
+use super::dependency::Touch;
+use super::{Body, Candidate};
+use crate::condition::{Cell, Ctx, Footprint, Sheet, Subject};
+use crate::effect::{Change, Op};
+use crate::ids::LayerId;
+use crate::ruleset::SlotTarget;
+use crate::state::GameState;
+use crate::value::{Ability, Value};
+
+/// The cells a subject has for each written characteristic or property.
+pub(super) fn cells_of(
+    s: Subject,
+    touches: &[(SlotTarget, Touch)],
+) -> impl Iterator<Item = (Cell, Touch)> + '_ {
+    touches.iter().filter_map(move |(t, touch)| match (s, t) {
+        (Subject::Object(o), SlotTarget::Char(c)) => Some((Cell::Object(o, *c), touch.clone())),
+        (Subject::Player(p), SlotTarget::Prop(q)) => Some((Cell::Player(p, *q), touch.clone())),
+        _ => None,
+    })
+}
+
+pub(super) fn add_cell(f: &mut Footprint, c: &Cell) {
+    match c {
+        Cell::Object(_, ch) => f.add_char(*ch),
+        Cell::Player(_, p) => f.add_prop(*p),
+    }
+}
+
+pub(super) fn footprint_of(cells: &[(Cell, Touch)]) -> Footprint {
+    let mut f = Footprint::default();
+    for (c, _) in cells {
+        add_cell(&mut f, c);
+    }
+    f
+}
+
+pub(super) fn subject_of(c: &Cell) -> Subject {
+    match c {
+        Cell::Object(o, _) => Subject::Object(*o),
+        Cell::Player(p, _) => Subject::Player(*p),
+    }
+}
+
+/// What an operation does to one subject, as far as other values decide it: the numbers its
+/// expressions give, the values a text effect takes, the symbols an ability template uses. Seed
+/// 003: a change here is a change to "what it does"; how much it changes is not.
+pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
+        Change::TextOf(src) => {
+            let from = match src {
+                crate::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                }
+                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+            };
+            match from {
+                Some(f) => ctx
+                    .state
+                    .ruleset
+                    .copiable
+                    .iter()
+                    .map(|c| ctx.value(f, *c).clone())
+                    .collect(),
+                None => Vec::new(),
+            }
+        }
+        Change::AbilitiesPer { of, among, .. } => {
+            let mut syms = crate::value::SymbolSet::default();
+            for o in ctx.state.object_ids() {
+                if ctx.test(among, Subject::Object(o)) {
+                    if let Value::Symbols(s) = ctx.value(o, *of) {
+                        syms.extend(s);
+                    }
+                }
+            }
+            vec![Value::Symbols(syms)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The new values `cand`'s parts for `layer` give one subject.
+pub(super) fn changes(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    layer: LayerId,
+    subject: Subject,
+) -> Vec<(SlotTarget, Value)> {
+    let mut out = Vec::new();
+    match &cand.body {
+        Body::Counter { kind, count } => {
+            for (c, d) in &state.ruleset.counters[kind.index()].changes {
+                let t = SlotTarget::Char(*c);
+                if !fits(subject, t) {
+                    continue;
+                }
+                let cur = current(sheet, subject, t);
+                let v = Value::Number(
+                    cur.number()
+                        .and_then(|n| n.checked_add(d.checked_mul(*count)?)),
+                );
+                out.push((t, v));
+            }
+        }
+        Body::FaceDown => {
+            for (c, v) in &state.ruleset.face_down {
+                out.push((SlotTarget::Char(*c), v.clone()));
+            }
+        }
+        Body::Effect(def) => {
+            let ctx = cand.ctx(state, sheet, None);
+            for op in def.ops.iter().filter(|o| o.layer == layer) {
+                if fits(subject, op.target) {
+                    out.extend(change(&ctx, sheet, subject, op));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The symbols an operation names, with the source's choice if it names "chosen".
+pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::value::SymbolSet {
+    let mut set = l.set.clone();
+    if l.chosen {
+        if let Some(c) = ctx
+            .source
+            .and_then(|s| ctx.state.object(s).choices.first().cloned())
+        {
+            set.insert(c);
+        }
+    }
+    set
+}
+
+pub(super) fn fits(subject: Subject, t: SlotTarget) -> bool {
+    matches!(
+        (subject, t),
+        (Subject::Object(_), SlotTarget::Char(_)) | (Subject::Player(_), SlotTarget::Prop(_))
+    )
+}
+
+pub(super) fn current(sheet: &Sheet, subject: Subject, t: SlotTarget) -> &Value {
+    match (subject, t) {
+        (Subject::Object(o), SlotTarget::Char(c)) => &sheet.objects[o.index()][c.index()],
+        (Subject::Player(p), SlotTarget::Prop(q)) => &sheet.players[p.index()][q.index()],
+        _ => unreachable!("subject and target kinds are checked by `fits`"),
+    }
+}
+
+pub(super) fn slot_ref(sheet: &Sheet, subject: Subject, t: SlotTarget) -> &Value {
+    current(sheet, subject, t)
+}
+
+pub(super) fn slot_mut(sheet: &mut Sheet, subject: Subject, t: SlotTarget) -> &mut Value {
+    match (subject, t) {
+        (Subject::Object(o), SlotTarget::Char(c)) => &mut sheet.objects[o.index()][c.index()],
+        (Subject::Player(p), SlotTarget::Prop(q)) => &mut sheet.players[p.index()][q.index()],
+        _ => unreachable!("subject and target kinds are checked by `fits`"),
+    }
+}
+
+/// The new value(s) one operation gives; a switch changes two characteristics.
+pub(super) fn change(
+    ctx: &Ctx,
+    sheet: &Sheet,
+    subject: Subject,
+    op: &Op,
+) -> Vec<(SlotTarget, Value)> {
+    let cur = current(sheet, subject, op.target);
+    let v = match &op.change {
+        Change::SetNumber(e) => Value::Number(ctx.eval(e, subject)),
+        Change::Modify(e) => Value::Number(match (cur.number(), ctx.eval(e, subject)) {
+            (Some(a), Some(b)) => a.checked_add(b),
+            (a, _) => a,
+        }),
+        Change::SwitchWith(other) => {
+            let t2 = SlotTarget::Char(*other);
+            let v2 = current(sheet, subject, t2).clone();
+            return vec![(op.target, v2), (t2, cur.clone())];
+        }
+        Change::SetSymbols(l) => Value::Symbols(resolve_syms(ctx, l)),
+        Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
+            let mut set = match cur {
+                Value::Symbols(x) => x.clone(),
+                _ => Default::default(),
+            };
+            let named = resolve_syms(ctx, l);
+            if matches!(op.change, Change::AddSymbols(_)) {
+                set.extend(&named);
+            } else {
+                for sym in named.iter() {
+                    set.remove(sym);
+                }
+            }
+            Value::Symbols(set)
+        }
+        Change::SetAbilities(list) => Value::Abilities(list.clone()),
+        Change::AddAbilities(list) | Change::MergeAbilities(list) => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.clone(),
+                _ => Vec::new(),
+            };
+            for a in list {
+                if !have.contains(a) {
+                    have.push(a.clone());
+                }
+            }
+            Value::Abilities(have)
+        }
+        Change::RemoveAbilities(list) => {
+            let have = match cur {
+                Value::Abilities(x) => x.clone(),
+                _ => Vec::new(),
+            };
+            Value::Abilities(have.into_iter().filter(|a| !list.contains(a)).collect())
+        }
+        Change::SetPlayer(r) => Value::Player(ctx.player(*r, subject)),
+        Change::SetText(t) => Value::Text(t.clone()),
+        Change::SetValues(vals) => {
+            return vals
+                .iter()
+                .map(|(c, v)| (SlotTarget::Char(*c), v.clone()))
+                .collect();
+        }
+        // Content writes "copy of target"; the copy is taken when the effect is created, so an
+        // unresolved copy here copies nothing.
+        Change::CopyOf(_) => return Vec::new(),
+        Change::TextOf(src) => {
+            let from = match src {
+                crate::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                }
+                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+            };
+            let Some(from) = from else {
+                return Vec::new();
+            };
+            return ctx
+                .state
+                .ruleset
+                .copiable
+                .iter()
+                .map(|c| {
+                    (
+                        SlotTarget::Char(*c),
+                        sheet.objects[from.index()][c.index()].clone(),
+                    )
+                })
+                .collect();
+        }
+        Change::ReplaceWord(from, to) => {
+            let word = |r: &crate::effect::SymRef| -> Option<String> {
+                match r {
+                    crate::effect::SymRef::Lit(s) => Some(s.to_string()),
+                    crate::effect::SymRef::Chosen(i) => ctx.source.and_then(|s| {
+                        ctx.state
+                            .object(s)
+                            .choices
+                            .get(*i as usize)
+                            .map(|x| x.to_string())
+                    }),
+                }
+            };
+            let (Some(from), Some(to)) = (word(from), word(to)) else {
+                return Vec::new();
+            };
+            let swap = |s: &str| crate::value::Symbol::new(&s.replace(&from, &to));
+            match cur {
+                Value::Abilities(list) => Value::Abilities(
+                    list.iter()
+                        .map(|a| match a {
+                            Ability::Keyword(k) => Ability::Keyword(swap(k.as_str())),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                ),
+                Value::Symbols(set) => {
+                    Value::Symbols(set.iter().map(|s| swap(s.as_str())).collect())
+                }
+                other => other.clone(),
+            }
+        }
+        Change::AbilitiesPer {
+            template,
+            of,
+            among,
+        } => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.clone(),
+                _ => Vec::new(),
+            };
+            let mut syms = crate::value::SymbolSet::default();
+            for o in ctx.state.object_ids() {
+                if ctx.test(among, Subject::Object(o)) {
+                    if let Value::Symbols(s) = &sheet.objects[o.index()][of.index()] {
+                        syms.extend(s);
+                    }
+                }
+            }
+            for s in syms.iter() {
+                let a = Ability::Keyword(crate::value::Symbol::new(
+                    &template.replace("{}", s.as_str()),
+                ));
+                if !have.contains(&a) {
+                    have.push(a);
+                }
+            }
+            Value::Abilities(have)
+        }
+    };
+    vec![(op.target, v)]
+}

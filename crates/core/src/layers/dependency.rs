@@ -1,0 +1,524 @@
+//! Dependency (seed 003, "Dependency"): within a layer, effect A depends on B when applying B would
+//! change A's existence, what it applies to, or what it does — never merely how much. Each effect's
+//! *analysis* records its instruction and the exact cells it read (per subject) and will write;
+//! only where B writes a cell A read is B tried on the sheet and A evaluated again.
+
+use super::change::{add_cell, cells_of, changes, footprint_of, op_params, slot_mut, subject_of};
+use super::{all_subjects, start, static_exists, subjects, you_of, Body, Candidate, Deriver};
+use crate::condition::{Cell, Cond, Ctx, Footprint, Reads, Subject};
+use crate::effect::{Affects, Change, EffectDef};
+use crate::ids::{LayerId, ObjectId, PlayerId};
+use crate::value::{Ability, Symbol, Value};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+/// An effect's instruction with the cells it read and the cells it would write. Reads are kept
+/// per subject, so a dependency test re-evaluates only the subjects a change can affect.
+#[derive(Clone)]
+pub(super) struct Analysis {
+    pub(super) instruction: Instruction,
+    /// Cells read to decide existence and "you": a change here means testing everything again.
+    pub(super) global: HashSet<Cell>,
+    /// For each cell, the subjects whose membership or parameters read it, and the one symbol
+    /// looked at where only `has X` was asked.
+    pub(super) by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>>,
+    /// Whether membership is decided by testing each subject (a static ability not yet started).
+    pub(super) scanned: bool,
+    pub(super) writes: Vec<(Cell, Touch)>,
+    /// The characteristics of every cell read (in `global`, in `by_cell`) and written: quick
+    /// tests before the cells.
+    pub(super) read_chars: Footprint,
+    pub(super) by_cell_chars: Footprint,
+    pub(super) write_chars: Footprint,
+}
+
+/// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
+/// removing them). A `has X` read is untouched by a change to other symbols: a Goblin lord does
+/// not wait for an effect that makes Goblins Zombies too.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Touch {
+    Any,
+    Names(Vec<Symbol>),
+}
+
+impl Touch {
+    pub(super) fn meets(&self, obs: &Option<Symbol>) -> bool {
+        match (self, obs) {
+            (Touch::Names(list), Some(s)) => list.contains(s),
+            _ => true,
+        }
+    }
+    pub(super) fn join(self, other: Touch) -> Touch {
+        match (self, other) {
+            (Touch::Names(mut a), Touch::Names(b)) => {
+                a.extend(b);
+                Touch::Names(a)
+            }
+            _ => Touch::Any,
+        }
+    }
+    pub(super) fn of(change: &Change) -> Touch {
+        let names = |l: &crate::effect::SymList| {
+            if l.chosen || l.set.is_every() {
+                Touch::Any
+            } else {
+                Touch::Names(l.set.iter().cloned().collect())
+            }
+        };
+        let abilities = |l: &[Ability]| {
+            Touch::Names(
+                l.iter()
+                    .map(|a| match a {
+                        Ability::Keyword(k) => k.clone(),
+                        Ability::Static { text, .. } => Symbol::new(text),
+                    })
+                    .collect(),
+            )
+        };
+        match change {
+            Change::AddSymbols(l) | Change::RemoveSymbols(l) => names(l),
+            Change::AddAbilities(l) | Change::RemoveAbilities(l) | Change::MergeAbilities(l) => {
+                abilities(l)
+            }
+            _ => Touch::Any,
+        }
+    }
+}
+
+impl Analysis {
+    /// Whether a cell written by the effect with analysis `b` can change this one's answers.
+    pub(super) fn meets(&self, b: &Analysis) -> bool {
+        if !self.read_chars.intersects(&b.write_chars) {
+            return false;
+        }
+        // Cells read for existence: few; look them up among b's subjects.
+        let global = self.global.iter().any(|c| {
+            let s = subject_of(c);
+            b.instruction.subjects.binary_search(&s).is_ok()
+                && match c {
+                    Cell::Object(_, ch) => b.write_chars.has_char(*ch),
+                    Cell::Player(_, p) => b.write_chars.has_prop(*p),
+                }
+        });
+        global
+            || (self.by_cell_chars.intersects(&b.write_chars)
+                && b.writes.iter().any(|(c, t)| self.reads(c, t)))
+    }
+
+    /// The subjects whose answers may change when these cells (of the given characteristics)
+    /// change: `Some(empty)` when none can, `None` for all of them.
+    pub(super) fn affected_by(
+        &self,
+        cells: &[(Cell, Touch)],
+        chars: &Footprint,
+        subjects: &[Subject],
+    ) -> Option<Vec<Subject>> {
+        if !self.read_chars.intersects(chars) {
+            return Some(Vec::new());
+        }
+        let global = self.global.iter().any(|c| {
+            subjects.binary_search(&subject_of(c)).is_ok()
+                && match c {
+                    Cell::Object(_, ch) => chars.has_char(*ch),
+                    Cell::Player(_, p) => chars.has_prop(*p),
+                }
+        });
+        if global {
+            return None;
+        }
+        if !self.by_cell_chars.intersects(chars) {
+            return Some(Vec::new());
+        }
+        self.affected(cells)
+    }
+
+    pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
+        self.global.contains(c)
+            || self
+                .by_cell
+                .get(c)
+                .is_some_and(|v| v.iter().any(|(_, obs)| t.meets(obs)))
+    }
+    /// The subjects whose answers may change when these cells change; `None` for all of them.
+    pub(super) fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
+        if cells.iter().any(|(c, _)| self.global.contains(c)) {
+            return None;
+        }
+        let mut out: Vec<Subject> = Vec::new();
+        for (c, t) in cells {
+            if let Some(v) = self.by_cell.get(c) {
+                out.extend(v.iter().filter(|(_, obs)| t.meets(obs)).map(|(s, _)| *s));
+            }
+        }
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+}
+
+/// What an effect would do now: whether it exists, whom it affects and the values its operations
+/// would use. Seed 003: A depends on B when applying B would change A's existence, what it applies
+/// to, or what it does to those things — but not merely how much (the second Mind Bend example).
+#[derive(Clone, PartialEq)]
+pub(super) struct Instruction {
+    pub(super) exists: bool,
+    /// In id order.
+    pub(super) subjects: Vec<Subject>,
+    /// The parameters for each subject, in the same order.
+    pub(super) params: Vec<Vec<Value>>,
+}
+
+/// Why one effect waits for another (seed 003, "Dependency", (b)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DepKind {
+    Existence,
+    AppliesTo,
+    WhatItDoes,
+}
+
+impl DepKind {
+    pub(super) fn text(self) -> &'static str {
+        match self {
+            DepKind::Existence => "changes whether it exists",
+            DepKind::AppliesTo => "changes what it applies to",
+            DepKind::WhatItDoes => "changes what it does",
+        }
+    }
+}
+
+impl Deriver<'_> {
+    /// Whether `a` depends on `b`, tested once and kept until either's analysis changes.
+    pub(super) fn edge(
+        &mut self,
+        lid: LayerId,
+        cands: &[Candidate],
+        analyses: &mut [Option<Analysis>],
+        edges: &mut HashMap<(usize, usize), Option<DepKind>>,
+        a: usize,
+        b: usize,
+    ) -> Option<DepKind> {
+        if let Some(k) = edges.get(&(a, b)) {
+            return *k;
+        }
+        for i in [a, b] {
+            if analyses[i].is_none() {
+                analyses[i] = Some(self.analyse(lid, &cands[i]));
+            }
+        }
+        let (Some(aa), Some(ab)) = (&analyses[a], &analyses[b]) else {
+            return None;
+        };
+        let k = if aa.meets(ab) {
+            self.depends(lid, &cands[a], aa, &cands[b], ab)
+        } else {
+            None
+        };
+        edges.insert((a, b), k);
+        k
+    }
+
+    /// An effect's instruction, the cells it read to get it (per subject), and the cells it would
+    /// write.
+    pub(super) fn analyse(&self, lid: LayerId, cand: &Candidate) -> Analysis {
+        let state = self.state;
+        let global = Reads::default();
+        let mut by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>> = HashMap::default();
+        let mut note = |r: Reads, s: Subject| {
+            for (c, obs) in r.into_inner() {
+                let v = by_cell.entry(c).or_default();
+                if !v.iter().any(|(x, o)| *x == s && *o == obs) {
+                    v.push((s, obs));
+                }
+            }
+        };
+        let mut scanned = false;
+        let (exists, subjects) = match (
+            self.started.get(&cand.key),
+            &cand.body,
+            cand.created.is_none(),
+        ) {
+            (Some((_, s)), _, _) => (s.is_some(), s.clone().unwrap_or_default()),
+            (None, Body::Effect(def), true) => {
+                scanned = true;
+                match self.static_exists(cand, Some(&global)) {
+                    None => (false, Vec::new()),
+                    Some(you) => {
+                        let mut subs = Vec::new();
+                        let ctx = Ctx::new(state, &self.sheet, cand.source, you, &[]);
+                        let mut all = all_subjects(&ctx, &def.affects);
+                        if let Some(rank) = &self.visit {
+                            all.sort_by_key(|s| match s {
+                                Subject::Object(o) => rank[o.index()],
+                                Subject::Player(p) => p.0 as u32,
+                            });
+                        }
+                        for s in all {
+                            let r = Reads::default();
+                            if self.member(cand, def, you, s, Some(&r)) {
+                                subs.push(s);
+                            }
+                            note(r, s);
+                        }
+                        subs.sort();
+                        (true, subs)
+                    }
+                }
+            }
+            (None, _, _) => {
+                let s = start(state, &self.sheet, cand, Some(&global));
+                (s.is_some(), s.unwrap_or_default())
+            }
+        };
+        let mut params = Vec::new();
+        for s in &subjects {
+            let r = Reads::default();
+            params.push(self.params(lid, cand, *s, Some(&r)));
+            note(r, *s);
+        }
+        let touches = cand.touches(state, lid);
+        let mut writes = Vec::new();
+        for s in &subjects {
+            writes.extend(cells_of(*s, &touches));
+        }
+        let global: HashSet<Cell> = global.into_inner().into_iter().map(|(c, _)| c).collect();
+        let mut by_cell_chars = Footprint::default();
+        for c in by_cell.keys() {
+            add_cell(&mut by_cell_chars, c);
+        }
+        let mut read_chars = by_cell_chars.clone();
+        for c in &global {
+            add_cell(&mut read_chars, c);
+        }
+        let write_chars = footprint_of(&writes);
+        Analysis {
+            instruction: Instruction {
+                exists,
+                subjects,
+                params,
+            },
+            global,
+            by_cell,
+            scanned,
+            writes,
+            read_chars,
+            by_cell_chars,
+            write_chars,
+        }
+    }
+
+    /// Brings an analysis up to date after the cells its `subjects` read have changed: only those
+    /// subjects are evaluated again.
+    pub(super) fn refresh(
+        &self,
+        lid: LayerId,
+        cand: &Candidate,
+        mut an: Analysis,
+        subjects: &[Subject],
+    ) -> Analysis {
+        let you = if an.scanned {
+            you_of(self.state, &self.sheet, cand, None)
+        } else {
+            None
+        };
+        let touches = cand.touches(self.state, lid);
+        for s in subjects {
+            let r = Reads::default();
+            let member = match (&cand.body, an.scanned) {
+                (Body::Effect(def), true) => self.member(cand, def, you, *s, Some(&r)),
+                _ => an.instruction.subjects.binary_search(s).is_ok(),
+            };
+            let at = an.instruction.subjects.binary_search(s);
+            match (member, at) {
+                (true, Ok(i)) => an.instruction.params[i] = self.params(lid, cand, *s, Some(&r)),
+                (true, Err(i)) => {
+                    an.instruction.subjects.insert(i, *s);
+                    an.instruction
+                        .params
+                        .insert(i, self.params(lid, cand, *s, Some(&r)));
+                    an.writes.extend(cells_of(*s, &touches));
+                    an.write_chars = footprint_of(&an.writes);
+                }
+                (false, Ok(i)) => {
+                    an.instruction.subjects.remove(i);
+                    an.instruction.params.remove(i);
+                    an.writes.retain(|(c, _)| subject_of(c) != *s);
+                }
+                (false, Err(_)) => {}
+            }
+            for (c, obs) in r.into_inner() {
+                add_cell(&mut an.read_chars, &c);
+                add_cell(&mut an.by_cell_chars, &c);
+                let v = an.by_cell.entry(c).or_default();
+                if !v.iter().any(|(x, o)| x == s && *o == obs) {
+                    v.push((*s, obs));
+                }
+            }
+        }
+        an
+    }
+
+    /// The subjects of a static ability's condition, shared with every effect that has the same
+    /// condition, "you" and (where the condition names it) source.
+    pub(super) fn scan(
+        &mut self,
+        def: &EffectDef,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+    ) -> Vec<Subject> {
+        let cond = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        let key = (
+            cond as *const Cond as usize,
+            if cond.names_source() { source } else { None },
+            you,
+        );
+        if let Some((_, subs)) = self.scans.get(&key) {
+            return subs.clone();
+        }
+        let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
+        let subs = subjects(&ctx, &def.affects);
+        let mut f = Footprint::default();
+        cond.reads(self.state.controller_char, &mut f);
+        self.scans.insert(key, (f, subs.clone()));
+        subs
+    }
+
+    pub(super) fn static_exists(
+        &self,
+        cand: &Candidate,
+        reads: Option<&Reads>,
+    ) -> Option<Option<PlayerId>> {
+        static_exists(self.state, &self.sheet, cand, reads)
+    }
+
+    /// Whether a subject is among those a static ability's effect applies to.
+    pub(super) fn member(
+        &self,
+        cand: &Candidate,
+        def: &EffectDef,
+        you: Option<PlayerId>,
+        s: Subject,
+        reads: Option<&Reads>,
+    ) -> bool {
+        let ctx = Ctx::new(self.state, &self.sheet, cand.source, you, &[]).recording(reads);
+        match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => ctx.test(c, s),
+        }
+    }
+
+    /// What the effect's parts in this layer do to one subject (see `op_params`).
+    pub(super) fn params(
+        &self,
+        lid: LayerId,
+        cand: &Candidate,
+        s: Subject,
+        reads: Option<&Reads>,
+    ) -> Vec<Value> {
+        let Body::Effect(def) = &cand.body else {
+            return Vec::new();
+        };
+        let ctx = cand.ctx(self.state, &self.sheet, None).recording(reads);
+        def.ops
+            .iter()
+            .filter(|o| o.layer == lid)
+            .flat_map(|op| op_params(&ctx, s, op))
+            .collect()
+    }
+
+    /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
+    /// or what it does? `b` is applied to the values as they stand and undone; only the subjects of
+    /// `a` whose answers read a cell `b` writes are evaluated again.
+    pub(super) fn depends(
+        &mut self,
+        lid: LayerId,
+        a: &Candidate,
+        aa: &Analysis,
+        b: &Candidate,
+        ab: &Analysis,
+    ) -> Option<DepKind> {
+        let affected = aa.affected(&ab.writes);
+        if affected.as_ref().is_some_and(|v| v.is_empty()) {
+            return None;
+        }
+        let mut undo = Vec::new();
+        for subject in &ab.instruction.subjects {
+            for (t, v) in changes(self.state, &self.sheet, b, lid, *subject) {
+                let old = std::mem::replace(slot_mut(&mut self.sheet, *subject, t), v);
+                undo.push((*subject, t, old));
+            }
+        }
+        let before = &aa.instruction;
+        let verdict = match affected {
+            None => {
+                let after = self.analyse(lid, a).instruction;
+                if before.exists != after.exists {
+                    Some(DepKind::Existence)
+                } else if before.subjects != after.subjects {
+                    Some(DepKind::AppliesTo)
+                } else if before.params != after.params {
+                    Some(DepKind::WhatItDoes)
+                } else {
+                    None
+                }
+            }
+            Some(subs) => {
+                let mut verdict = None;
+                let you = if aa.scanned {
+                    you_of(self.state, &self.sheet, a, None)
+                } else {
+                    None
+                };
+                for s in subs {
+                    let was = before.subjects.binary_search(&s);
+                    if let (true, Body::Effect(def)) = (aa.scanned, &a.body) {
+                        if self.member(a, def, you, s, None) != was.is_ok() {
+                            verdict = Some(DepKind::AppliesTo);
+                            break;
+                        }
+                    }
+                    if let Ok(i) = was {
+                        if self.params(lid, a, s, None) != before.params[i] {
+                            verdict = Some(DepKind::WhatItDoes);
+                        }
+                    }
+                }
+                verdict
+            }
+        };
+        for (subject, target, old) in undo.into_iter().rev() {
+            *slot_mut(&mut self.sheet, subject, target) = old;
+        }
+        verdict
+    }
+}
+
+/// The members of a dependency loop that depends on nothing outside itself, earliest timestamp
+/// first (seed 003: "the effects in the dependency loop are applied in timestamp order"). Called
+/// only when every pending effect waits for another, so such a loop exists.
+pub(super) fn sink_loop(deps: &[Vec<(usize, DepKind)>], alive: &[bool]) -> Vec<usize> {
+    let n = deps.len();
+    // Reachability by depth-first search from each node; n is small (effects of one layer that
+    // all wait for each other).
+    let reach: Vec<Vec<bool>> = (0..n)
+        .map(|s| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![s];
+            while let Some(x) = stack.pop() {
+                for (y, _) in &deps[x] {
+                    if !seen[*y] {
+                        seen[*y] = true;
+                        stack.push(*y);
+                    }
+                }
+            }
+            seen
+        })
+        .collect();
+    // A node on a cycle whose every reachable node reaches it back lies in a sink loop.
+    for (i, ri) in reach.iter().enumerate() {
+        if alive[i] && ri[i] && (0..n).all(|j| !ri[j] || reach[j][i]) {
+            return (0..n).filter(|j| ri[*j] && reach[*j][i]).collect();
+        }
+    }
+    vec![alive.iter().position(|a| *a).unwrap_or(0)]
+}
