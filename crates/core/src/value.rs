@@ -180,3 +180,28 @@ impl Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbol_sets_are_sorted_and_every_holds_all() {
+        let s: SymbolSet = [Symbol::new("red"), Symbol::new("blue"), Symbol::new("red")]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            s.iter().map(|x| x.as_str()).collect::<Vec<_>>(),
+            ["blue", "red"]
+        );
+        let mut all = SymbolSet::every();
+        assert!(all.contains(&Symbol::new("goblin")));
+        all.insert(Symbol::new("elf"));
+        assert_eq!(all, SymbolSet::every());
+        let mut t = s.clone();
+        t.extend(&SymbolSet::every());
+        assert!(t.is_every());
+        assert_eq!(Value::Symbols(SymbolSet::every()).to_string(), "all");
+        assert_eq!(Value::Symbols(SymbolSet::default()).to_string(), "none");
+    }
+}

@@ -183,3 +183,38 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_numbers_strings_and_punctuation() {
+        let toks: Vec<Tok> = lex(0, "layer 7c \"P/T\": power += -1 # note\n")
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tok)
+            .collect();
+        assert_eq!(
+            toks,
+            vec![
+                Tok::Word("layer".into()),
+                Tok::Word("7c".into()),
+                Tok::Str("P/T".into()),
+                Tok::Punct(":"),
+                Tok::Word("power".into()),
+                Tok::Punct("+="),
+                Tok::Punct("-"),
+                Tok::Number(1),
+                Tok::Newline,
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_characters_name_their_column() {
+        let e = lex(0, "power = 1 @").unwrap_err();
+        assert_eq!((e.span.start, e.span.end), (10, 11));
+        assert!(e.message.contains("unexpected character `@`"));
+    }
+}

@@ -522,3 +522,37 @@ pub(super) fn sink_loop(deps: &[Vec<(usize, DepKind)>], alive: &[bool]) -> Vec<u
     }
     vec![alive.iter().position(|a| *a).unwrap_or(0)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seed 003: a loop's members apply in timestamp order; an effect that depends on a loop member
+    /// is not part of the loop.
+    #[test]
+    fn sink_loop_finds_the_loop_that_waits_for_nothing_outside() {
+        // 0 depends on 1; 1 and 2 depend on each other; 3 depends on 2.
+        let k = DepKind::AppliesTo;
+        let deps = vec![vec![(1, k)], vec![(2, k)], vec![(1, k)], vec![(2, k)]];
+        assert_eq!(sink_loop(&deps, &[true; 4]), vec![1, 2]);
+        // A loop of three beside a dependent effect.
+        let deps = vec![vec![(1, k)], vec![(2, k)], vec![(0, k)], vec![(0, k)]];
+        assert_eq!(sink_loop(&deps, &[true; 4]), vec![0, 1, 2]);
+        // Applied effects take no part.
+        let deps = vec![vec![], vec![(2, k)], vec![(1, k)]];
+        assert_eq!(sink_loop(&deps, &[false, true, true]), vec![1, 2]);
+    }
+
+    /// Adding or removing some symbols touches only reads of those symbols.
+    #[test]
+    fn touch_meets_only_what_it_changes() {
+        let zombie = Touch::Names(vec![Symbol::new("zombie")]);
+        assert!(!zombie.meets(&Some(Symbol::new("goblin"))));
+        assert!(zombie.meets(&Some(Symbol::new("zombie"))));
+        assert!(zombie.meets(&None));
+        assert!(Touch::Any.meets(&Some(Symbol::new("goblin"))));
+        let joined = zombie.join(Touch::Names(vec![Symbol::new("goblin")]));
+        assert!(joined.meets(&Some(Symbol::new("goblin"))));
+        assert_eq!(Touch::Names(vec![]).join(Touch::Any), Touch::Any);
+    }
+}
