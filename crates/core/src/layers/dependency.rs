@@ -23,6 +23,9 @@ pub(super) struct Analysis {
     pub(super) by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>>,
     /// Whether membership is decided by testing each subject (a static ability not yet started).
     pub(super) scanned: bool,
+    /// Per-subject reads were not recorded (no partner writes what the subjects' tests read):
+    /// `by_cell_chars` then says what they read, and any change there means testing all again.
+    pub(super) coarse: bool,
     pub(super) writes: Vec<(Cell, Touch)>,
     /// The characteristics of every cell read (in `global`, in `by_cell`) and written: quick
     /// tests before the cells.
@@ -87,6 +90,9 @@ impl Touch {
 impl Analysis {
     /// Whether a cell written by the effect with analysis `b` can change this one's answers.
     pub(super) fn meets(&self, b: &Analysis) -> bool {
+        if self.coarse && self.by_cell_chars.intersects(&b.write_chars) {
+            return true;
+        }
         if !self.read_chars.intersects(&b.write_chars) {
             return false;
         }
@@ -128,6 +134,9 @@ impl Analysis {
         if !self.by_cell_chars.intersects(chars) {
             return Some(Vec::new());
         }
+        if self.coarse {
+            return None;
+        }
         self.affected(cells)
     }
 
@@ -140,7 +149,7 @@ impl Analysis {
     }
     /// The subjects whose answers may change when these cells change; `None` for all of them.
     pub(super) fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
-        if cells.iter().any(|(c, _)| self.global.contains(c)) {
+        if self.coarse || cells.iter().any(|(c, _)| self.global.contains(c)) {
             return None;
         }
         let mut out: Vec<Subject> = Vec::new();
@@ -193,6 +202,7 @@ impl Deriver<'_> {
         cands: &[Candidate],
         analyses: &mut [Option<Analysis>],
         edges: &mut HashMap<(usize, usize), Option<DepKind>>,
+        coarse: &[Option<Footprint>],
         a: usize,
         b: usize,
     ) -> Option<DepKind> {
@@ -201,7 +211,7 @@ impl Deriver<'_> {
         }
         for i in [a, b] {
             if analyses[i].is_none() {
-                analyses[i] = Some(self.analyse(lid, &cands[i]));
+                analyses[i] = Some(self.analyse(lid, &cands[i], coarse[i].clone()));
             }
         }
         let (Some(aa), Some(ab)) = (&analyses[a], &analyses[b]) else {
@@ -218,8 +228,16 @@ impl Deriver<'_> {
 
     /// An effect's instruction, the cells it read to get it (per subject), and the cells it would
     /// write.
-    pub(super) fn analyse(&self, lid: LayerId, cand: &Candidate) -> Analysis {
+    /// With `coarse` (what the subjects' tests read, by characteristic), per-subject reads are not
+    /// recorded.
+    pub(super) fn analyse(
+        &self,
+        lid: LayerId,
+        cand: &Candidate,
+        coarse: Option<Footprint>,
+    ) -> Analysis {
         let state = self.state;
+        let record = coarse.is_none();
         let global = Reads::default();
         let mut by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>> = HashMap::default();
         let mut note = |r: Reads, s: Subject| {
@@ -253,7 +271,7 @@ impl Deriver<'_> {
                         }
                         for s in all {
                             let r = Reads::default();
-                            if self.member(cand, def, you, s, Some(&r)) {
+                            if self.member(cand, def, you, s, record.then_some(&r)) {
                                 subs.push(s);
                             }
                             note(r, s);
@@ -271,7 +289,7 @@ impl Deriver<'_> {
         let mut params = Vec::new();
         for s in &subjects {
             let r = Reads::default();
-            params.push(self.params(lid, cand, *s, Some(&r)));
+            params.push(self.params(lid, cand, *s, record.then_some(&r)));
             note(r, *s);
         }
         let touches = cand.touches(state, lid);
@@ -280,7 +298,7 @@ impl Deriver<'_> {
             writes.extend(cells_of(*s, &touches));
         }
         let global: HashSet<Cell> = global.into_inner().into_iter().map(|(c, _)| c).collect();
-        let mut by_cell_chars = Footprint::default();
+        let mut by_cell_chars = coarse.clone().unwrap_or_default();
         for c in by_cell.keys() {
             add_cell(&mut by_cell_chars, c);
         }
@@ -298,6 +316,7 @@ impl Deriver<'_> {
             global,
             by_cell,
             scanned,
+            coarse: coarse.is_some(),
             writes,
             read_chars,
             by_cell_chars,
@@ -450,7 +469,7 @@ impl Deriver<'_> {
         let before = &aa.instruction;
         let verdict = match affected {
             None => {
-                let after = self.analyse(lid, a).instruction;
+                let after = self.analyse(lid, a, Some(Footprint::default())).instruction;
                 if before.exists != after.exists {
                     Some(DepKind::Existence)
                 } else if before.subjects != after.subjects {

@@ -136,6 +136,28 @@ impl Candidate {
         f
     }
 
+    /// What the tests of whom this effect applies to, and its values, read.
+    fn scan_reads(&self, state: &GameState, controller: Option<CharId>) -> Footprint {
+        let mut f = Footprint::default();
+        if let Body::Effect(def) = &self.body {
+            match &def.affects {
+                Affects::Objects(c) | Affects::Players(c) => c.reads(controller, &mut f),
+            }
+            for op in &def.ops {
+                match &op.change {
+                    Change::SetNumber(e) | Change::Modify(e) => e.reads(controller, &mut f),
+                    Change::TextOf(_) => state.ruleset.copiable.iter().for_each(|c| f.add_char(*c)),
+                    Change::AbilitiesPer { of, among, .. } => {
+                        f.add_char(*of);
+                        among.reads(controller, &mut f);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        f
+    }
+
     /// How this effect changes each characteristic or property it writes in `layer`.
     fn touches(&self, state: &GameState, layer: LayerId) -> Vec<(SlotTarget, Touch)> {
         let mut out: Vec<(SlotTarget, Touch)> = Vec::new();
@@ -395,6 +417,24 @@ impl Deriver<'_> {
             involved[*b] = true;
             partners[*a].push(*b);
         }
+        // Where no partner writes what an effect's subject tests read, its analysis need not record
+        // those reads one by one.
+        let coarse: Vec<Option<Footprint>> = if pairs.is_empty() {
+            vec![None; n]
+        } else {
+            let writes: Vec<Footprint> = cands.iter().map(|c| c.writes(state, lid)).collect();
+            (0..n)
+                .map(|i| {
+                    let scan = cands[i].scan_reads(state, controller);
+                    let partner_writes =
+                        partners[i].iter().fold(Footprint::default(), |mut f, b| {
+                            f.union(&writes[*b]);
+                            f
+                        });
+                    (!scan.intersects(&partner_writes)).then_some(scan)
+                })
+                .collect()
+        };
         let mut alive = vec![true; n];
         let mut left = n;
         // Each involved effect's instruction with the cells it read and will write, kept up to date.
@@ -412,7 +452,9 @@ impl Deriver<'_> {
                     if !alive[b] {
                         continue;
                     }
-                    if let Some(k) = self.edge(lid, &cands, &mut analyses, &mut edges, i, b) {
+                    if let Some(k) =
+                        self.edge(lid, &cands, &mut analyses, &mut edges, &coarse, i, b)
+                    {
                         let entry = (cands[b].label(state), cands[b].timestamp.0, k);
                         if !waited[i].contains(&entry) {
                             waited[i].push(entry);
@@ -433,7 +475,8 @@ impl Deriver<'_> {
                     let mut deps: Vec<Vec<(usize, DepKind)>> = vec![Vec::new(); n];
                     for &(a, b) in &pairs {
                         if alive[a] && alive[b] {
-                            if let Some(k) = self.edge(lid, &cands, &mut analyses, &mut edges, a, b)
+                            if let Some(k) =
+                                self.edge(lid, &cands, &mut analyses, &mut edges, &coarse, a, b)
                             {
                                 deps[a].push((b, k));
                                 let entry = (cands[b].label(state), cands[b].timestamp.0, k);
@@ -530,7 +573,7 @@ impl Deriver<'_> {
                         affected => {
                             analyses[i] = Some(match affected {
                                 Some(subs) => self.refresh(lid, &cands[i], an, &subs),
-                                None => self.analyse(lid, &cands[i]),
+                                None => self.analyse(lid, &cands[i], coarse[i].clone()),
                             });
                             edges.retain(|(a, b), _| *a != i && *b != i);
                         }
