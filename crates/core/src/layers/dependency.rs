@@ -195,7 +195,9 @@ impl DepKind {
 }
 
 impl Deriver<'_> {
-    /// Whether `a` depends on `b`, tested once and kept until either's analysis changes.
+    /// Whether `a` depends on `b`, tested once and kept until either's analysis changes. Takes the
+    /// group's tables one by one: the caller keeps using them between calls.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn edge(
         &mut self,
         lid: LayerId,
