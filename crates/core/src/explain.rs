@@ -11,7 +11,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Reason {
     CharacteristicDefining,
-    /// The first effect by timestamp in its layer.
+    /// The first effect (not characteristic-defining) applied in its layer.
     FirstByTimestamp {
         timestamp: u64,
     },
@@ -49,7 +49,7 @@ impl fmt::Display for Reason {
                 f.write_str("characteristic-defining ability: applied first in its layer")
             }
             Reason::FirstByTimestamp { timestamp } => {
-                write!(f, "timestamp {timestamp}: earliest in this layer")
+                write!(f, "timestamp {timestamp}: the first effect applied in this layer")
             }
             Reason::AfterByTimestamp {
                 timestamp,
