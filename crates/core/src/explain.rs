@@ -49,7 +49,10 @@ impl fmt::Display for Reason {
                 f.write_str("characteristic-defining ability: applied first in its layer")
             }
             Reason::FirstByTimestamp { timestamp } => {
-                write!(f, "timestamp {timestamp}: the first effect applied in this layer")
+                write!(
+                    f,
+                    "timestamp {timestamp}: the first effect applied in this layer"
+                )
             }
             Reason::AfterByTimestamp {
                 timestamp,
