@@ -104,24 +104,10 @@ impl Candidate {
 
     /// Every characteristic this effect's existence, subjects and values read.
     fn reads(&self, state: &GameState, controller: Option<CharId>) -> Footprint {
-        let mut f = Footprint::default();
+        let mut f = self.scan_reads(state, controller);
         if let Body::Effect(def) = &self.body {
-            match &def.affects {
-                Affects::Objects(c) | Affects::Players(c) => c.reads(controller, &mut f),
-            }
             if let Some(w) = &def.while_cond {
                 w.reads(controller, &mut f);
-            }
-            for op in &def.ops {
-                match &op.change {
-                    Change::SetNumber(e) | Change::Modify(e) => e.reads(controller, &mut f),
-                    Change::TextOf(_) => state.ruleset.copiable.iter().for_each(|c| f.add_char(*c)),
-                    Change::AbilitiesPer { of, among, .. } => {
-                        f.add_char(*of);
-                        among.reads(controller, &mut f);
-                    }
-                    _ => {}
-                }
             }
             if self.created.is_none() {
                 // A static ability exists while its source has it; "you" is its controller.
