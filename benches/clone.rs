@@ -4,24 +4,23 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::{GameState, PlayerId};
-use rulecraft_lang::loader::{files_with_ext, Loader};
+use rulecraft_lang::loader::Loader;
 use std::path::Path;
-use std::sync::Arc;
 
 /// 200 objects: creatures for both players, Glorious Anthems, Auras attached, counters, and
 /// until-end-of-turn effects from resolved spells.
 fn board() -> GameState {
-    let mut loader = Loader::new();
-    let rpath = Path::new("rulesets/mtg-2020.rules");
-    let env = loader.ruleset(rpath, None).expect("bundled ruleset loads");
-    let files = files_with_ext(Path::new("content/mtg"), "cards");
-    let content = loader
-        .content(&env, rpath, &files, None)
-        .expect("bundled content loads");
-    let rs = Arc::new(env.ruleset.clone());
+    let mut s = Loader::new()
+        .game(
+            Path::new("rulesets/mtg-2020.rules"),
+            &[Path::new("content/mtg")],
+            &["A", "B"],
+        )
+        .expect("bundled ruleset and content load");
+    let rs = s.ruleset.clone();
+    let content = s.content.clone();
     let bf = rs.zone_id("battlefield").expect("battlefield");
     let class = |n: &str| content.class_id(n).expect("card exists");
-    let mut s = GameState::new(rs.clone(), content.clone(), &["A", "B"]);
     let mut creatures = Vec::new();
     for i in 0..200u32 {
         let (name, owner) = match i % 10 {

@@ -8,20 +8,20 @@ use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::decision::{Choice, DecisionRequest};
 use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::Loader;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 /// Builds the board; returns it with one creature to change.
 pub fn board() -> (GameState, ObjectId) {
-    let mut loader = Loader::new();
-    let rpath = Path::new("rulesets/mtg-2020.rules");
-    let env = loader.ruleset(rpath, None).expect("ruleset");
-    let files = vec![PathBuf::from("benches/data/board.cards")];
-    let content = loader.content(&env, rpath, &files, None).expect("content");
-    let rs = Arc::new(env.ruleset.clone());
-    let bf = rs.zone_id("battlefield").unwrap();
-    let gy = rs.zone_id("graveyard").unwrap();
-    let mut s = GameState::new(rs.clone(), content.clone(), &["A", "B"]);
+    let mut s = Loader::new()
+        .game(
+            Path::new("rulesets/mtg-2020.rules"),
+            &[Path::new("benches/data/board.cards")],
+            &["A", "B"],
+        )
+        .expect("ruleset and content load");
+    let content = s.content.clone();
+    let bf = s.ruleset.zone_id("battlefield").unwrap();
+    let gy = s.ruleset.zone_id("graveyard").unwrap();
     let class = |n: &str| content.class_id(n).expect(n);
     // 700 creatures and 240 permanents with static abilities enter at once.
     let mut list = Vec::new();

@@ -4,22 +4,19 @@
 use rulecraft_core::action::{Action, ActionError, NewObject};
 use rulecraft_core::decision::{Choice, DecisionRequest};
 use rulecraft_core::{GameState, ObjectId, PlayerId};
-use rulecraft_lang::loader::{files_with_ext, Loader};
+use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::run;
 use std::path::Path;
-use std::sync::Arc;
 
 fn game(ruleset: &str) -> GameState {
-    let mut loader = Loader::new();
     let rpath = format!("rulesets/{ruleset}.rules");
-    let env = loader
-        .ruleset(Path::new(&rpath), None)
-        .expect("ruleset loads");
-    let files = files_with_ext(Path::new("content/mtg"), "cards");
-    let content = loader
-        .content(&env, Path::new(&rpath), &files, None)
-        .expect("content loads");
-    GameState::new(Arc::new(env.ruleset.clone()), content, &["Alice", "Bob"])
+    Loader::new()
+        .game(
+            Path::new(&rpath),
+            &[Path::new("content/mtg")],
+            &["Alice", "Bob"],
+        )
+        .expect("ruleset and content load")
 }
 
 fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {

@@ -8,17 +8,15 @@ use rulecraft_core::layers::derive_permuted;
 use rulecraft_core::{ClassId, GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::{files_with_ext, Loader};
 use std::path::Path;
-use std::sync::Arc;
 
 fn empty_game() -> GameState {
-    let mut loader = Loader::new();
-    let rpath = Path::new("rulesets/mtg-2020.rules");
-    let env = loader.ruleset(rpath, None).expect("ruleset loads");
-    let files = files_with_ext(Path::new("content/mtg"), "cards");
-    let content = loader
-        .content(&env, rpath, &files, None)
-        .expect("content loads");
-    GameState::new(Arc::new(env.ruleset.clone()), content, &["A", "B"])
+    Loader::new()
+        .game(
+            Path::new("rulesets/mtg-2020.rules"),
+            &[Path::new("content/mtg")],
+            &["A", "B"],
+        )
+        .expect("ruleset and content load")
 }
 
 /// Plays a random program: each step enters a card, casts a spell at an object, attaches an

@@ -6,6 +6,7 @@ use crate::lower::scenario::{self as lsc, Scenario};
 use crate::lower::{content as lcontent, ruleset as lruleset, Env};
 use crate::syntax::{parse, Stmt};
 use rulecraft_core::content::Content;
+use rulecraft_core::GameState;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -113,6 +114,27 @@ impl Loader {
         let c = Arc::new(content);
         self.contents.insert(key, c.clone());
         Ok(c)
+    }
+
+    /// A new game with no objects: a ruleset file, content files or folders (every `.cards` file
+    /// in them), and the players in turn order.
+    pub fn game(
+        &mut self,
+        ruleset: &Path,
+        content: &[&Path],
+        players: &[&str],
+    ) -> Result<GameState, LoadError> {
+        let env = self.ruleset(ruleset, None)?;
+        let files: Vec<PathBuf> = content
+            .iter()
+            .flat_map(|p| files_with_ext(p, CONTENT_EXT))
+            .collect();
+        let content = self.content(&env, ruleset, &files, None)?;
+        Ok(GameState::new(
+            Arc::new(env.ruleset.clone()),
+            content,
+            players,
+        ))
     }
 
     /// Loads every scenario in a file.
