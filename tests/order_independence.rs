@@ -87,6 +87,8 @@ proptest! {
     ) {
         let s = build(&program);
         let want = format!("{:?}", s.derived().sheet);
+        // Explaining applies each change step by step; it must reach the same values.
+        prop_assert_eq!(&format!("{:?}", s.explain().sheet), &want, "explained");
         for seed in seeds {
             let got = format!("{:?}", derive_permuted(&s, seed).sheet);
             prop_assert_eq!(&got, &want, "seed {}", seed);
@@ -102,6 +104,14 @@ fn bundled_scenarios_do_not_depend_on_order() {
         for (env, sc) in loader.scenarios(&f).expect("bundled scenarios load") {
             let r = rulecraft_lang::scenario::run(&env, &sc, None);
             let want = format!("{:?}", r.state.derived().sheet);
+            let explained = format!("{:?}", r.state.explain().sheet);
+            assert_eq!(
+                explained,
+                want,
+                "{}: {} explained",
+                f.display(),
+                sc.header.name
+            );
             for seed in [1u64, 7, 12345, 987654321] {
                 let got = format!("{:?}", derive_permuted(&r.state, seed).sheet);
                 assert_eq!(

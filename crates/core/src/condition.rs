@@ -172,7 +172,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// An object's value, recorded as read only for whether it holds `sym`.
-    fn value_for(&self, o: ObjectId, c: CharId, sym: &Symbol) -> &'a Value {
+    pub fn value_for(&self, o: ObjectId, c: CharId, sym: &Symbol) -> &'a Value {
         if let Some(r) = self.reads {
             r.borrow_mut().push((Cell::Object(o, c), Some(sym.clone())));
         }
@@ -437,6 +437,8 @@ fn this_object(s: Subject) -> Option<ObjectId> {
 pub struct Footprint {
     chars: Vec<u64>,
     props: Vec<u64>,
+    /// Characteristics read only for whether they hold a symbol (`has X`), with the symbol.
+    names: Vec<(CharId, Symbol)>,
 }
 
 impl Footprint {
@@ -452,7 +454,41 @@ impl Footprint {
     pub fn add_prop(&mut self, p: PropId) {
         Self::set(&mut self.props, p.index());
     }
+    /// A read of whether characteristic `c` holds `sym`, and nothing else about it.
+    pub fn add_name(&mut self, c: CharId, sym: Symbol) {
+        if !self.names.iter().any(|(x, s)| *x == c && *s == sym) {
+            self.names.push((c, sym));
+        }
+    }
+    /// Whether `c` is read other than for whether it holds some symbols.
+    pub fn reads_any(&self, c: CharId) -> bool {
+        Self::test(&self.chars, c.index())
+    }
+    /// The symbols `c` is read for, where it is read only for them.
+    pub fn names_of(&self, c: CharId) -> impl Iterator<Item = &Symbol> {
+        self.names
+            .iter()
+            .filter(move |(x, _)| *x == c)
+            .map(|(_, s)| s)
+    }
+    fn test(bits: &[u64], i: usize) -> bool {
+        bits.get(i / 64).is_some_and(|b| b & (1 << (i % 64)) != 0)
+    }
+    /// Every characteristic, whether read for symbols or otherwise.
+    fn all_chars(&self) -> std::borrow::Cow<'_, [u64]> {
+        if self.names.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.chars);
+        }
+        let mut bits = self.chars.clone();
+        for (c, _) in &self.names {
+            Self::set(&mut bits, c.index());
+        }
+        std::borrow::Cow::Owned(bits)
+    }
     pub fn union(&mut self, other: &Footprint) {
+        for n in &other.names {
+            self.add_name(n.0, n.1.clone());
+        }
         for (bits, o) in [
             (&mut self.chars, &other.chars),
             (&mut self.props, &other.props),
@@ -465,17 +501,16 @@ impl Footprint {
             }
         }
     }
+    /// Whether both touch a common characteristic or property (reads for symbols count as reads).
     pub fn intersects(&self, other: &Footprint) -> bool {
         let any = |a: &[u64], b: &[u64]| a.iter().zip(b).any(|(x, y)| x & y != 0);
-        any(&self.chars, &other.chars) || any(&self.props, &other.props)
+        any(&self.all_chars(), &other.all_chars()) || any(&self.props, &other.props)
     }
     pub fn is_empty(&self) -> bool {
-        self.chars.iter().chain(&self.props).all(|b| *b == 0)
+        self.names.is_empty() && self.chars.iter().chain(&self.props).all(|b| *b == 0)
     }
     pub fn has_char(&self, c: CharId) -> bool {
-        self.chars
-            .get(c.index() / 64)
-            .is_some_and(|b| b & (1 << (c.index() % 64)) != 0)
+        Self::test(&self.chars, c.index()) || self.names.iter().any(|(x, _)| *x == c)
     }
     pub fn has_prop(&self, p: PropId) -> bool {
         self.props
@@ -503,7 +538,7 @@ impl Cond {
             | Cond::OwnedBy(_) => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
             Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
-            Cond::Has(_, ch, _) => out.add_char(*ch),
+            Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
             Cond::Cmp(a, _, b) => {
                 a.reads(controller, out);
                 b.reads(controller, out);

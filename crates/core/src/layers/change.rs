@@ -315,3 +315,166 @@ pub(super) fn change(
     };
     vec![(op.target, v)]
 }
+
+/// What one operation will do to one subject, worked out before any part of the effect is
+/// written: every part of an effect sees the values as they stood before the effect applied.
+enum Prepared {
+    /// The operation does not fit the subject (a player property on an object).
+    Skip,
+    /// A number from the operation's expression.
+    Number(Option<i64>),
+    /// A player from the operation's reference.
+    Player(Option<crate::ids::PlayerId>),
+    /// The operation reads nothing but its own cell and its written symbols or abilities.
+    Own,
+    /// Any other operation: its new values, computed the general way.
+    Values(Vec<(SlotTarget, Value)>),
+}
+
+/// Whether an ability list holds a static ability (a grant whose timestamp must be kept).
+fn grants_static(list: &[Ability]) -> bool {
+    list.iter().any(|a| matches!(a, Ability::Static { .. }))
+}
+
+/// Applies `cand`'s parts for `layer` to each subject in place, with no explanation: the same
+/// values `changes` gives, without building them one by one. `note` records an ability list written
+/// by a general operation (for grant timestamps) before it is written. True if any part applied.
+pub(super) fn apply_in_place(
+    state: &GameState,
+    sheet: &mut Sheet,
+    cand: &Candidate,
+    layer: LayerId,
+    subjects: &[Subject],
+    mut note: impl FnMut(&Sheet, Subject, SlotTarget, &Value),
+) -> bool {
+    let mut applied = false;
+    match &cand.body {
+        Body::Counter { kind, count } => {
+            for s in subjects {
+                let Subject::Object(o) = s else { continue };
+                for (c, d) in &state.ruleset.counters[kind.index()].changes {
+                    let cell = &mut sheet.objects[o.index()][c.index()];
+                    let n = cell
+                        .number()
+                        .and_then(|n| n.checked_add(d.checked_mul(*count)?));
+                    *cell = Value::Number(n);
+                    applied = true;
+                }
+            }
+        }
+        Body::FaceDown => {
+            for s in subjects {
+                let Subject::Object(o) = s else { continue };
+                for (c, v) in &state.ruleset.face_down {
+                    sheet.objects[o.index()][c.index()] = v.clone();
+                    applied = true;
+                }
+            }
+        }
+        Body::Effect(def) => {
+            let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == layer).collect();
+            let you = super::you_of(state, sheet, cand, None);
+            let targets: &[crate::ids::ObjectId] = match &cand.created {
+                Some(c) => &c.targets,
+                None => &[],
+            };
+            let mut prepared: Vec<Prepared> = Vec::with_capacity(ops.len());
+            for &s in subjects {
+                prepared.clear();
+                {
+                    let ctx = Ctx::new(state, sheet, cand.source, you, targets);
+                    for op in &ops {
+                        prepared.push(if !fits(s, op.target) {
+                            Prepared::Skip
+                        } else {
+                            match &op.change {
+                                Change::SetNumber(e) | Change::Modify(e) => {
+                                    Prepared::Number(ctx.eval(e, s))
+                                }
+                                Change::SetPlayer(r) => Prepared::Player(ctx.player(*r, s)),
+                                Change::SetSymbols(l)
+                                | Change::AddSymbols(l)
+                                | Change::RemoveSymbols(l)
+                                    if !l.chosen =>
+                                {
+                                    Prepared::Own
+                                }
+                                Change::AddAbilities(l) if !grants_static(l) => Prepared::Own,
+                                Change::RemoveAbilities(_) => Prepared::Own,
+                                _ => Prepared::Values(change(&ctx, sheet, s, op)),
+                            }
+                        });
+                    }
+                }
+                for (op, p) in ops.iter().zip(prepared.drain(..)) {
+                    match p {
+                        Prepared::Skip => {}
+                        Prepared::Number(n) => {
+                            let slot = slot_mut(sheet, s, op.target);
+                            *slot = Value::Number(match &op.change {
+                                Change::Modify(_) => match (slot.number(), n) {
+                                    (Some(a), Some(b)) => a.checked_add(b),
+                                    (a, _) => a,
+                                },
+                                _ => n,
+                            });
+                            applied = true;
+                        }
+                        Prepared::Player(p) => {
+                            *slot_mut(sheet, s, op.target) = Value::Player(p);
+                            applied = true;
+                        }
+                        Prepared::Own => {
+                            own(slot_mut(sheet, s, op.target), &op.change);
+                            applied = true;
+                        }
+                        Prepared::Values(list) => {
+                            for (t, v) in list {
+                                note(sheet, s, t, &v);
+                                *slot_mut(sheet, s, t) = v;
+                                applied = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    applied
+}
+
+/// An operation that reads only its own cell and what it names, done in place (see `change`).
+fn own(slot: &mut Value, c: &Change) {
+    match c {
+        Change::SetSymbols(l) => *slot = Value::Symbols(l.set.clone()),
+        Change::AddSymbols(l) => match slot {
+            Value::Symbols(set) => set.extend(&l.set),
+            _ => {
+                let mut set = crate::value::SymbolSet::default();
+                set.extend(&l.set);
+                *slot = Value::Symbols(set);
+            }
+        },
+        Change::RemoveSymbols(l) => match slot {
+            Value::Symbols(set) => l.set.iter().for_each(|sym| set.remove(sym)),
+            _ => *slot = Value::Symbols(Default::default()),
+        },
+        Change::AddAbilities(list) => {
+            if !matches!(slot, Value::Abilities(_)) {
+                *slot = Value::Abilities(Vec::new());
+            }
+            if let Value::Abilities(have) = slot {
+                for a in list {
+                    if !have.contains(a) {
+                        have.push(a.clone());
+                    }
+                }
+            }
+        }
+        Change::RemoveAbilities(list) => match slot {
+            Value::Abilities(have) => have.retain(|a| !list.contains(a)),
+            _ => *slot = Value::Abilities(Vec::new()),
+        },
+        _ => unreachable!("only operations marked `Own` come here"),
+    }
+}

@@ -18,9 +18,8 @@ pub(super) struct Analysis {
     pub(super) instruction: Instruction,
     /// Cells read to decide existence and "you": a change here means testing everything again.
     pub(super) global: HashSet<Cell>,
-    /// For each cell, the subjects whose membership or parameters read it, and the one symbol
-    /// looked at where only `has X` was asked.
-    pub(super) by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>>,
+    /// The cells the subjects' membership and parameters read.
+    pub(super) by_cell: CellReads,
     /// Whether membership is decided by testing each subject (a static ability not yet started).
     pub(super) scanned: bool,
     /// Per-subject reads were not recorded (no partner writes what the subjects' tests read):
@@ -34,13 +33,136 @@ pub(super) struct Analysis {
     pub(super) write_chars: Footprint,
 }
 
+/// The sizes that number the cells of a sheet: objects' characteristics, then players' properties.
+#[derive(Clone, Copy)]
+pub(super) struct Dims {
+    chars: u32,
+    objects: u32,
+    props: u32,
+}
+
+impl Dims {
+    pub(super) fn of(state: &crate::state::GameState) -> Self {
+        Dims {
+            chars: state.ruleset.characteristics.len() as u32,
+            objects: state.objects.len() as u32,
+            props: state.ruleset.props.len() as u32,
+        }
+    }
+    fn index(self, c: &Cell) -> usize {
+        match c {
+            Cell::Object(o, ch) => (o.0 * self.chars + ch.index() as u32) as usize,
+            Cell::Player(p, q) => {
+                (self.objects * self.chars + p.0 as u32 * self.props + q.index() as u32) as usize
+            }
+        }
+    }
+}
+
+/// The cells an analysis's subjects read: bitsets for quick tests, and each read with its subject
+/// and the one symbol looked at where only `has X` was asked, to find whom a change reaches.
+#[derive(Clone)]
+pub(super) struct CellReads {
+    dims: Dims,
+    /// Cells read in full.
+    any: Vec<u64>,
+    /// Cells read only for whether they hold a symbol.
+    named: Vec<u64>,
+    /// (cell index, subject, symbol), sorted by cell once `finish` has run.
+    entries: Vec<(u32, Subject, Option<Symbol>)>,
+    /// The only subject that read anything, while there is one.
+    only: Option<Option<Subject>>,
+}
+
+impl CellReads {
+    pub(super) fn new(dims: Dims) -> Self {
+        CellReads {
+            dims,
+            any: Vec::new(),
+            named: Vec::new(),
+            entries: Vec::new(),
+            only: None,
+        }
+    }
+    fn set(bits: &mut Vec<u64>, i: usize) {
+        if bits.len() <= i / 64 {
+            bits.resize(i / 64 + 1, 0);
+        }
+        bits[i / 64] |= 1 << (i % 64);
+    }
+    fn test(bits: &[u64], i: usize) -> bool {
+        bits.get(i / 64).is_some_and(|b| b & (1 << (i % 64)) != 0)
+    }
+    pub(super) fn add(&mut self, c: &Cell, s: Subject, obs: Option<Symbol>) {
+        let i = self.dims.index(c);
+        match &obs {
+            None => Self::set(&mut self.any, i),
+            Some(_) => Self::set(&mut self.named, i),
+        }
+        self.only = match self.only {
+            None => Some(Some(s)),
+            Some(Some(x)) if x == s => Some(Some(s)),
+            _ => Some(None),
+        };
+        self.entries.push((i as u32, s, obs));
+    }
+    /// Sorts the reads by cell, for looking up whom a cell's change reaches.
+    pub(super) fn finish(&mut self) {
+        if self.only.is_some_and(|o| o.is_none()) {
+            self.entries.sort_unstable();
+            self.entries.dedup();
+        }
+    }
+    fn range(&self, i: usize) -> &[(u32, Subject, Option<Symbol>)] {
+        let i = i as u32;
+        let lo = self.entries.partition_point(|e| e.0 < i);
+        let hi = self.entries.partition_point(|e| e.0 <= i);
+        &self.entries[lo..hi]
+    }
+    /// Whether a change to `c` made as `t` says can change an answer.
+    pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
+        let i = self.dims.index(c);
+        if Self::test(&self.any, i) {
+            return true;
+        }
+        if !Self::test(&self.named, i) {
+            return false;
+        }
+        match t {
+            Touch::Any => true,
+            Touch::Names(_) => match self.only {
+                Some(Some(_)) => self
+                    .entries
+                    .iter()
+                    .any(|e| e.0 as usize == i && t.meets(&e.2)),
+                _ => self.range(i).iter().any(|e| t.meets(&e.2)),
+            },
+        }
+    }
+    /// Adds the subjects whose answers a change to `c` can change.
+    fn reached(&self, c: &Cell, t: &Touch, out: &mut Vec<Subject>) {
+        if !self.reads(c, t) {
+            return;
+        }
+        match self.only {
+            Some(Some(s)) => out.push(s),
+            _ => out.extend(
+                self.range(self.dims.index(c))
+                    .iter()
+                    .filter(|e| t.meets(&e.2))
+                    .map(|e| e.1),
+            ),
+        }
+    }
+}
+
 /// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
 /// removing them). A `has X` read is untouched by a change to other symbols: a Goblin lord does
 /// not wait for an effect that makes Goblins Zombies too.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Touch {
     Any,
-    Names(Vec<Symbol>),
+    Names(std::sync::Arc<[Symbol]>),
 }
 
 impl Touch {
@@ -52,9 +174,8 @@ impl Touch {
     }
     pub(super) fn join(self, other: Touch) -> Touch {
         match (self, other) {
-            (Touch::Names(mut a), Touch::Names(b)) => {
-                a.extend(b);
-                Touch::Names(a)
+            (Touch::Names(a), Touch::Names(b)) => {
+                Touch::Names(a.iter().chain(b.iter()).cloned().collect())
             }
             _ => Touch::Any,
         }
@@ -141,11 +262,7 @@ impl Analysis {
     }
 
     pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
-        self.global.contains(c)
-            || self
-                .by_cell
-                .get(c)
-                .is_some_and(|v| v.iter().any(|(_, obs)| t.meets(obs)))
+        self.global.contains(c) || self.by_cell.reads(c, t)
     }
     /// The subjects whose answers may change when these cells change; `None` for all of them.
     pub(super) fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
@@ -153,9 +270,11 @@ impl Analysis {
             return None;
         }
         let mut out: Vec<Subject> = Vec::new();
+        let only = matches!(self.by_cell.only, Some(Some(_)));
         for (c, t) in cells {
-            if let Some(v) = self.by_cell.get(c) {
-                out.extend(v.iter().filter(|(_, obs)| t.meets(obs)).map(|(s, _)| *s));
+            self.by_cell.reached(c, t, &mut out);
+            if only && !out.is_empty() {
+                break;
             }
         }
         out.sort();
@@ -241,13 +360,12 @@ impl Deriver<'_> {
         let state = self.state;
         let record = coarse.is_none();
         let global = Reads::default();
-        let mut by_cell: HashMap<Cell, Vec<(Subject, Option<Symbol>)>> = HashMap::default();
+        let mut by_cell = CellReads::new(Dims::of(state));
+        let mut by_cell_chars = coarse.clone().unwrap_or_default();
         let mut note = |r: Reads, s: Subject| {
             for (c, obs) in r.into_inner() {
-                let v = by_cell.entry(c).or_default();
-                if !v.iter().any(|(x, o)| *x == s && *o == obs) {
-                    v.push((s, obs));
-                }
+                add_cell(&mut by_cell_chars, &c);
+                by_cell.add(&c, s, obs);
             }
         };
         let mut scanned = false;
@@ -300,10 +418,7 @@ impl Deriver<'_> {
             writes.extend(cells_of(*s, &touches));
         }
         let global: HashSet<Cell> = global.into_inner().into_iter().map(|(c, _)| c).collect();
-        let mut by_cell_chars = coarse.clone().unwrap_or_default();
-        for c in by_cell.keys() {
-            add_cell(&mut by_cell_chars, c);
-        }
+        by_cell.finish();
         let mut read_chars = by_cell_chars.clone();
         for c in &global {
             add_cell(&mut read_chars, c);
@@ -368,12 +483,10 @@ impl Deriver<'_> {
             for (c, obs) in r.into_inner() {
                 add_cell(&mut an.read_chars, &c);
                 add_cell(&mut an.by_cell_chars, &c);
-                let v = an.by_cell.entry(c).or_default();
-                if !v.iter().any(|(x, o)| x == s && *o == obs) {
-                    v.push((*s, obs));
-                }
+                an.by_cell.add(&c, *s, obs);
             }
         }
+        an.by_cell.finish();
         an
     }
 
@@ -567,13 +680,13 @@ mod tests {
     /// Adding or removing some symbols touches only reads of those symbols.
     #[test]
     fn touch_meets_only_what_it_changes() {
-        let zombie = Touch::Names(vec![Symbol::new("zombie")]);
+        let zombie = Touch::Names([Symbol::new("zombie")].into());
         assert!(!zombie.meets(&Some(Symbol::new("goblin"))));
         assert!(zombie.meets(&Some(Symbol::new("zombie"))));
         assert!(zombie.meets(&None));
         assert!(Touch::Any.meets(&Some(Symbol::new("goblin"))));
-        let joined = zombie.join(Touch::Names(vec![Symbol::new("goblin")]));
+        let joined = zombie.join(Touch::Names([Symbol::new("goblin")].into()));
         assert!(joined.meets(&Some(Symbol::new("goblin"))));
-        assert_eq!(Touch::Names(vec![]).join(Touch::Any), Touch::Any);
+        assert_eq!(Touch::Names([].into()).join(Touch::Any), Touch::Any);
     }
 }

@@ -7,7 +7,7 @@
 mod change;
 mod dependency;
 
-use change::{cells_of, changes, footprint_of, slot_mut, slot_ref, subject_of};
+use change::{apply_in_place, cells_of, changes, footprint_of, slot_mut, slot_ref, subject_of};
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
 
 use crate::condition::{Ctx, Footprint, Reads, Sheet, Subject};
@@ -16,7 +16,7 @@ use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
 use crate::ruleset::SlotTarget;
 use crate::state::GameState;
-use crate::value::{Ability, Value};
+use crate::value::{Ability, Symbol, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -112,7 +112,7 @@ impl Candidate {
             if self.created.is_none() {
                 // A static ability exists while its source has it; "you" is its controller.
                 if let Some(a) = state.abilities_char {
-                    f.add_char(a);
+                    f.add_name(a, Symbol::new(&def.text));
                 }
                 if let Some(c) = controller {
                     f.add_char(c);
@@ -388,9 +388,10 @@ impl Deriver<'_> {
         if layer.dependency && n > 1 {
             let reads: Vec<Footprint> = cands.iter().map(|c| c.reads(state, controller)).collect();
             let writes: Vec<Footprint> = cands.iter().map(|c| c.writes(state, lid)).collect();
+            let touches: Vec<_> = cands.iter().map(|c| c.touches(state, lid)).collect();
             for (a, ra) in reads.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
                 for (b, wb) in writes.iter().enumerate() {
-                    if a != b && wb.intersects(ra) {
+                    if a != b && wb.intersects(ra) && may_read(ra, &touches[b]) {
                         pairs.push((a, b));
                     }
                 }
@@ -530,7 +531,7 @@ impl Deriver<'_> {
             }
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
             // read a cell the effect wrote, and forget its tested pairs.
-            if involved[pick] {
+            if involved[pick] && analyses.iter().any(|a| a.is_some()) {
                 let written = match picked {
                     Some(p) => p.writes,
                     None => {
@@ -594,25 +595,35 @@ impl Deriver<'_> {
                 s
             }
         };
+        let Some(subjects) = subjects else {
+            return false;
+        };
+        if self.expl.is_none() {
+            let grants = &mut self.grants;
+            return apply_in_place(
+                self.state,
+                &mut self.sheet,
+                cand,
+                lid,
+                &subjects,
+                |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp),
+            );
+        }
         let layer_def = &self.state.ruleset.layers[lid.index()];
         let text = self.expl.as_ref().map(|_| cand.text(self.state));
         let mut applied = false;
-        for subject in subjects.unwrap_or_default() {
+        for subject in subjects {
             let ch = changes(self.state, &self.sheet, cand, lid, subject);
             applied |= !ch.is_empty();
             for (t, v) in ch {
-                if let (Value::Abilities(list), Subject::Object(o)) = (&v, subject) {
-                    for a in list {
-                        if matches!(a, Ability::Static { .. })
-                            && !self.grants.contains_key(&(o, a.clone()))
-                        {
-                            let printed = matches!(slot_ref(&self.sheet, subject, t), Value::Abilities(l) if l.contains(a));
-                            if !printed {
-                                self.grants.insert((o, a.clone()), cand.timestamp);
-                            }
-                        }
-                    }
-                }
+                note_grants(
+                    &mut self.grants,
+                    &self.sheet,
+                    subject,
+                    t,
+                    &v,
+                    cand.timestamp,
+                );
                 let before = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v.clone());
                 if let (Some(e), Some(text)) = (self.expl.as_mut(), &text) {
                     let step = Step {
@@ -638,6 +649,46 @@ impl Deriver<'_> {
             }
         }
         applied
+    }
+}
+
+/// Whether an effect reading `reads` may see a change made as `touches` describes: a read of
+/// whether a characteristic holds some symbols sees only changes to those symbols (a Goblin lord
+/// does not wait for an effect that makes Goblins Zombies too).
+fn may_read(reads: &Footprint, touches: &[(SlotTarget, Touch)]) -> bool {
+    touches.iter().any(|(t, touch)| match t {
+        SlotTarget::Prop(p) => reads.has_prop(*p),
+        SlotTarget::Char(c) => {
+            reads.reads_any(*c)
+                || match touch {
+                    Touch::Any => reads.names_of(*c).next().is_some(),
+                    Touch::Names(list) => reads.names_of(*c).any(|s| list.contains(s)),
+                }
+        }
+    })
+}
+
+/// Keeps when a static ability was granted to an object by an effect writing its abilities, unless
+/// the object already had it (seed 003: an effect from a granted ability takes the later timestamp).
+fn note_grants(
+    grants: &mut HashMap<(ObjectId, Ability), Timestamp>,
+    sheet: &Sheet,
+    subject: Subject,
+    t: SlotTarget,
+    v: &Value,
+    timestamp: Timestamp,
+) {
+    let (Value::Abilities(list), Subject::Object(o)) = (v, subject) else {
+        return;
+    };
+    for a in list {
+        if matches!(a, Ability::Static { .. }) && !grants.contains_key(&(o, a.clone())) {
+            let printed =
+                matches!(slot_ref(sheet, subject, t), Value::Abilities(l) if l.contains(a));
+            if !printed {
+                grants.insert((o, a.clone()), timestamp);
+            }
+        }
     }
 }
 
@@ -809,7 +860,7 @@ fn static_exists(
     };
     let ac = state.abilities_char?;
     let probe = Ctx::new(state, sheet, None, None, &[]).recording(reads);
-    let still_has = match probe.value(object, ac) {
+    let still_has = match probe.value_for(object, ac, &Symbol::new(&def.text)) {
         Value::Abilities(list) => list.iter().any(|a| {
             matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
         }),
