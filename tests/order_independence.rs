@@ -22,6 +22,11 @@ fn empty_game() -> GameState {
 /// Plays a random program: each step enters a card, casts a spell at an object, attaches an
 /// object, or puts counters. Steps the rules refuse are skipped.
 fn build(program: &[(u16, u16, u8)]) -> GameState {
+    build_checking(program, |_| {})
+}
+
+/// `build`, calling `check` after every step.
+fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState)) -> GameState {
     let mut s = empty_game();
     let n_classes = s.content.classes.len() as u16;
     let bf = s.ruleset.zone_id("battlefield").unwrap();
@@ -73,6 +78,7 @@ fn build(program: &[(u16, u16, u8)]) -> GameState {
             }
             _ => continue,
         };
+        check(&s);
     }
     s
 }
@@ -93,6 +99,22 @@ proptest! {
             let got = format!("{:?}", derive_permuted(&s, seed).sheet);
             prop_assert_eq!(&got, &want, "seed {}", seed);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A derivation that starts at the first layer a change can reach (counters: the layer that
+    /// applies them) gives what deriving every layer again gives, after every step.
+    #[test]
+    fn starting_at_a_later_layer_gives_the_full_result(
+        program in prop::collection::vec((any::<u16>(), any::<u16>(), any::<u8>()), 1..28),
+    ) {
+        build_checking(&program, |s| {
+            let full = format!("{:?}", rulecraft_core::layers::derive(s, false).sheet);
+            assert_eq!(format!("{:?}", s.derived().sheet), full);
+        });
     }
 }
 

@@ -279,17 +279,21 @@ impl GameState {
                 if counter.index() >= self.ruleset.counters.len() {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
+                // Counters reach only the layers that apply or count them.
+                let reach = self.counters_reach();
                 if count > 0 {
                     let ts = self.new_timestamp();
-                    self.object_mut(object).counters.push(CounterPlacement {
-                        kind: counter,
-                        count,
-                        timestamp: ts,
-                    });
+                    self.object_mut_from(object, reach)
+                        .counters
+                        .push(CounterPlacement {
+                            kind: counter,
+                            count,
+                            timestamp: ts,
+                        });
                 } else {
                     // Remove from the latest placements first.
                     let mut left = -count;
-                    let o = self.object_mut(object);
+                    let o = self.object_mut_from(object, reach);
                     for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
                         let take = left.min(p.count);
                         p.count -= take;

@@ -386,6 +386,144 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// The parts of `e`'s value for `this` that the values of the objects `xs` can change: each
+    /// aggregate's answer for those objects, and each single value read. When nothing but the
+    /// values of `xs` changes, equal probes mean equal values, without counting every object again.
+    /// False where `e` has a part this cannot say (the caller then evaluates it in full).
+    pub fn probe(
+        &self,
+        e: &NumExpr,
+        this: Subject,
+        xs: &[ObjectId],
+        out: &mut Vec<Option<i64>>,
+    ) -> bool {
+        match e {
+            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Char(..)
+            | NumExpr::Prop(..)
+            | NumExpr::SetSize(..)
+            | NumExpr::Counters(..) => {
+                out.push(self.eval(e, this));
+                true
+            }
+            NumExpr::Count(c) if c.is_local() => {
+                out.extend(
+                    xs.iter()
+                        .map(|x| Some(self.test(c, Subject::Object(*x)) as i64)),
+                );
+                true
+            }
+            NumExpr::Sum(ch, c) if c.is_local() => {
+                for x in xs {
+                    let counted = self.test(c, Subject::Object(*x));
+                    out.push(Some(counted as i64));
+                    if counted {
+                        out.push(self.value(*x, *ch).number());
+                    }
+                }
+                true
+            }
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => self.probe(a, this, xs, out) && self.probe(b, this, xs, out),
+            NumExpr::Neg(a) => self.probe(a, this, xs, out),
+            NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
+        }
+    }
+}
+
+impl Cond {
+    /// Whether the condition reads how many counters an object has.
+    pub fn reads_counters(&self) -> bool {
+        match self {
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_counters),
+            Cond::Not(c) | Cond::Exists(c) => c.reads_counters(),
+            Cond::Cmp(a, _, b) => a.reads_counters() || b.reads_counters(),
+            _ => false,
+        }
+    }
+
+    /// Whether the condition, tested on an object, reads only that object's values (besides the
+    /// fixed context: "you", which objects are the source and targets, zones and owners).
+    pub fn is_local(&self) -> bool {
+        match self {
+            Cond::True
+            | Cond::InZone(_)
+            | Cond::InPlay
+            | Cond::ControlledBy(_)
+            | Cond::OwnedBy(_)
+            | Cond::IsSource
+            | Cond::IsTarget
+            | Cond::IsAttached
+            | Cond::IsPlayer(_)
+            | Cond::AnyPlayer
+            | Cond::FaceDown
+            | Cond::Linked => true,
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
+            Cond::Not(c) => c.is_local(),
+            Cond::Has(r, _, _) => *r == ObjRef::This,
+            Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
+            Cond::Exists(_) | Cond::OnTop(_) => false,
+        }
+    }
+}
+
+impl NumExpr {
+    /// Whether the expression reads how many counters an object has.
+    pub fn reads_counters(&self) -> bool {
+        match self {
+            NumExpr::Counters(..) => true,
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.reads_counters(),
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => a.reads_counters() || b.reads_counters(),
+            NumExpr::Neg(a) => a.reads_counters(),
+            NumExpr::Const(_)
+            | NumExpr::Nothing
+            | NumExpr::Char(..)
+            | NumExpr::Prop(..)
+            | NumExpr::SetSize(..) => false,
+        }
+    }
+
+    /// Whether the expression reads no value at all (a number written in the content).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => a.is_constant() && b.is_constant(),
+            NumExpr::Neg(a) => a.is_constant(),
+            _ => false,
+        }
+    }
+
+    /// Whether the expression, for a tested object, reads only that object's values.
+    fn is_local(&self) -> bool {
+        match self {
+            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
+                *r == ObjRef::This
+            }
+            NumExpr::Prop(..) => false,
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => a.is_local() && b.is_local(),
+            NumExpr::Neg(a) => a.is_local(),
+            NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
+        }
+    }
+}
+
 impl Cond {
     /// Whether the condition refers to the effect's source (so its answers depend on which object
     /// the source is).
@@ -439,6 +577,8 @@ pub struct Footprint {
     props: Vec<u64>,
     /// Characteristics read only for whether they hold a symbol (`has X`), with the symbol.
     names: Vec<(CharId, Symbol)>,
+    /// The characteristics in `names`.
+    named: Vec<u64>,
 }
 
 impl Footprint {
@@ -457,6 +597,7 @@ impl Footprint {
     /// A read of whether characteristic `c` holds `sym`, and nothing else about it.
     pub fn add_name(&mut self, c: CharId, sym: Symbol) {
         if !self.names.iter().any(|(x, s)| *x == c && *s == sym) {
+            Self::set(&mut self.named, c.index());
             self.names.push((c, sym));
         }
     }
@@ -473,17 +614,6 @@ impl Footprint {
     }
     fn test(bits: &[u64], i: usize) -> bool {
         bits.get(i / 64).is_some_and(|b| b & (1 << (i % 64)) != 0)
-    }
-    /// Every characteristic, whether read for symbols or otherwise.
-    fn all_chars(&self) -> std::borrow::Cow<'_, [u64]> {
-        if self.names.is_empty() {
-            return std::borrow::Cow::Borrowed(&self.chars);
-        }
-        let mut bits = self.chars.clone();
-        for (c, _) in &self.names {
-            Self::set(&mut bits, c.index());
-        }
-        std::borrow::Cow::Owned(bits)
     }
     pub fn union(&mut self, other: &Footprint) {
         for n in &other.names {
@@ -504,13 +634,17 @@ impl Footprint {
     /// Whether both touch a common characteristic or property (reads for symbols count as reads).
     pub fn intersects(&self, other: &Footprint) -> bool {
         let any = |a: &[u64], b: &[u64]| a.iter().zip(b).any(|(x, y)| x & y != 0);
-        any(&self.all_chars(), &other.all_chars()) || any(&self.props, &other.props)
+        any(&self.chars, &other.chars)
+            || any(&self.chars, &other.named)
+            || any(&self.named, &other.chars)
+            || any(&self.named, &other.named)
+            || any(&self.props, &other.props)
     }
     pub fn is_empty(&self) -> bool {
         self.names.is_empty() && self.chars.iter().chain(&self.props).all(|b| *b == 0)
     }
     pub fn has_char(&self, c: CharId) -> bool {
-        Self::test(&self.chars, c.index()) || self.names.iter().any(|(x, _)| *x == c)
+        Self::test(&self.chars, c.index()) || Self::test(&self.named, c.index())
     }
     pub fn has_prop(&self, p: PropId) -> bool {
         self.props

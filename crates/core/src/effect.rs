@@ -149,6 +149,52 @@ impl EffectDef {
     pub fn has_layer(&self, layer: LayerId) -> bool {
         self.ops.iter().any(|o| o.layer == layer)
     }
+
+    /// The first layer the effect applies in: where whether it exists and whom it affects is
+    /// decided (seed 003: it keeps applying to them in later layers).
+    pub fn first_layer(&self) -> Option<LayerId> {
+        self.ops.iter().map(|o| o.layer).min()
+    }
+
+    /// The classes whose static abilities this effect can give an object.
+    pub fn granted_classes(&self) -> Vec<crate::ids::ClassId> {
+        let mut out = Vec::new();
+        let mut from = |l: &[Ability]| {
+            out.extend(l.iter().filter_map(|a| match a {
+                Ability::Static { class, .. } => Some(*class),
+                Ability::Keyword(_) => None,
+            }))
+        };
+        for op in &self.ops {
+            match &op.change {
+                Change::SetAbilities(l) | Change::AddAbilities(l) | Change::MergeAbilities(l) => {
+                    from(l)
+                }
+                Change::SetValues(vals) => vals.iter().for_each(|(_, v)| {
+                    if let Value::Abilities(l) = v {
+                        from(l)
+                    }
+                }),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Whether anything the effect reads (whom it affects, "as long as", its amounts) counts
+    /// counters.
+    pub fn reads_counters(&self) -> bool {
+        let affects = match &self.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        affects.reads_counters()
+            || self.while_cond.as_ref().is_some_and(Cond::reads_counters)
+            || self.ops.iter().any(|o| match &o.change {
+                Change::SetNumber(e) | Change::Modify(e) => e.reads_counters(),
+                Change::AbilitiesPer { among, .. } => among.reads_counters(),
+                _ => false,
+            })
+    }
 }
 
 /// How long a created effect lasts.

@@ -36,6 +36,9 @@ pub struct GameState {
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
     derived: OnceLock<Arc<Derived>>,
+    /// The derivation before the latest changes, and the first layer those changes can reach:
+    /// the next derivation starts there and reuses the layers before it.
+    reuse: Option<(Arc<Derived>, usize)>,
     /// The objects in play, in id order, computed once per state.
     in_play: OnceLock<Arc<[ObjectId]>>,
 }
@@ -68,6 +71,7 @@ impl GameState {
             next_effect_id: 1,
             pending: None,
             derived: OnceLock::new(),
+            reuse: None,
             in_play: OnceLock::new(),
         }
     }
@@ -122,8 +126,12 @@ impl GameState {
     /// Characteristics of every object and properties of every player after all layers, computed
     /// once per state and shared by its clones until the state changes.
     pub fn derived(&self) -> &Derived {
-        self.derived
-            .get_or_init(|| Arc::new(layers::derive(self, false)))
+        self.derived.get_or_init(|| {
+            Arc::new(match &self.reuse {
+                Some((prev, from)) => layers::derive_from(self, prev, *from),
+                None => layers::derive(self, false),
+            })
+        })
     }
 
     /// The derived values with an explanation of every effect that applied.
@@ -175,7 +183,75 @@ impl GameState {
 
     pub(crate) fn touch(&mut self) {
         self.derived = OnceLock::new();
+        self.reuse = None;
         self.in_play = OnceLock::new();
+    }
+
+    /// Notes a change that reaches no layer before `layer` and changes no zone: the next
+    /// derivation starts at `layer`.
+    pub(crate) fn touch_from(&mut self, layer: usize) {
+        if layer == 0 {
+            return self.touch();
+        }
+        match self.derived.take() {
+            Some(d) => self.reuse = Some((d, layer)),
+            None => {
+                if let Some((_, from)) = &mut self.reuse {
+                    *from = (*from).min(layer);
+                }
+            }
+        }
+    }
+
+    /// The first layer a change of counters can reach: the layers that apply counters, and those
+    /// where an effect that counts counters starts.
+    pub(crate) fn counters_reach(&self) -> usize {
+        let applies = self.ruleset.layers.iter().position(|l| l.counters);
+        let reads = self
+            .possible_effects()
+            .into_iter()
+            .filter(|d| d.reads_counters())
+            .filter_map(|d| d.first_layer())
+            .map(|l| l.index())
+            .min();
+        match (applies, reads) {
+            (Some(a), Some(r)) => a.min(r),
+            (a, r) => a.or(r).unwrap_or(self.ruleset.layers.len()),
+        }
+    }
+
+    /// Every effect that can apply in this game: created effects, and the static abilities of the
+    /// objects' classes and of every class whose abilities those effects can give.
+    fn possible_effects(&self) -> Vec<&Arc<crate::effect::EffectDef>> {
+        let mut seen = vec![false; self.content.classes.len()];
+        let mut stack: Vec<crate::ids::ClassId> = self.objects.iter().map(|o| o.class).collect();
+        let mut out: Vec<&Arc<crate::effect::EffectDef>> = Vec::new();
+        for e in self.effects.iter() {
+            stack.extend(e.def.granted_classes());
+            out.push(&e.def);
+        }
+        while let Some(c) = stack.pop() {
+            if std::mem::replace(&mut seen[c.index()], true) {
+                continue;
+            }
+            let class = self.content.class(c);
+            for d in class.statics.iter().chain(
+                class
+                    .spell
+                    .iter()
+                    .flat_map(|s| s.effects.iter().map(|(_, d)| d)),
+            ) {
+                stack.extend(d.granted_classes());
+                out.push(d);
+            }
+        }
+        out
+    }
+
+    /// An object to change in a way that reaches no layer before `layer` (see `touch_from`).
+    pub(crate) fn object_mut_from(&mut self, id: ObjectId, layer: usize) -> &mut GameObject {
+        self.touch_from(layer);
+        Arc::make_mut(&mut self.objects[id.index()])
     }
 
     /// The objects in a zone that is in play, in id order.

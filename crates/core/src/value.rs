@@ -2,16 +2,43 @@
 
 use crate::ids::{ClassId, PlayerId};
 use serde::Serialize;
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// An interned-by-sharing name such as a color, a type or a keyword ability.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Symbol(pub Arc<str>);
+/// A name such as a color, a type or a keyword ability. Symbols are interned: every symbol with
+/// the same text shares one allocation, so two symbols are equal exactly when they share it.
+#[derive(Clone, Debug, PartialOrd, Ord, Serialize)]
+pub struct Symbol(Arc<str>);
+
+/// Hashes the text, as equal symbols share it.
+impl std::hash::Hash for Symbol {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h)
+    }
+}
+
+impl PartialEq for Symbol {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Symbol {}
 
 impl Symbol {
     pub fn new(s: &str) -> Self {
-        Symbol(Arc::from(s))
+        static TABLE: OnceLock<Mutex<HashSet<Arc<str>>>> = OnceLock::new();
+        let mut table = TABLE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = table.get(s) {
+            return Symbol(a.clone());
+        }
+        let a: Arc<str> = Arc::from(s);
+        table.insert(a.clone());
+        Symbol(a)
     }
     pub fn as_str(&self) -> &str {
         &self.0
@@ -56,7 +83,13 @@ impl SymbolSet {
         self.all
     }
     pub fn contains(&self, s: &Symbol) -> bool {
-        self.all || self.syms.binary_search(s).is_ok()
+        // Small sets (most are) are searched by identity; large ones by text.
+        self.all
+            || if self.syms.len() <= 8 {
+                self.syms.contains(s)
+            } else {
+                self.syms.binary_search(s).is_ok()
+            }
     }
     pub fn insert(&mut self, s: Symbol) {
         if self.all {

@@ -82,6 +82,22 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
     }
 }
 
+/// `op_params` in part: what only the values of objects `xs` decide (see `Ctx::probe`). False
+/// where the operation's parameters cannot be probed.
+pub(super) fn op_probe(
+    ctx: &Ctx,
+    subject: Subject,
+    op: &Op,
+    xs: &[crate::ids::ObjectId],
+    out: &mut Vec<Option<i64>>,
+) -> bool {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => ctx.probe(e, subject, xs, out),
+        Change::TextOf(_) | Change::AbilitiesPer { .. } => false,
+        _ => true,
+    }
+}
+
 /// The new values `cand`'s parts for `layer` give one subject.
 pub(super) fn changes(
     state: &GameState,
@@ -378,50 +394,57 @@ pub(super) fn apply_in_place(
                 Some(c) => &c.targets,
                 None => &[],
             };
-            let mut prepared: Vec<Prepared> = Vec::with_capacity(ops.len());
-            for &s in subjects {
-                prepared.clear();
-                {
-                    let ctx = Ctx::new(state, sheet, cand.source, you, targets);
-                    for op in &ops {
-                        prepared.push(if !fits(s, op.target) {
-                            Prepared::Skip
-                        } else {
-                            match &op.change {
-                                Change::SetNumber(e) | Change::Modify(e) => {
-                                    Prepared::Number(ctx.eval(e, s))
-                                }
-                                Change::SetPlayer(r) => Prepared::Player(ctx.player(*r, s)),
-                                Change::SetSymbols(l)
-                                | Change::AddSymbols(l)
-                                | Change::RemoveSymbols(l)
-                                    if !l.chosen =>
-                                {
-                                    Prepared::Own
-                                }
-                                Change::AddAbilities(l) if !grants_static(l) => Prepared::Own,
-                                Change::RemoveAbilities(_) => Prepared::Own,
-                                _ => Prepared::Values(change(&ctx, sheet, s, op)),
-                            }
-                        });
+            // Seed 003: an effect applies to all its subjects at once, so every subject's values
+            // are worked out on the values as they stood before the effect, then written.
+            let Some(&first) = subjects.first() else {
+                return false;
+            };
+            let uniform = ops.iter().all(|op| uniform_op(op));
+            let mut prepared: Vec<Prepared> = {
+                let ctx = Ctx::new(state, sheet, cand.source, you, targets);
+                if uniform {
+                    ops.iter()
+                        .map(|op| prepare(&ctx, sheet, first, op))
+                        .collect()
+                } else {
+                    let mut v = Vec::with_capacity(subjects.len() * ops.len());
+                    for &s in subjects {
+                        for op in &ops {
+                            v.push(if fits(s, op.target) {
+                                prepare(&ctx, sheet, s, op)
+                            } else {
+                                Prepared::Skip
+                            });
+                        }
                     }
+                    v
                 }
-                for (op, p) in ops.iter().zip(prepared.drain(..)) {
+            };
+            for (k, &s) in subjects.iter().enumerate() {
+                for (j, op) in ops.iter().enumerate() {
+                    if !fits(s, op.target) {
+                        continue;
+                    }
+                    let p = if uniform {
+                        &mut prepared[j]
+                    } else {
+                        &mut prepared[k * ops.len() + j]
+                    };
                     match p {
                         Prepared::Skip => {}
                         Prepared::Number(n) => {
                             let slot = slot_mut(sheet, s, op.target);
                             *slot = Value::Number(match &op.change {
-                                Change::Modify(_) => match (slot.number(), n) {
+                                Change::Modify(_) => match (slot.number(), *n) {
                                     (Some(a), Some(b)) => a.checked_add(b),
                                     (a, _) => a,
                                 },
-                                _ => n,
+                                _ => *n,
                             });
                             applied = true;
                         }
                         Prepared::Player(p) => {
-                            *slot_mut(sheet, s, op.target) = Value::Player(p);
+                            *slot_mut(sheet, s, op.target) = Value::Player(*p);
                             applied = true;
                         }
                         Prepared::Own => {
@@ -429,7 +452,7 @@ pub(super) fn apply_in_place(
                             applied = true;
                         }
                         Prepared::Values(list) => {
-                            for (t, v) in list {
+                            for (t, v) in std::mem::take(list) {
                                 note(sheet, s, t, &v);
                                 *slot_mut(sheet, s, t) = v;
                                 applied = true;
@@ -441,6 +464,32 @@ pub(super) fn apply_in_place(
         }
     }
     applied
+}
+
+/// What one operation will do to one subject (see `Prepared`).
+fn prepare(ctx: &Ctx, sheet: &Sheet, s: Subject, op: &Op) -> Prepared {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => Prepared::Number(ctx.eval(e, s)),
+        Change::SetPlayer(r) => Prepared::Player(ctx.player(*r, s)),
+        Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) if !l.chosen => {
+            Prepared::Own
+        }
+        Change::AddAbilities(l) if !grants_static(l) => Prepared::Own,
+        Change::RemoveAbilities(_) => Prepared::Own,
+        _ => Prepared::Values(change(ctx, sheet, s, op)),
+    }
+}
+
+/// Whether an operation does the same to every subject: its parameters read no values.
+fn uniform_op(op: &Op) -> bool {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => e.is_constant(),
+        Change::SetPlayer(r) => *r != crate::condition::PlayerRef::Owner,
+        Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => !l.chosen,
+        Change::AddAbilities(l) => !grants_static(l),
+        Change::RemoveAbilities(_) => true,
+        _ => false,
+    }
 }
 
 /// An operation that reads only its own cell and what it names, done in place (see `change`).

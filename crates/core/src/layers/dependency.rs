@@ -3,7 +3,9 @@
 //! *analysis* records its instruction and the exact cells it read (per subject) and will write;
 //! only where B writes a cell A read is B tried on the sheet and A evaluated again.
 
-use super::change::{add_cell, cells_of, changes, footprint_of, op_params, slot_mut, subject_of};
+use super::change::{
+    add_cell, cells_of, changes, footprint_of, op_params, op_probe, slot_mut, subject_of,
+};
 use super::{all_subjects, start, static_exists, subjects, you_of, Body, Candidate, Deriver};
 use crate::condition::{Cell, Cond, Ctx, Footprint, Reads, Subject};
 use crate::effect::{Affects, Change, EffectDef};
@@ -39,6 +41,7 @@ pub(super) struct Dims {
     chars: u32,
     objects: u32,
     props: u32,
+    players: u32,
 }
 
 impl Dims {
@@ -47,9 +50,14 @@ impl Dims {
             chars: state.ruleset.characteristics.len() as u32,
             objects: state.objects.len() as u32,
             props: state.ruleset.props.len() as u32,
+            players: state.players.len() as u32,
         }
     }
-    fn index(self, c: &Cell) -> usize {
+    /// How many cells a sheet has.
+    pub(super) fn cells(self) -> usize {
+        (self.objects * self.chars + self.players * self.props) as usize
+    }
+    pub(super) fn index(self, c: &Cell) -> usize {
         match c {
             Cell::Object(o, ch) => (o.0 * self.chars + ch.index() as u32) as usize,
             Cell::Player(p, q) => {
@@ -95,16 +103,33 @@ impl CellReads {
     }
     pub(super) fn add(&mut self, c: &Cell, s: Subject, obs: Option<Symbol>) {
         let i = self.dims.index(c);
+        match self.only {
+            None => self.only = Some(Some(s)),
+            Some(Some(x)) if x != s => {
+                self.spread(x);
+                self.only = Some(None);
+            }
+            _ => {}
+        }
         match &obs {
             None => Self::set(&mut self.any, i),
             Some(_) => Self::set(&mut self.named, i),
         }
-        self.only = match self.only {
-            None => Some(Some(s)),
-            Some(Some(x)) if x == s => Some(Some(s)),
-            _ => Some(None),
-        };
-        self.entries.push((i as u32, s, obs));
+        // While one subject reads everything, a full read needs no entry: its bit says it all.
+        if obs.is_some() || self.only == Some(None) {
+            self.entries.push((i as u32, s, obs));
+        }
+    }
+    /// Gives the full reads so far, all by `x`, their entries: a second subject has read.
+    fn spread(&mut self, x: Subject) {
+        for (w, bits) in self.any.iter().enumerate() {
+            let mut b = *bits;
+            while b != 0 {
+                let t = b.trailing_zeros() as usize;
+                self.entries.push(((w * 64 + t) as u32, x, None));
+                b &= b - 1;
+            }
+        }
     }
     /// Sorts the reads by cell, for looking up whom a cell's change reaches.
     pub(super) fn finish(&mut self) {
@@ -559,6 +584,27 @@ impl Deriver<'_> {
             .collect()
     }
 
+    /// The probe of the effect's parameters for one subject (see `op_probe`), if every part can
+    /// be probed.
+    fn probe(
+        &self,
+        lid: LayerId,
+        cand: &Candidate,
+        s: Subject,
+        xs: &[ObjectId],
+    ) -> Option<Vec<Option<i64>>> {
+        let Body::Effect(def) = &cand.body else {
+            return Some(Vec::new());
+        };
+        let ctx = cand.ctx(self.state, &self.sheet, None);
+        let mut out = Vec::new();
+        def.ops
+            .iter()
+            .filter(|o| o.layer == lid)
+            .all(|op| op_probe(&ctx, s, op, xs, &mut out))
+            .then_some(out)
+    }
+
     /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
     /// or what it does? `b` is applied to the values as they stand and undone; only the subjects of
     /// `a` whose answers read a cell `b` writes are evaluated again.
@@ -574,6 +620,27 @@ impl Deriver<'_> {
         if affected.as_ref().is_some_and(|v| v.is_empty()) {
             return None;
         }
+        // Where `b` changes only objects' values, `a`'s parameters are first compared by probe: only
+        // those objects are evaluated again (a count of creatures with power 4 or more looks at the
+        // creatures `b` changes, not at every creature).
+        let xs: Option<Vec<ObjectId>> = ab
+            .writes
+            .iter()
+            .map(|(c, _)| match c {
+                Cell::Object(o, _) => Some(*o),
+                Cell::Player(..) => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(|mut v| {
+                v.dedup();
+                v.sort();
+                v.dedup();
+                v
+            });
+        let probes_before: Vec<Option<Vec<Option<i64>>>> = match (&affected, &xs) {
+            (Some(subs), Some(xs)) => subs.iter().map(|s| self.probe(lid, a, *s, xs)).collect(),
+            _ => Vec::new(),
+        };
         let mut undo = Vec::new();
         for subject in &ab.instruction.subjects {
             for (t, v) in changes(self.state, &self.sheet, b, lid, *subject) {
@@ -602,7 +669,7 @@ impl Deriver<'_> {
                 } else {
                     None
                 };
-                for s in subs {
+                for (k, s) in subs.into_iter().enumerate() {
                     let was = before.subjects.binary_search(&s);
                     if let (true, Body::Effect(def)) = (aa.scanned, &a.body) {
                         if self.member(a, def, you, s, None) != was.is_ok() {
@@ -611,7 +678,13 @@ impl Deriver<'_> {
                         }
                     }
                     if let Ok(i) = was {
-                        if self.params(lid, a, s, None) != before.params[i] {
+                        let probed_same = match (probes_before.get(k), &xs) {
+                            (Some(Some(p)), Some(xs)) => {
+                                self.probe(lid, a, s, xs).as_ref() == Some(p)
+                            }
+                            _ => false,
+                        };
+                        if !probed_same && self.params(lid, a, s, None) != before.params[i] {
                             verdict = Some(DepKind::WhatItDoes);
                         }
                     }

@@ -10,7 +10,7 @@ mod dependency;
 use change::{apply_in_place, cells_of, changes, footprint_of, slot_mut, slot_ref, subject_of};
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
 
-use crate::condition::{Ctx, Footprint, Reads, Sheet, Subject};
+use crate::condition::{Cell, Ctx, Footprint, Reads, Sheet, Subject};
 use crate::effect::{Affects, Change, EffectDef, Locked};
 use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
@@ -26,6 +26,38 @@ use std::sync::Arc;
 pub struct Derived {
     pub sheet: Sheet,
     pub explanation: Option<Explanation>,
+    /// How many layers, from the first, were reused from the derivation before the latest
+    /// change (none: every layer was derived).
+    #[serde(skip)]
+    pub reused_layers: usize,
+    /// What each layer changed, for a later derivation to start at a layer and reuse the ones
+    /// before it (`derive_from`).
+    #[serde(skip)]
+    trail: Trail,
+}
+
+/// What each layer did: the values it overwrote, as they were when it began, and the effects it
+/// started and the abilities it granted.
+#[derive(Clone, Default)]
+struct Trail(Vec<Arc<LayerTrail>>);
+
+impl std::fmt::Debug for Trail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Trail({} layers)", self.0.len())
+    }
+}
+
+#[derive(Default)]
+struct LayerTrail {
+    before: Vec<(Cell, Value)>,
+    started: Vec<(EffectKey, Candidate, Option<Vec<Subject>>)>,
+    grants: Vec<((ObjectId, Ability), Timestamp)>,
+}
+
+/// The layer being applied: which cells it has written (their values before it are kept once).
+struct LayerLog {
+    written: Vec<u64>,
+    trail: LayerTrail,
 }
 
 /// Identifies an effect across layers within one derivation.
@@ -262,6 +294,8 @@ struct Deriver<'a> {
     /// source (where the condition names it) and "you"; dropped when a characteristic the
     /// condition reads is written.
     scans: HashMap<ScanKey, (Footprint, Vec<Subject>)>,
+    /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
+    trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
 }
 
 /// A condition (by address), its source where it names it, and its "you".
@@ -309,9 +343,75 @@ pub fn derive_permuted(state: &GameState, seed: u64) -> Derived {
     derive_inner(&st, st.ruleset.layers.len(), false, Some(ranks))
 }
 
+/// Applies the first `upto` layers (for profiling one layer against the ones before it).
+#[doc(hidden)]
+pub fn derive_upto(state: &GameState, upto: usize) -> Derived {
+    derive_layers(state, upto, false)
+}
+
 /// Applies the first `upto` layers.
 fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
     derive_inner(state, upto, explain, None)
+}
+
+/// Derives again after changes that reach no layer before `from`: the values at the start of
+/// `from` are the previous result with the later layers' writes undone, and the effects started
+/// and abilities granted before `from` are kept (seed 003's order is unchanged before it).
+pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
+    let layers = &prev.trail.0;
+    if from == 0 || layers.len() != state.ruleset.layers.len() || from > layers.len() {
+        return derive(state, false);
+    }
+    let mut sheet = prev.sheet.clone();
+    for lt in layers[from..].iter().rev() {
+        for (cell, v) in &lt.before {
+            *cell_mut(&mut sheet, cell) = v.clone();
+        }
+    }
+    let mut started = HashMap::default();
+    let mut grants = HashMap::default();
+    for lt in &layers[..from] {
+        for (k, c, subs) in &lt.started {
+            started.insert(*k, (c.clone(), subs.clone()));
+        }
+        for (g, t) in &lt.grants {
+            grants.insert(g.clone(), *t);
+        }
+    }
+    let mut d = Deriver {
+        state,
+        sheet,
+        expl: None,
+        started,
+        grants,
+        visit: None,
+        scans: HashMap::default(),
+        trail: Some((layers[..from].to_vec(), LayerLog::new(state))),
+    };
+    for li in from..layers.len() {
+        d.layer(LayerId(li as u16));
+    }
+    Derived {
+        reused_layers: from,
+        ..d.finish()
+    }
+}
+
+fn cell_mut<'a>(sheet: &'a mut Sheet, c: &Cell) -> &'a mut Value {
+    match c {
+        Cell::Object(o, ch) => &mut sheet.objects[o.index()][ch.index()],
+        Cell::Player(p, q) => &mut sheet.players[p.index()][q.index()],
+    }
+}
+
+impl LayerLog {
+    fn new(state: &GameState) -> Self {
+        let n = dependency::Dims::of(state).cells();
+        LayerLog {
+            written: vec![0; n.div_ceil(64)],
+            trail: LayerTrail::default(),
+        }
+    }
 }
 
 fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec<u32>>) -> Derived {
@@ -330,17 +430,46 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         grants: HashMap::default(),
         visit,
         scans: HashMap::default(),
+        // Kept for a full derivation only: a partial one cannot be continued.
+        trail: (!explain && upto >= rs.layers.len()).then(|| (Vec::new(), LayerLog::new(state))),
     };
     for li in 0..upto.min(rs.layers.len()) {
         d.layer(LayerId(li as u16));
     }
-    Derived {
-        sheet: d.sheet,
-        explanation: d.expl,
-    }
+    d.finish()
 }
 
 impl Deriver<'_> {
+    fn finish(self) -> Derived {
+        Derived {
+            sheet: self.sheet,
+            explanation: self.expl,
+            reused_layers: 0,
+            trail: Trail(self.trail.map(|(t, _)| t).unwrap_or_default()),
+        }
+    }
+
+    /// Keeps the values of the cells `cand` is about to write in this layer, the first time each is
+    /// written in it.
+    fn log_writes(&mut self, lid: LayerId, cand: &Candidate, subjects: &[Subject]) {
+        let Some((_, log)) = &mut self.trail else {
+            return;
+        };
+        let dims = dependency::Dims::of(self.state);
+        let touches = cand.touches(self.state, lid);
+        for s in subjects {
+            for (cell, _) in cells_of(*s, &touches) {
+                let i = dims.index(&cell);
+                if log.written[i / 64] & (1 << (i % 64)) == 0 {
+                    log.written[i / 64] |= 1 << (i % 64);
+                    log.trail
+                        .before
+                        .push((cell, cell_mut(&mut self.sheet, &cell).clone()));
+                }
+            }
+        }
+    }
+
     fn layer(&mut self, lid: LayerId) {
         let layer = &self.state.ruleset.layers[lid.index()];
         let cands = gather(
@@ -365,6 +494,10 @@ impl Deriver<'_> {
         let mut previous: Option<(String, u64)> = None;
         for (_, group) in groups {
             self.group(lid, group, &mut previous);
+        }
+        if let Some((done, log)) = &mut self.trail {
+            log.written.iter_mut().for_each(|w| *w = 0);
+            done.push(Arc::new(std::mem::take(&mut log.trail)));
         }
     }
 
@@ -592,6 +725,9 @@ impl Deriver<'_> {
                     _ => start(self.state, &self.sheet, cand, None),
                 };
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
+                if let Some((_, log)) = &mut self.trail {
+                    log.trail.started.push((cand.key, cand.clone(), s.clone()));
+                }
                 s
             }
         };
@@ -599,21 +735,31 @@ impl Deriver<'_> {
             return false;
         };
         if self.expl.is_none() {
+            self.log_writes(lid, cand, &subjects);
             let grants = &mut self.grants;
-            return apply_in_place(
+            let mut granted = Vec::new();
+            let applied = apply_in_place(
                 self.state,
                 &mut self.sheet,
                 cand,
                 lid,
                 &subjects,
-                |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp),
+                |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
             );
+            if let Some((_, log)) = &mut self.trail {
+                log.trail.grants.extend(granted);
+            }
+            return applied;
         }
         let layer_def = &self.state.ruleset.layers[lid.index()];
         let text = self.expl.as_ref().map(|_| cand.text(self.state));
         let mut applied = false;
-        for subject in subjects {
-            let ch = changes(self.state, &self.sheet, cand, lid, subject);
+        // Seed 003: the effect applies to all its subjects at once (see `apply_in_place`).
+        let all: Vec<_> = subjects
+            .iter()
+            .map(|s| (*s, changes(self.state, &self.sheet, cand, lid, *s)))
+            .collect();
+        for (subject, ch) in all {
             applied |= !ch.is_empty();
             for (t, v) in ch {
                 note_grants(
@@ -623,6 +769,7 @@ impl Deriver<'_> {
                     t,
                     &v,
                     cand.timestamp,
+                    &mut Vec::new(),
                 );
                 let before = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v.clone());
                 if let (Some(e), Some(text)) = (self.expl.as_mut(), &text) {
@@ -677,6 +824,7 @@ fn note_grants(
     t: SlotTarget,
     v: &Value,
     timestamp: Timestamp,
+    granted: &mut Vec<((ObjectId, Ability), Timestamp)>,
 ) {
     let (Value::Abilities(list), Subject::Object(o)) = (v, subject) else {
         return;
@@ -687,6 +835,7 @@ fn note_grants(
                 matches!(slot_ref(sheet, subject, t), Value::Abilities(l) if l.contains(a));
             if !printed {
                 grants.insert((o, a.clone()), timestamp);
+                granted.push(((o, a.clone()), timestamp));
             }
         }
     }
