@@ -361,6 +361,7 @@ pub(super) fn apply_in_place(
     cand: &Candidate,
     layer: LayerId,
     subjects: &[Subject],
+    known: Option<&[Vec<Value>]>,
     mut note: impl FnMut(&Sheet, Subject, SlotTarget, &Value),
 ) -> bool {
     let mut applied = false;
@@ -400,6 +401,14 @@ pub(super) fn apply_in_place(
                 return false;
             };
             let uniform = ops.iter().all(|op| uniform_op(op));
+            // The numbers an up-to-date analysis already worked out (see `op_params`), where every
+            // part's parameters are numbers.
+            let known = known.filter(|k| {
+                k.len() == subjects.len()
+                    && ops.iter().all(|op| {
+                        !matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+                    })
+            });
             let mut prepared: Vec<Prepared> = {
                 let ctx = Ctx::new(state, sheet, cand.source, you, targets);
                 if uniform {
@@ -408,12 +417,21 @@ pub(super) fn apply_in_place(
                         .collect()
                 } else {
                     let mut v = Vec::with_capacity(subjects.len() * ops.len());
-                    for &s in subjects {
+                    for (k, &s) in subjects.iter().enumerate() {
+                        let mut numbers = known.map(|kn| kn[k].iter());
                         for op in &ops {
-                            v.push(if fits(s, op.target) {
-                                prepare(&ctx, sheet, s, op)
-                            } else {
+                            let number = match (&op.change, &mut numbers) {
+                                (Change::SetNumber(_) | Change::Modify(_), Some(it)) => {
+                                    it.next().map(Value::number)
+                                }
+                                _ => None,
+                            };
+                            v.push(if !fits(s, op.target) {
                                 Prepared::Skip
+                            } else if let Some(n) = number {
+                                Prepared::Number(n)
+                            } else {
+                                prepare(&ctx, sheet, s, op)
                             });
                         }
                     }

@@ -4,7 +4,7 @@
 //! only where B writes a cell A read is B tried on the sheet and A evaluated again.
 
 use super::change::{
-    add_cell, cells_of, changes, footprint_of, op_params, op_probe, slot_mut, subject_of,
+    add_cell, apply_in_place, cells_of, footprint_of, op_params, op_probe, subject_of,
 };
 use super::{all_subjects, start, static_exists, subjects, you_of, Body, Candidate, Deriver};
 use crate::condition::{Cell, Cond, Ctx, Footprint, Reads, Subject};
@@ -320,6 +320,9 @@ pub(super) struct Instruction {
     pub(super) params: Vec<Vec<Value>>,
 }
 
+/// What only some objects' values decide of an effect's parameters (see `Ctx::probe`).
+pub(super) type Probe = Vec<Option<i64>>;
+
 /// Why one effect waits for another (seed 003, "Dependency", (b)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum DepKind {
@@ -474,6 +477,7 @@ impl Deriver<'_> {
         cand: &Candidate,
         mut an: Analysis,
         subjects: &[Subject],
+        probed: Option<(&Vec<Option<Probe>>, &[ObjectId])>,
     ) -> Analysis {
         let you = if an.scanned {
             you_of(self.state, &self.sheet, cand, None)
@@ -481,7 +485,7 @@ impl Deriver<'_> {
             None
         };
         let touches = cand.touches(self.state, lid);
-        for s in subjects {
+        for (k, s) in subjects.iter().enumerate() {
             let r = Reads::default();
             let member = match (&cand.body, an.scanned) {
                 (Body::Effect(def), true) => self.member(cand, def, you, *s, Some(&r)),
@@ -489,7 +493,18 @@ impl Deriver<'_> {
             };
             let at = an.instruction.subjects.binary_search(s);
             match (member, at) {
-                (true, Ok(i)) => an.instruction.params[i] = self.params(lid, cand, *s, Some(&r)),
+                (true, Ok(i)) => {
+                    // Where a probe taken before the change is unchanged, so are the parameters.
+                    let same = match probed {
+                        Some((before, xs)) => before.get(k).is_some_and(|b| {
+                            b.is_some() && self.probe(lid, cand, *s, xs, Some(&r)) == *b
+                        }),
+                        None => false,
+                    };
+                    if !same {
+                        an.instruction.params[i] = self.params(lid, cand, *s, Some(&r));
+                    }
+                }
                 (true, Err(i)) => {
                     an.instruction.subjects.insert(i, *s);
                     an.instruction
@@ -586,17 +601,18 @@ impl Deriver<'_> {
 
     /// The probe of the effect's parameters for one subject (see `op_probe`), if every part can
     /// be probed.
-    fn probe(
+    pub(super) fn probe(
         &self,
         lid: LayerId,
         cand: &Candidate,
         s: Subject,
         xs: &[ObjectId],
-    ) -> Option<Vec<Option<i64>>> {
+        reads: Option<&Reads>,
+    ) -> Option<Probe> {
         let Body::Effect(def) = &cand.body else {
             return Some(Vec::new());
         };
-        let ctx = cand.ctx(self.state, &self.sheet, None);
+        let ctx = cand.ctx(self.state, &self.sheet, None).recording(reads);
         let mut out = Vec::new();
         def.ops
             .iter()
@@ -638,16 +654,28 @@ impl Deriver<'_> {
                 v
             });
         let probes_before: Vec<Option<Vec<Option<i64>>>> = match (&affected, &xs) {
-            (Some(subs), Some(xs)) => subs.iter().map(|s| self.probe(lid, a, *s, xs)).collect(),
+            (Some(subs), Some(xs)) => subs
+                .iter()
+                .map(|s| self.probe(lid, a, *s, xs, None))
+                .collect(),
             _ => Vec::new(),
         };
-        let mut undo = Vec::new();
-        for subject in &ab.instruction.subjects {
-            for (t, v) in changes(self.state, &self.sheet, b, lid, *subject) {
-                let old = std::mem::replace(slot_mut(&mut self.sheet, *subject, t), v);
-                undo.push((*subject, t, old));
-            }
-        }
+        // `b` applied to the values as they stand (with the parameters its analysis worked out),
+        // to be undone below.
+        let undo: Vec<(Cell, Value)> = ab
+            .writes
+            .iter()
+            .map(|(c, _)| (*c, cell_value(&self.sheet, c).clone()))
+            .collect();
+        apply_in_place(
+            self.state,
+            &mut self.sheet,
+            b,
+            lid,
+            &ab.instruction.subjects,
+            Some(&ab.instruction.params),
+            |_, _, _, _| {},
+        );
         let before = &aa.instruction;
         let verdict = match affected {
             None => {
@@ -680,7 +708,7 @@ impl Deriver<'_> {
                     if let Ok(i) = was {
                         let probed_same = match (probes_before.get(k), &xs) {
                             (Some(Some(p)), Some(xs)) => {
-                                self.probe(lid, a, s, xs).as_ref() == Some(p)
+                                self.probe(lid, a, s, xs, None).as_ref() == Some(p)
                             }
                             _ => false,
                         };
@@ -692,10 +720,24 @@ impl Deriver<'_> {
                 verdict
             }
         };
-        for (subject, target, old) in undo.into_iter().rev() {
-            *slot_mut(&mut self.sheet, subject, target) = old;
+        for (cell, old) in undo.into_iter().rev() {
+            *cell_value_mut(&mut self.sheet, &cell) = old;
         }
         verdict
+    }
+}
+
+fn cell_value<'a>(sheet: &'a crate::condition::Sheet, c: &Cell) -> &'a Value {
+    match c {
+        Cell::Object(o, ch) => &sheet.objects[o.index()][ch.index()],
+        Cell::Player(p, q) => &sheet.players[p.index()][q.index()],
+    }
+}
+
+fn cell_value_mut<'a>(sheet: &'a mut crate::condition::Sheet, c: &Cell) -> &'a mut Value {
+    match c {
+        Cell::Object(o, ch) => &mut sheet.objects[o.index()][ch.index()],
+        Cell::Player(p, q) => &mut sheet.players[p.index()][q.index()],
     }
 }
 

@@ -456,9 +456,18 @@ impl Deriver<'_> {
             return;
         };
         let dims = dependency::Dims::of(self.state);
-        let touches = cand.touches(self.state, lid);
+        let targets: Vec<SlotTarget> = cand
+            .touches(self.state, lid)
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
         for s in subjects {
-            for (cell, _) in cells_of(*s, &touches) {
+            for t in &targets {
+                let cell = match (*s, *t) {
+                    (Subject::Object(o), SlotTarget::Char(c)) => Cell::Object(o, c),
+                    (Subject::Player(p), SlotTarget::Prop(q)) => Cell::Player(p, q),
+                    _ => continue,
+                };
                 let i = dims.index(&cell);
                 if log.written[i / 64] & (1 << (i % 64)) == 0 {
                     log.written[i / 64] |= 1 << (i % 64);
@@ -654,13 +663,35 @@ impl Deriver<'_> {
                 }
             };
             let picked = analyses[pick].take();
+            // Before the effect applies: probes of what its writes can change in the analyses of
+            // other effects, so that bringing them up to date after it can skip what did not change.
+            let mut probes: HashMap<usize, Vec<Option<dependency::Probe>>> = HashMap::default();
+            let mut probed_objects: Option<Vec<ObjectId>> = None;
+            if let (true, Some(p)) = (involved[pick], &picked) {
+                if let Some(xs) = objects_of(&p.writes) {
+                    let chars = footprint_of(&p.writes);
+                    let subjects: Vec<Subject> = xs.iter().map(|o| Subject::Object(*o)).collect();
+                    for i in (0..n).filter(|i| alive[*i]) {
+                        let Some(an) = &analyses[i] else { continue };
+                        if let Some(subs) = an.affected_by(&p.writes, &chars, &subjects) {
+                            let list = subs
+                                .iter()
+                                .map(|s| self.probe(lid, &cands[i], *s, &xs, None))
+                                .collect();
+                            probes.insert(i, list);
+                        }
+                    }
+                    probed_objects = Some(xs);
+                }
+            }
             let known = picked.as_ref().map(|a| &a.instruction);
             if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
             }
             if !self.scans.is_empty() {
-                let w = cand.writes(state, lid);
-                self.scans.retain(|_, (f, _)| !f.intersects(&w));
+                // A scan holds while nothing it reads changed (a `has X` read sees only X).
+                let touches = cand.touches(state, lid);
+                self.scans.retain(|_, (f, _)| !may_read(f, &touches));
             }
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
             // read a cell the effect wrote, and forget its tested pairs.
@@ -692,7 +723,13 @@ impl Deriver<'_> {
                         Some(subs) if subs.is_empty() => analyses[i] = Some(an),
                         affected => {
                             analyses[i] = Some(match affected {
-                                Some(subs) => self.refresh(lid, &cands[i], an, &subs),
+                                Some(subs) => self.refresh(
+                                    lid,
+                                    &cands[i],
+                                    an,
+                                    &subs,
+                                    probes.get(&i).zip(probed_objects.as_deref()),
+                                ),
                                 None => self.analyse(lid, &cands[i], coarse[i].clone()),
                             });
                             edges.retain(|(a, b), _| *a != i && *b != i);
@@ -738,12 +775,17 @@ impl Deriver<'_> {
             self.log_writes(lid, cand, &subjects);
             let grants = &mut self.grants;
             let mut granted = Vec::new();
+            // The analysis's parameters are up to date when its subjects are these.
+            let params = known
+                .filter(|i| i.subjects == subjects)
+                .map(|i| i.params.as_slice());
             let applied = apply_in_place(
                 self.state,
                 &mut self.sheet,
                 cand,
                 lid,
                 &subjects,
+                params,
                 |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
             );
             if let Some((_, log)) = &mut self.trail {
@@ -797,6 +839,20 @@ impl Deriver<'_> {
         }
         applied
     }
+}
+
+/// The objects whose cells these are; `None` if a player's property is among them.
+fn objects_of(cells: &[(Cell, Touch)]) -> Option<Vec<ObjectId>> {
+    let mut v = cells
+        .iter()
+        .map(|(c, _)| match c {
+            Cell::Object(o, _) => Some(*o),
+            Cell::Player(..) => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    v.sort();
+    v.dedup();
+    Some(v)
 }
 
 /// Whether an effect reading `reads` may see a change made as `touches` describes: a read of
