@@ -125,7 +125,16 @@ pub enum Cell {
 /// The cells an evaluation read. If none of them changes, the evaluation gives the same result:
 /// the layer system uses this to test dependency only where it can exist (seed 003).
 /// Each read is a cell and, where only one symbol's membership was looked at (`has X`), that symbol.
-pub type Reads = std::cell::RefCell<Vec<(Cell, Option<Symbol>)>>;
+pub type Reads = std::cell::RefCell<ReadLog>;
+
+/// What an evaluation read: single cells, and what aggregates (`count`, `sum`, `exists`) read of
+/// every object, by characteristic (so a count over a thousand objects is one entry, and a change
+/// to any object's value there is seen).
+#[derive(Debug, Default)]
+pub struct ReadLog {
+    pub cells: Vec<(Cell, Option<Symbol>)>,
+    pub every: Footprint,
+}
 
 /// The fixed parts of an evaluation: whose effect, whose "you", which targets.
 pub struct Ctx<'a> {
@@ -163,10 +172,30 @@ impl<'a> Ctx<'a> {
         self
     }
 
+    /// For an aggregate over every object testing `c` (and reading `ch` of those that pass): notes
+    /// what it reads of every object, and gives a context that records nothing more.
+    pub fn aggregate(&self, c: &Cond, ch: Option<CharId>) -> Ctx<'a> {
+        if let Some(r) = self.reads {
+            let mut r = r.borrow_mut();
+            c.reads(self.state.controller_char, &mut r.every);
+            if let Some(ch) = ch {
+                r.every.add_char(ch);
+            }
+        }
+        Ctx {
+            state: self.state,
+            sheet: self.sheet,
+            source: self.source,
+            you: self.you,
+            targets: self.targets,
+            reads: None,
+        }
+    }
+
     /// An object's value, recorded as read.
     pub fn value(&self, o: ObjectId, c: CharId) -> &'a Value {
         if let Some(r) = self.reads {
-            r.borrow_mut().push((Cell::Object(o, c), None));
+            r.borrow_mut().cells.push((Cell::Object(o, c), None));
         }
         &self.sheet.objects[o.index()][c.index()]
     }
@@ -174,7 +203,9 @@ impl<'a> Ctx<'a> {
     /// An object's value, recorded as read only for whether it holds `sym`.
     pub fn value_for(&self, o: ObjectId, c: CharId, sym: &Symbol) -> &'a Value {
         if let Some(r) = self.reads {
-            r.borrow_mut().push((Cell::Object(o, c), Some(sym.clone())));
+            r.borrow_mut()
+                .cells
+                .push((Cell::Object(o, c), Some(sym.clone())));
         }
         &self.sheet.objects[o.index()][c.index()]
     }
@@ -182,7 +213,7 @@ impl<'a> Ctx<'a> {
     /// A player's property, recorded as read.
     pub fn prop_value(&self, p: PlayerId, q: PropId) -> &'a Value {
         if let Some(r) = self.reads {
-            r.borrow_mut().push((Cell::Player(p, q), None));
+            r.borrow_mut().cells.push((Cell::Player(p, q), None));
         }
         &self.sheet.players[p.index()][q.index()]
     }
@@ -317,10 +348,12 @@ impl Ctx<'_> {
             Cond::Linked => this_object(this).is_some_and(|o| {
                 self.source.is_some() && self.state.object(o).attached_to == self.source
             }),
-            Cond::Exists(c) => self
-                .state
-                .object_ids()
-                .any(|o| self.test(c, Subject::Object(o))),
+            Cond::Exists(c) => {
+                let each = self.aggregate(c, None);
+                self.state
+                    .object_ids()
+                    .any(|o| each.test(c, Subject::Object(o)))
+            }
         }
     }
 
@@ -337,22 +370,27 @@ impl Ctx<'_> {
                 let pl = self.player(*r, this)?;
                 self.prop_value(pl, *p).number()?
             }
-            NumExpr::Count(c) => self
-                .state
-                .object_ids()
-                .filter(|o| self.test(c, Subject::Object(*o)))
-                .count() as i64,
-            NumExpr::Sum(ch, c) => self
-                .state
-                .object_ids()
-                .filter(|o| self.test(c, Subject::Object(*o)))
-                .filter_map(|o| self.value(o, *ch).number())
-                .try_fold(0i64, |a, n| a.checked_add(n))?,
+            NumExpr::Count(c) => {
+                let each = self.aggregate(c, None);
+                self.state
+                    .object_ids()
+                    .filter(|o| each.test(c, Subject::Object(*o)))
+                    .count() as i64
+            }
+            NumExpr::Sum(ch, c) => {
+                let each = self.aggregate(c, Some(*ch));
+                self.state
+                    .object_ids()
+                    .filter(|o| each.test(c, Subject::Object(*o)))
+                    .filter_map(|o| each.value(o, *ch).number())
+                    .try_fold(0i64, |a, n| a.checked_add(n))?
+            }
             NumExpr::Distinct(ch, c) => {
+                let each = self.aggregate(c, Some(*ch));
                 let mut all = crate::value::SymbolSet::default();
                 for o in self.state.object_ids() {
-                    if self.test(c, Subject::Object(o)) {
-                        if let Value::Symbols(s) = self.value(o, *ch) {
+                    if each.test(c, Subject::Object(o)) {
+                        if let Value::Symbols(s) = each.value(o, *ch) {
                             all.extend(s);
                         }
                     }

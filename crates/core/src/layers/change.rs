@@ -69,9 +69,10 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
         }
         Change::AbilitiesPer { of, among, .. } => {
             let mut syms = crate::value::SymbolSet::default();
+            let each = ctx.aggregate(among, Some(*of));
             for o in ctx.state.object_ids() {
-                if ctx.test(among, Subject::Object(o)) {
-                    if let Value::Symbols(s) = ctx.value(o, *of) {
+                if each.test(among, Subject::Object(o)) {
+                    if let Value::Symbols(s) = each.value(o, *of) {
                         syms.extend(s);
                     }
                 }

@@ -20,6 +20,8 @@ pub(super) struct Analysis {
     pub(super) instruction: Instruction,
     /// Cells read to decide existence and "you": a change here means testing everything again.
     pub(super) global: HashSet<Cell>,
+    /// What aggregates read of every object to decide existence.
+    pub(super) global_every: Footprint,
     /// The cells the subjects' membership and parameters read.
     pub(super) by_cell: CellReads,
     /// Whether membership is decided by testing each subject (a static ability not yet started).
@@ -78,6 +80,9 @@ pub(super) struct CellReads {
     named: Vec<u64>,
     /// (cell index, subject, symbol), sorted by cell once `finish` has run.
     entries: Vec<(u32, Subject, Option<Symbol>)>,
+    /// What aggregates read of every object, by subject, and all of it together.
+    every: Vec<(Subject, Footprint)>,
+    every_all: Footprint,
     /// The only subject that read anything, while there is one.
     only: Option<Option<Subject>>,
 }
@@ -89,8 +94,29 @@ impl CellReads {
             any: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
+            every: Vec::new(),
+            every_all: Footprint::default(),
             only: None,
         }
+    }
+    fn note_subject(&mut self, s: Subject) {
+        match self.only {
+            None => self.only = Some(Some(s)),
+            Some(Some(x)) if x != s => {
+                self.spread(x);
+                self.only = Some(None);
+            }
+            _ => {}
+        }
+    }
+    /// What an aggregate evaluated for `s` read of every object.
+    pub(super) fn add_every(&mut self, s: Subject, f: Footprint) {
+        if f.is_empty() {
+            return;
+        }
+        self.note_subject(s);
+        self.every_all.union(&f);
+        self.every.push((s, f));
     }
     fn set(bits: &mut Vec<u64>, i: usize) {
         if bits.len() <= i / 64 {
@@ -103,14 +129,7 @@ impl CellReads {
     }
     pub(super) fn add(&mut self, c: &Cell, s: Subject, obs: Option<Symbol>) {
         let i = self.dims.index(c);
-        match self.only {
-            None => self.only = Some(Some(s)),
-            Some(Some(x)) if x != s => {
-                self.spread(x);
-                self.only = Some(None);
-            }
-            _ => {}
-        }
+        self.note_subject(s);
         match &obs {
             None => Self::set(&mut self.any, i),
             Some(_) => Self::set(&mut self.named, i),
@@ -147,7 +166,7 @@ impl CellReads {
     /// Whether a change to `c` made as `t` says can change an answer.
     pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
         let i = self.dims.index(c);
-        if Self::test(&self.any, i) {
+        if Self::test(&self.any, i) || sees(&self.every_all, c, t) {
             return true;
         }
         if !Self::test(&self.named, i) {
@@ -171,13 +190,36 @@ impl CellReads {
         }
         match self.only {
             Some(Some(s)) => out.push(s),
-            _ => out.extend(
-                self.range(self.dims.index(c))
-                    .iter()
-                    .filter(|e| t.meets(&e.2))
-                    .map(|e| e.1),
-            ),
+            _ => {
+                out.extend(
+                    self.range(self.dims.index(c))
+                        .iter()
+                        .filter(|e| t.meets(&e.2))
+                        .map(|e| e.1),
+                );
+                out.extend(
+                    self.every
+                        .iter()
+                        .filter(|(_, f)| sees(f, c, t))
+                        .map(|(s, _)| *s),
+                );
+            }
         }
+    }
+}
+
+/// Whether reads summed up as `f` see a change to `c` made as `t` says (a `has X` read sees only
+/// changes to X).
+pub(super) fn sees(f: &Footprint, c: &Cell, t: &Touch) -> bool {
+    match c {
+        Cell::Object(_, ch) => {
+            f.reads_any(*ch)
+                || match t {
+                    Touch::Any => f.names_of(*ch).next().is_some(),
+                    Touch::Names(list) => f.names_of(*ch).any(|s| list.contains(s)),
+                }
+        }
+        Cell::Player(_, q) => f.has_prop(*q),
     }
 }
 
@@ -252,6 +294,8 @@ impl Analysis {
                 }
         });
         global
+            || (self.global_every.intersects(&b.write_chars)
+                && b.writes.iter().any(|(c, t)| sees(&self.global_every, c, t)))
             || (self.by_cell_chars.intersects(&b.write_chars)
                 && b.writes.iter().any(|(c, t)| self.reads(c, t)))
     }
@@ -274,7 +318,10 @@ impl Analysis {
                     Cell::Player(_, p) => chars.has_prop(*p),
                 }
         });
-        if global {
+        if global
+            || (self.global_every.intersects(chars)
+                && cells.iter().any(|(c, t)| sees(&self.global_every, c, t)))
+        {
             return None;
         }
         if !self.by_cell_chars.intersects(chars) {
@@ -287,11 +334,15 @@ impl Analysis {
     }
 
     pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
-        self.global.contains(c) || self.by_cell.reads(c, t)
+        self.global.contains(c) || sees(&self.global_every, c, t) || self.by_cell.reads(c, t)
     }
     /// The subjects whose answers may change when these cells change; `None` for all of them.
     pub(super) fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
-        if self.coarse || cells.iter().any(|(c, _)| self.global.contains(c)) {
+        if self.coarse
+            || cells
+                .iter()
+                .any(|(c, t)| self.global.contains(c) || sees(&self.global_every, c, t))
+        {
             return None;
         }
         let mut out: Vec<Subject> = Vec::new();
@@ -391,10 +442,13 @@ impl Deriver<'_> {
         let mut by_cell = CellReads::new(Dims::of(state));
         let mut by_cell_chars = coarse.clone().unwrap_or_default();
         let mut note = |r: Reads, s: Subject| {
-            for (c, obs) in r.into_inner() {
+            let log = r.into_inner();
+            for (c, obs) in log.cells {
                 add_cell(&mut by_cell_chars, &c);
                 by_cell.add(&c, s, obs);
             }
+            by_cell_chars.union(&log.every);
+            by_cell.add_every(s, log.every);
         };
         let mut scanned = false;
         let (exists, subjects) = match (
@@ -445,12 +499,15 @@ impl Deriver<'_> {
         for s in &subjects {
             writes.extend(cells_of(*s, &touches));
         }
-        let global: HashSet<Cell> = global.into_inner().into_iter().map(|(c, _)| c).collect();
+        let global = global.into_inner();
+        let global_every = global.every;
+        let global: HashSet<Cell> = global.cells.into_iter().map(|(c, _)| c).collect();
         by_cell.finish();
         let mut read_chars = by_cell_chars.clone();
         for c in &global {
             add_cell(&mut read_chars, c);
         }
+        read_chars.union(&global_every);
         let write_chars = footprint_of(&writes);
         Analysis {
             instruction: Instruction {
@@ -459,6 +516,7 @@ impl Deriver<'_> {
                 params,
             },
             global,
+            global_every,
             by_cell,
             scanned,
             coarse: coarse.is_some(),
@@ -520,11 +578,15 @@ impl Deriver<'_> {
                 }
                 (false, Err(_)) => {}
             }
-            for (c, obs) in r.into_inner() {
+            let log = r.into_inner();
+            for (c, obs) in log.cells {
                 add_cell(&mut an.read_chars, &c);
                 add_cell(&mut an.by_cell_chars, &c);
                 an.by_cell.add(&c, *s, obs);
             }
+            an.read_chars.union(&log.every);
+            an.by_cell_chars.union(&log.every);
+            an.by_cell.add_every(*s, log.every);
         }
         an.by_cell.finish();
         an
