@@ -465,7 +465,7 @@ impl GameState {
         let abilities = |vals: &[(crate::ids::CharId, Value)]| -> Vec<crate::value::Ability> {
             vals.iter()
                 .find_map(|(c, v)| match v {
-                    Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.clone()),
+                    Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.to_vec()),
                     _ => None,
                 })
                 .unwrap_or_default()

@@ -38,7 +38,7 @@ impl CharKind {
             CharKind::Number => Value::Number(None),
             CharKind::Symbols => Value::Symbols(Default::default()),
             CharKind::Text | CharKind::Name => Value::Text(Arc::from("")),
-            CharKind::Abilities => Value::Abilities(Vec::new()),
+            CharKind::Abilities => Value::Abilities(Vec::new().into()),
             CharKind::Controller => Value::Player(None),
         }
     }

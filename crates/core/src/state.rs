@@ -41,6 +41,8 @@ pub struct GameState {
     reuse: Option<(Arc<Derived>, usize)>,
     /// The objects in play, in id order, computed once per state.
     in_play: OnceLock<Arc<[ObjectId]>>,
+    /// The base values, computed once and kept until an object changes (not for counters).
+    base: OnceLock<Arc<Sheet>>,
 }
 
 impl GameState {
@@ -73,6 +75,7 @@ impl GameState {
             derived: OnceLock::new(),
             reuse: None,
             in_play: OnceLock::new(),
+            base: OnceLock::new(),
         }
     }
 
@@ -150,6 +153,10 @@ impl GameState {
     /// The values before any effect applies: printed characteristics, base controller, base player
     /// properties.
     pub fn base_sheet(&self) -> Sheet {
+        (**self.base.get_or_init(|| Arc::new(self.build_base_sheet()))).clone()
+    }
+
+    fn build_base_sheet(&self) -> Sheet {
         let rs = &self.ruleset;
         let objects = self
             .objects
@@ -185,6 +192,7 @@ impl GameState {
         self.derived = OnceLock::new();
         self.reuse = None;
         self.in_play = OnceLock::new();
+        self.base = OnceLock::new();
     }
 
     /// Notes a change that reaches no layer before `layer` and changes no zone: the next

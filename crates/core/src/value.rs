@@ -52,11 +52,22 @@ impl fmt::Display for Symbol {
 }
 
 /// A set of symbols kept sorted, so equal sets compare and print the same. A set may hold every
-/// symbol ("all creature types", seed 004 layer 4: changeling).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+/// symbol ("all creature types", seed 004 layer 4: changeling). Sets are shared: a copy costs a
+/// reference count, and a change builds a new set.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SymbolSet {
-    syms: Vec<Symbol>,
+    syms: Arc<[Symbol]>,
     all: bool,
+}
+
+impl Default for SymbolSet {
+    fn default() -> Self {
+        static EMPTY: OnceLock<Arc<[Symbol]>> = OnceLock::new();
+        SymbolSet {
+            syms: EMPTY.get_or_init(|| Arc::from(Vec::new())).clone(),
+            all: false,
+        }
+    }
 }
 
 impl FromIterator<Symbol> for SymbolSet {
@@ -65,7 +76,7 @@ impl FromIterator<Symbol> for SymbolSet {
         v.sort();
         v.dedup();
         SymbolSet {
-            syms: v,
+            syms: v.into(),
             all: false,
         }
     }
@@ -75,8 +86,8 @@ impl SymbolSet {
     /// The set holding every symbol.
     pub fn every() -> Self {
         SymbolSet {
-            syms: Vec::new(),
             all: true,
+            ..SymbolSet::default()
         }
     }
     pub fn is_every(&self) -> bool {
@@ -96,23 +107,29 @@ impl SymbolSet {
             return;
         }
         if let Err(i) = self.syms.binary_search(&s) {
-            self.syms.insert(i, s);
+            let mut v = self.syms.to_vec();
+            v.insert(i, s);
+            self.syms = v.into();
         }
     }
     /// Removing one symbol from every symbol leaves every symbol: the set has no "all but" form.
     pub fn remove(&mut self, s: &Symbol) {
         if let Ok(i) = self.syms.binary_search(s) {
-            self.syms.remove(i);
+            let mut v = self.syms.to_vec();
+            v.remove(i);
+            self.syms = v.into();
         }
     }
     /// Adds every symbol of `other` (all of them, if it holds every symbol).
     pub fn extend(&mut self, other: &SymbolSet) {
         if other.all {
             *self = SymbolSet::every();
-        } else {
-            for s in &other.syms {
-                self.insert(s.clone());
-            }
+        } else if !self.all && other.syms.iter().any(|s| !self.contains(s)) {
+            let mut v = self.syms.to_vec();
+            v.extend(other.syms.iter().cloned());
+            v.sort();
+            v.dedup();
+            self.syms = v.into();
         }
     }
     /// How many symbols; every symbol counts as one more than any finite set could matter.
@@ -159,8 +176,8 @@ pub enum Value {
     Number(Option<i64>),
     Symbols(SymbolSet),
     Text(Arc<str>),
-    /// Kept in the order gained; duplicates removed.
-    Abilities(Vec<Ability>),
+    /// Kept in the order gained; duplicates removed. Shared like symbol sets.
+    Abilities(Arc<[Ability]>),
     Player(Option<PlayerId>),
 }
 

@@ -8,6 +8,7 @@ use crate::ids::LayerId;
 use crate::ruleset::SlotTarget;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
+use std::sync::Arc;
 
 /// The cells a subject has for each written characteristic or property.
 pub(super) fn cells_of(
@@ -216,10 +217,10 @@ pub(super) fn change(
             }
             Value::Symbols(set)
         }
-        Change::SetAbilities(list) => Value::Abilities(list.clone()),
+        Change::SetAbilities(list) => Value::Abilities(list.as_slice().into()),
         Change::AddAbilities(list) | Change::MergeAbilities(list) => {
             let mut have = match cur {
-                Value::Abilities(x) => x.clone(),
+                Value::Abilities(x) => x.to_vec(),
                 _ => Vec::new(),
             };
             for a in list {
@@ -227,14 +228,14 @@ pub(super) fn change(
                     have.push(a.clone());
                 }
             }
-            Value::Abilities(have)
+            Value::Abilities(have.into())
         }
         Change::RemoveAbilities(list) => {
-            let have = match cur {
-                Value::Abilities(x) => x.clone(),
-                _ => Vec::new(),
+            let have: &[Ability] = match cur {
+                Value::Abilities(x) => x,
+                _ => &[],
             };
-            Value::Abilities(have.into_iter().filter(|a| !list.contains(a)).collect())
+            Value::Abilities(have.iter().filter(|a| !list.contains(a)).cloned().collect())
         }
         Change::SetPlayer(r) => Value::Player(ctx.player(*r, subject)),
         Change::SetText(t) => Value::Text(t.clone()),
@@ -308,7 +309,7 @@ pub(super) fn change(
             among,
         } => {
             let mut have = match cur {
-                Value::Abilities(x) => x.clone(),
+                Value::Abilities(x) => x.to_vec(),
                 _ => Vec::new(),
             };
             let mut syms = crate::value::SymbolSet::default();
@@ -327,7 +328,7 @@ pub(super) fn change(
                     have.push(a);
                 }
             }
-            Value::Abilities(have)
+            Value::Abilities(have.into())
         }
     };
     vec![(op.target, v)]
@@ -528,20 +529,29 @@ fn own(slot: &mut Value, c: &Change) {
             _ => *slot = Value::Symbols(Default::default()),
         },
         Change::AddAbilities(list) => {
-            if !matches!(slot, Value::Abilities(_)) {
-                *slot = Value::Abilities(Vec::new());
-            }
-            if let Value::Abilities(have) = slot {
+            let have: &[Ability] = match slot {
+                Value::Abilities(have) => have,
+                _ => &[],
+            };
+            if list.iter().any(|a| !have.contains(a)) {
+                let mut v = have.to_vec();
                 for a in list {
-                    if !have.contains(a) {
-                        have.push(a.clone());
+                    if !v.contains(a) {
+                        v.push(a.clone());
                     }
                 }
+                *slot = Value::Abilities(v.into());
+            } else if !matches!(slot, Value::Abilities(_)) {
+                *slot = Value::Abilities(Arc::from(Vec::new()));
             }
         }
         Change::RemoveAbilities(list) => match slot {
-            Value::Abilities(have) => have.retain(|a| !list.contains(a)),
-            _ => *slot = Value::Abilities(Vec::new()),
+            Value::Abilities(have) => {
+                if have.iter().any(|a| list.contains(a)) {
+                    *have = have.iter().filter(|a| !list.contains(a)).cloned().collect();
+                }
+            }
+            _ => *slot = Value::Abilities(Arc::from(Vec::new())),
         },
         _ => unreachable!("only operations marked `Own` come here"),
     }

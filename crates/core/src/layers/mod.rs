@@ -885,7 +885,7 @@ fn note_grants(
     let (Value::Abilities(list), Subject::Object(o)) = (v, subject) else {
         return;
     };
-    for a in list {
+    for a in list.iter() {
         if matches!(a, Ability::Static { .. }) && !grants.contains_key(&(o, a.clone())) {
             let printed =
                 matches!(slot_ref(sheet, subject, t), Value::Abilities(l) if l.contains(a));
@@ -952,7 +952,7 @@ fn gather(
         }
         if let Some(ac) = state.abilities_char {
             if let Value::Abilities(list) = &sheet.objects[o.id.index()][ac.index()] {
-                for a in list {
+                for a in list.iter() {
                     let Ability::Static { class, index, .. } = a else {
                         continue;
                     };

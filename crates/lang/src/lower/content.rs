@@ -106,7 +106,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 let kind = rs.char(ch).kind;
                 let v = printed_value(kind, &mut ic, first.span)?;
                 if let Value::Abilities(list) = v {
-                    keywords = list;
+                    keywords = list.to_vec();
                     ic.finish()?;
                     continue;
                 }
@@ -136,7 +136,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
             });
         }
         printed.retain(|(c, _)| *c != ac);
-        printed.push((ac, Value::Abilities(list)));
+        printed.push((ac, Value::Abilities(list.into())));
     } else if !statics.is_empty() {
         return Err(Diagnostic::new(
             s.head[0].span,
@@ -165,7 +165,7 @@ pub fn printed_value(kind: CharKind, c: &mut Cursor, at: Span) -> Res<Value> {
         }
         CharKind::Symbols => Value::Symbols(symbols(c)?),
         CharKind::Text | CharKind::Name => Value::Text(Arc::from(c.string("a string")?.0.as_str())),
-        CharKind::Abilities => Value::Abilities(abilities(c)?),
+        CharKind::Abilities => Value::Abilities(abilities(c)?.into()),
         CharKind::Controller => {
             return Err(Diagnostic::new(
                 at,
