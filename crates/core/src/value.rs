@@ -182,6 +182,21 @@ pub enum Value {
 }
 
 impl Value {
+    /// Whether both are the same value held in the same place: a test by identity, cheaper than
+    /// comparing (false says nothing).
+    pub fn shares(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Symbols(a), Value::Symbols(b)) => {
+                a.all == b.all && Arc::ptr_eq(&a.syms, &b.syms)
+            }
+            (Value::Abilities(a), Value::Abilities(b)) => Arc::ptr_eq(a, b),
+            (Value::Text(a), Value::Text(b)) => Arc::ptr_eq(a, b),
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::Player(a), Value::Player(b)) => a == b,
+            _ => false,
+        }
+    }
+
     pub fn number(&self) -> Option<i64> {
         match self {
             Value::Number(n) => *n,

@@ -440,6 +440,7 @@ pub(super) fn apply_in_place(
                     v
                 }
             };
+            let mut memo: Vec<Option<(Value, Value)>> = vec![None; ops.len()];
             for (k, &s) in subjects.iter().enumerate() {
                 for (j, op) in ops.iter().enumerate() {
                     if !fits(s, op.target) {
@@ -468,7 +469,17 @@ pub(super) fn apply_in_place(
                             applied = true;
                         }
                         Prepared::Own => {
-                            own(slot_mut(sheet, s, op.target), &op.change);
+                            // The same input gives the same output: subjects that share a value
+                            // (every Goblin's "goblin") share the result too.
+                            let slot = slot_mut(sheet, s, op.target);
+                            match &memo[j] {
+                                Some((from, to)) if from.shares(slot) => *slot = to.clone(),
+                                _ => {
+                                    let from = slot.clone();
+                                    own(slot, &op.change);
+                                    memo[j] = Some((from, slot.clone()));
+                                }
+                            }
                             applied = true;
                         }
                         Prepared::Values(list) => {
