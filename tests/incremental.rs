@@ -101,3 +101,131 @@ fn a_new_object_derives_every_layer() {
     enter(&mut s, "Bear Anthem");
     assert_eq!(s.derived().reused_layers, 0);
 }
+
+mod boards {
+    use super::*;
+    use proptest::prelude::*;
+    use rulecraft_core::decision::{Choice, DecisionRequest};
+
+    /// A board of the benchmark's cards (benches/data/board.cards): `counts` of each kind of
+    /// permanent with effects, `creatures` creatures, and the spells resolved on some of them.
+    fn board(counts: &[u8], creatures: usize) -> (GameState, Vec<rulecraft_core::ObjectId>) {
+        let mut s = game(&["benches/data/board.cards"]);
+        let bf = s.ruleset.zone_id("battlefield").unwrap();
+        let gy = s.ruleset.zone_id("graveyard").unwrap();
+        let class = |s: &GameState, n: &str| s.content.class_id(n).expect(n);
+        let mut list = Vec::new();
+        for i in 0..creatures {
+            let name = if i % 3 == 0 {
+                "Bench Goblin"
+            } else {
+                "Bench Creature"
+            };
+            list.push(NewObject::new(class(&s, name), PlayerId((i % 2) as u8), bf));
+        }
+        let kinds = [
+            "Bench Type Setter",
+            "Bench Goblin Lord",
+            "Bench Loop A",
+            "Bench Painter",
+            "Bench Wings",
+            "Bench Anthem",
+            "Bench Counter",
+            "Bench Shrinker",
+            "Bench Control Aura",
+        ];
+        for (k, name) in kinds.iter().enumerate() {
+            for j in 0..counts.get(k).copied().unwrap_or(0) {
+                list.push(NewObject::new(
+                    class(&s, name),
+                    PlayerId(((k + j as usize) % 2) as u8),
+                    bf,
+                ));
+            }
+        }
+        let ids = s.apply(Action::Create(list)).unwrap().created;
+        if let Some(DecisionRequest::OrderTimestamps { objects, .. }) = s.pending_decision() {
+            let order = objects.clone();
+            s.decide(Choice::Order(order)).unwrap();
+        }
+        let creatures_ids: Vec<_> = ids[..creatures].to_vec();
+        for (i, o) in ids[creatures..].iter().enumerate() {
+            let name = s.object(*o).name.to_string();
+            if name == "Bench Shrinker" || name == "Bench Control Aura" {
+                let to = creatures_ids[i * 7 % creatures];
+                s.apply(Action::Attach { object: *o, to }).unwrap();
+            }
+        }
+        for (i, name) in ["Bench Switch", "Bench Text Bend"].iter().enumerate() {
+            let sp = s
+                .apply(Action::Create(vec![NewObject::new(
+                    class(&s, name),
+                    PlayerId(0),
+                    gy,
+                )]))
+                .unwrap()
+                .created[0];
+            s.apply(Action::Resolve {
+                spell: sp,
+                controller: PlayerId(0),
+                targets: vec![creatures_ids[(i * 5 + 1) % creatures]],
+                choices: vec![],
+            })
+            .unwrap();
+        }
+        // Bench Counters are creatures too: counters may go on them.
+        let all = s.object_ids().filter(|o| s.in_play(*o)).collect();
+        (s, all)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// New counters on a board with dependent effects: every derivation that reuses the
+        /// previous one (in part or in whole) equals a full derivation.
+        #[test]
+        fn new_counters_give_what_a_full_derivation_gives(
+            counts in prop::collection::vec(0u8..3, 9),
+            creatures in 4usize..16,
+            puts in prop::collection::vec((any::<u16>(), 1i64..3, any::<bool>()), 1..12),
+        ) {
+            let (mut s, objects) = board(&counts, creatures);
+            let plus = s.ruleset.counter_id("+1/+1").unwrap();
+            let minus = s.ruleset.counter_id("-1/-1").unwrap();
+            for (pick, count, up) in puts {
+                let object = objects[pick as usize % objects.len()];
+                if !s.in_play(object) {
+                    continue;
+                }
+                let counter = if up { plus } else { minus };
+                if s.apply(Action::AddCounters { object, counter, count }).is_err() {
+                    continue;
+                }
+                let full = format!("{:?}", derive(&s, false).sheet);
+                prop_assert_eq!(format!("{:?}", s.derived().sheet), full);
+            }
+        }
+    }
+
+    /// On a board like the benchmark's, a new counter is worked in without deriving any layer
+    /// in full.
+    #[test]
+    fn a_new_counter_on_a_large_board_is_replayed() {
+        let (mut s, objects) = board(&[1, 1, 1, 2, 2, 6, 2, 2, 1], 24);
+        let plus = s.ruleset.counter_id("+1/+1").unwrap();
+        let _ = s.derived();
+        s.apply(Action::AddCounters {
+            object: objects[4],
+            counter: plus,
+            count: 1,
+        })
+        .unwrap();
+        let d = s.derived();
+        assert_eq!(d.reused_layers, layer_index(&s, "7c"));
+        assert_eq!(d.reused_layers + d.replayed_layers, s.ruleset.layers.len());
+        assert_eq!(
+            format!("{:?}", d.sheet),
+            format!("{:?}", derive(&s, false).sheet)
+        );
+    }
+}

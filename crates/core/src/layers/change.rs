@@ -512,7 +512,7 @@ fn prepare(ctx: &Ctx, sheet: &Sheet, s: Subject, op: &Op) -> Prepared {
 }
 
 /// Whether an operation does the same to every subject: its parameters read no values.
-fn uniform_op(op: &Op) -> bool {
+pub(super) fn uniform_op(op: &Op) -> bool {
     match &op.change {
         Change::SetNumber(e) | Change::Modify(e) => e.is_constant(),
         Change::SetPlayer(r) => *r != crate::condition::PlayerRef::Owner,

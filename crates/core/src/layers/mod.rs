@@ -6,6 +6,7 @@
 
 mod change;
 mod dependency;
+mod replay;
 
 use change::{apply_in_place, cells_of, changes, footprint_of, slot_mut, slot_ref, subject_of};
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
@@ -26,10 +27,14 @@ use std::sync::Arc;
 pub struct Derived {
     pub sheet: Sheet,
     pub explanation: Option<Explanation>,
-    /// How many layers, from the first, were reused from the derivation before the latest
+    /// How many layers, from the first, were reused whole from the derivation before the latest
     /// change (none: every layer was derived).
     #[serde(skip)]
     pub reused_layers: usize,
+    /// How many layers after those were worked out only for the objects the change reached,
+    /// reusing the rest (see `replay`); the layers after them were derived in full.
+    #[serde(skip)]
+    pub replayed_layers: usize,
     /// What each layer changed, for a later derivation to start at a layer and reuse the ones
     /// before it (`derive_from`).
     #[serde(skip)]
@@ -47,11 +52,25 @@ impl std::fmt::Debug for Trail {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct LayerTrail {
     before: Vec<(Cell, Value)>,
     started: Vec<(EffectKey, Candidate, Option<Vec<Subject>>)>,
     grants: Vec<((ObjectId, Ability), Timestamp)>,
+    /// The effects that could apply in the layer.
+    cands: Vec<Candidate>,
+    /// The effects in the order they applied.
+    steps: Vec<Applied>,
+}
+
+/// One effect as it applied in a layer.
+#[derive(Clone)]
+struct Applied {
+    cand: Candidate,
+    /// The subjects it applied to (none if it did not exist).
+    subjects: Arc<[Subject]>,
+    /// Picked as the earliest member of a dependency loop, while every effect waited for another.
+    looped: bool,
 }
 
 /// The layer being applied: which cells it has written (their values before it are kept once).
@@ -362,15 +381,31 @@ pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
     if from == 0 || layers.len() != state.ruleset.layers.len() || from > layers.len() {
         return derive(state, false);
     }
+    if let Some(d) = replay::replay(state, prev, from) {
+        return d;
+    }
     let mut sheet = prev.sheet.clone();
     for lt in layers[from..].iter().rev() {
         for (cell, v) in &lt.before {
             *cell_mut(&mut sheet, cell) = v.clone();
         }
     }
+    let mut d = continue_from(state, layers[..from].to_vec(), sheet, from);
+    d.reused_layers = from;
+    d
+}
+
+/// Derives layers `from` onward, from the values at the start of `from` and what the layers
+/// before it did.
+fn continue_from(
+    state: &GameState,
+    before: Vec<Arc<LayerTrail>>,
+    sheet: Sheet,
+    from: usize,
+) -> Derived {
     let mut started = HashMap::default();
     let mut grants = HashMap::default();
-    for lt in &layers[..from] {
+    for lt in &before {
         for (k, c, subs) in &lt.started {
             started.insert(*k, (c.clone(), subs.clone()));
         }
@@ -378,6 +413,7 @@ pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
             grants.insert(g.clone(), *t);
         }
     }
+    let n = state.ruleset.layers.len();
     let mut d = Deriver {
         state,
         sheet,
@@ -386,15 +422,12 @@ pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
         grants,
         visit: None,
         scans: HashMap::default(),
-        trail: Some((layers[..from].to_vec(), LayerLog::new(state))),
+        trail: Some((before, LayerLog::new(state))),
     };
-    for li in from..layers.len() {
+    for li in from..n {
         d.layer(LayerId(li as u16));
     }
-    Derived {
-        reused_layers: from,
-        ..d.finish()
-    }
+    d.finish()
 }
 
 fn cell_mut<'a>(sheet: &'a mut Sheet, c: &Cell) -> &'a mut Value {
@@ -445,6 +478,7 @@ impl Deriver<'_> {
             sheet: self.sheet,
             explanation: self.expl,
             reused_layers: 0,
+            replayed_layers: 0,
             trail: Trail(self.trail.map(|(t, _)| t).unwrap_or_default()),
         }
     }
@@ -489,6 +523,9 @@ impl Deriver<'_> {
             &self.grants,
             self.visit.as_deref(),
         );
+        if let Some((_, log)) = &mut self.trail {
+            log.trail.cands = cands.clone();
+        }
         // Seed 003: characteristic-defining effects first; a layer may also order by kind of
         // change (seed 004, layer 8: additions, then subtractions, then setting effects).
         let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
@@ -768,6 +805,13 @@ impl Deriver<'_> {
                 s
             }
         };
+        if let Some((_, log)) = &mut self.trail {
+            log.trail.steps.push(Applied {
+                cand: cand.clone(),
+                subjects: subjects.as_deref().unwrap_or_default().into(),
+                looped: matches!(reason, Reason::Loop { .. }),
+            });
+        }
         let Some(subjects) = subjects else {
             return false;
         };
