@@ -43,6 +43,8 @@ pub struct GameState {
     in_play: OnceLock<Arc<[ObjectId]>>,
     /// The base values, computed once and kept until an object changes (not for counters).
     base: OnceLock<Arc<Sheet>>,
+    /// `counters_reach`, kept like `base`.
+    reach: OnceLock<usize>,
 }
 
 impl GameState {
@@ -76,6 +78,7 @@ impl GameState {
             reuse: None,
             in_play: OnceLock::new(),
             base: OnceLock::new(),
+            reach: OnceLock::new(),
         }
     }
 
@@ -193,6 +196,7 @@ impl GameState {
         self.reuse = None;
         self.in_play = OnceLock::new();
         self.base = OnceLock::new();
+        self.reach = OnceLock::new();
     }
 
     /// Notes a change that reaches no layer before `layer` and changes no zone: the next
@@ -214,6 +218,10 @@ impl GameState {
     /// The first layer a change of counters can reach: the layers that apply counters, and those
     /// where an effect that counts counters starts.
     pub(crate) fn counters_reach(&self) -> usize {
+        *self.reach.get_or_init(|| self.find_counters_reach())
+    }
+
+    fn find_counters_reach(&self) -> usize {
         let applies = self.ruleset.layers.iter().position(|l| l.counters);
         let reads = self
             .possible_effects()

@@ -52,15 +52,48 @@ impl std::fmt::Debug for Trail {
     }
 }
 
-#[derive(Default, Clone)]
+#[derive(Clone, Default)]
 struct LayerTrail {
-    before: Vec<(Cell, Value)>,
-    started: Vec<(EffectKey, Candidate, Option<Vec<Subject>>)>,
-    grants: Vec<((ObjectId, Ability), Timestamp)>,
+    /// Later entries for a cell replace earlier ones.
+    before: Shared<(Cell, Value)>,
+    started: Shared<(EffectKey, Candidate, Option<Vec<Subject>>)>,
+    grants: Shared<((ObjectId, Ability), Timestamp)>,
     /// The effects that could apply in the layer.
-    cands: Vec<Candidate>,
+    cands: Shared<Candidate>,
     /// The effects in the order they applied.
-    steps: Vec<Applied>,
+    steps: Arc<Vec<Applied>>,
+}
+
+/// A list kept by one derivation and shared with the ones that start from it, which may add to
+/// it without copying it.
+#[derive(Clone)]
+struct Shared<T> {
+    base: Arc<Vec<T>>,
+    more: Vec<T>,
+}
+
+impl<T> Default for Shared<T> {
+    fn default() -> Self {
+        Shared {
+            base: Arc::new(Vec::new()),
+            more: Vec::new(),
+        }
+    }
+}
+
+impl<T> Shared<T> {
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        self.base.iter().chain(self.more.iter())
+    }
+    fn push(&mut self, t: T) {
+        self.more.push(t);
+    }
+    /// Makes what a derivation recorded shareable (its list starts empty).
+    fn seal(&mut self) {
+        if self.base.is_empty() && !self.more.is_empty() {
+            self.base = Arc::new(std::mem::take(&mut self.more));
+        }
+    }
 }
 
 /// One effect as it applied in a layer.
@@ -71,6 +104,8 @@ struct Applied {
     subjects: Arc<[Subject]>,
     /// Picked as the earliest member of a dependency loop, while every effect waited for another.
     looped: bool,
+    /// What it reads (`Candidate::reads`), worked out when first asked.
+    reads: Arc<std::sync::OnceLock<Footprint>>,
 }
 
 /// The layer being applied: which cells it has written (their values before it are kept once).
@@ -386,7 +421,7 @@ pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
     }
     let mut sheet = prev.sheet.clone();
     for lt in layers[from..].iter().rev() {
-        for (cell, v) in &lt.before {
+        for (cell, v) in lt.before.iter() {
             *cell_mut(&mut sheet, cell) = v.clone();
         }
     }
@@ -406,10 +441,10 @@ fn continue_from(
     let mut started = HashMap::default();
     let mut grants = HashMap::default();
     for lt in &before {
-        for (k, c, subs) in &lt.started {
+        for (k, c, subs) in lt.started.iter() {
             started.insert(*k, (c.clone(), subs.clone()));
         }
-        for (g, t) in &lt.grants {
+        for (g, t) in lt.grants.iter() {
             grants.insert(g.clone(), *t);
         }
     }
@@ -524,7 +559,10 @@ impl Deriver<'_> {
             self.visit.as_deref(),
         );
         if let Some((_, log)) = &mut self.trail {
-            log.trail.cands = cands.clone();
+            log.trail.cands = Shared {
+                base: Arc::new(cands.clone()),
+                more: Vec::new(),
+            };
         }
         // Seed 003: characteristic-defining effects first; a layer may also order by kind of
         // change (seed 004, layer 8: additions, then subtractions, then setting effects).
@@ -543,7 +581,11 @@ impl Deriver<'_> {
         }
         if let Some((done, log)) = &mut self.trail {
             log.written.iter_mut().for_each(|w| *w = 0);
-            done.push(Arc::new(std::mem::take(&mut log.trail)));
+            let mut lt = std::mem::take(&mut log.trail);
+            lt.before.seal();
+            lt.started.seal();
+            lt.grants.seal();
+            done.push(Arc::new(lt));
         }
     }
 
@@ -806,10 +848,13 @@ impl Deriver<'_> {
             }
         };
         if let Some((_, log)) = &mut self.trail {
-            log.trail.steps.push(Applied {
+            let mut applied_to = subjects.clone().unwrap_or_default();
+            applied_to.sort();
+            Arc::make_mut(&mut log.trail.steps).push(Applied {
                 cand: cand.clone(),
-                subjects: subjects.as_deref().unwrap_or_default().into(),
+                subjects: applied_to.into(),
                 looped: matches!(reason, Reason::Loop { .. }),
+                reads: Arc::default(),
             });
         }
         let Some(subjects) = subjects else {
@@ -833,7 +878,7 @@ impl Deriver<'_> {
                 |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
             );
             if let Some((_, log)) = &mut self.trail {
-                log.trail.grants.extend(granted);
+                granted.into_iter().for_each(|g| log.trail.grants.push(g));
             }
             return applied;
         }

@@ -90,7 +90,6 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         .collect();
     inserts.sort_by_key(|(at, k)| (*at, k.order_key()));
     let first_insert = inserts.first().map_or(steps.len(), |(at, _)| *at);
-    let controller = state.controller_char;
     let started_before: FxHashSet<EffectKey> = layers[..from]
         .iter()
         .flat_map(|lt| lt.started.iter().map(|(k, _, _)| *k))
@@ -101,7 +100,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         while let Some((_, k)) = pending.next_if(|(at, _)| *at == r) {
             new_steps.push(apply_placement(state, &mut result, k, lid)?);
         }
-        if may_read(&step.cand.reads(state, controller), &touches) {
+        if may_read(step_reads(state, step), &touches) {
             // A reader after the placements would see changed values.
             if r >= first_insert {
                 return None;
@@ -119,9 +118,8 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     }
     // This layer's new trail: the placements started, and the cells they write kept too.
     let mut lt = LayerTrail::clone(old);
-    lt.steps = new_steps;
-    lt.cands.extend(added.iter().cloned());
-    let written: FxHashSet<Cell> = lt.before.iter().map(|(c, _)| *c).collect();
+    lt.steps = Arc::new(new_steps);
+    added.iter().for_each(|k| lt.cands.push(k.clone()));
     for k in &added {
         let object = k.source?;
         lt.started
@@ -129,7 +127,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         for (t, _) in k.touches(state, lid) {
             let SlotTarget::Char(c) = t else { continue };
             let cell = Cell::Object(object, c);
-            if !written.contains(&cell) && !lt.before.iter().any(|(x, _)| *x == cell) {
+            if !lt.before.iter().any(|(x, _)| *x == cell) {
                 let start = &old_rows[position(&xs, object)][0];
                 lt.before.push((cell, start[c.index()].clone()));
             }
@@ -157,19 +155,25 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         let lid = LayerId(li as u16);
         let readable = !ld.counters
             && !state.abilities_char.is_some_and(|a| dirty.contains(&a))
-            && !lt.cands.iter().any(|c| {
-                reads_counters(c) || may_read(&c.reads(state, controller), &dirty_touches)
-            });
+            && !lt.cands.iter().any(reads_counters)
+            && !lt
+                .steps
+                .iter()
+                .any(|a| may_read(step_reads(state, a), &dirty_touches));
         let replayed = readable.then(|| -> Option<LayerTrail> {
             let mut lt2 = LayerTrail::clone(lt);
-            for (cell, v) in lt2.before.iter_mut() {
-                if let Cell::Object(o, c) = cell {
-                    if xs.contains(o) {
-                        *v = result.objects[o.index()][c.index()].clone();
+            let patch: Vec<(Cell, Value)> = lt
+                .before
+                .iter()
+                .filter_map(|(cell, _)| match cell {
+                    Cell::Object(o, c) if xs.contains(o) => {
+                        Some((*cell, result.objects[o.index()][c.index()].clone()))
                     }
-                }
-            }
-            for step in &lt.steps {
+                    _ => None,
+                })
+                .collect();
+            patch.into_iter().for_each(|p| lt2.before.push(p));
+            for step in lt.steps.iter() {
                 apply_step(state, &mut result, step, lid, &xs)?;
             }
             Some(lt2)
@@ -181,7 +185,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
                 // with the objects' new rows.
                 let mut start = prev.sheet.clone();
                 for lt in layers[li..].iter().rev() {
-                    for (cell, v) in &lt.before {
+                    for (cell, v) in lt.before.iter() {
                         *cell_mut(&mut start, cell) = v.clone();
                     }
                 }
@@ -202,6 +206,12 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         replayed_layers: n - from,
         trail: Trail(trail),
     })
+}
+
+/// What a step's effect reads, worked out once and kept with the step.
+fn step_reads<'a>(state: &GameState, a: &'a Applied) -> &'a Footprint {
+    a.reads
+        .get_or_init(|| a.cand.reads(state, state.controller_char))
 }
 
 fn position(xs: &[ObjectId], x: ObjectId) -> usize {
@@ -263,7 +273,7 @@ fn rows_by_layer(prev: &Derived, x: ObjectId, from: usize) -> Vec<Vec<Value>> {
     let mut row = prev.sheet.objects[x.index()].clone();
     let mut out = vec![row.clone()];
     for lt in layers[from..].iter().rev() {
-        for (cell, v) in &lt.before {
+        for (cell, v) in lt.before.iter() {
             if let Cell::Object(o, c) = cell {
                 if *o == x {
                     row[c.index()] = v.clone();
@@ -310,6 +320,7 @@ fn apply_placement(
         cand: k,
         subjects,
         looped: false,
+        reads: Arc::default(),
     })
 }
 
@@ -322,11 +333,11 @@ fn apply_step(
     lid: LayerId,
     xs: &[ObjectId],
 ) -> Option<()> {
-    let mine: Vec<Subject> = step
-        .subjects
+    // Subjects are kept in id order.
+    let mine: Vec<Subject> = xs
         .iter()
-        .filter(|s| matches!(s, Subject::Object(o) if xs.contains(o)))
-        .copied()
+        .map(|x| Subject::Object(*x))
+        .filter(|s| step.subjects.binary_search(s).is_ok())
         .collect();
     if mine.is_empty() {
         return Some(());
@@ -394,7 +405,9 @@ fn unchanged_by(
         }
     }
     let xs_subjects: Vec<Subject> = xs.iter().map(|x| Subject::Object(*x)).collect();
-    let look = |sheet: &Sheet| -> Option<(Vec<bool>, Vec<Vec<Option<i64>>>)> {
+    // Membership of each object, and each subject's probe.
+    type Look = (Vec<bool>, Vec<Vec<Option<i64>>>);
+    let look = |sheet: &Sheet| -> Option<Look> {
         let ctx: Ctx = cand.ctx(state, sheet, None);
         let members = if tests_members {
             xs_subjects.iter().map(|s| ctx.test(affects, *s)).collect()
