@@ -93,6 +93,32 @@ fn a_counter_reaches_an_earlier_layer_that_counts_counters() {
     );
 }
 
+/// A -1/-1 counter that leaves a creature with no toughness: the state-based check, run on the
+/// objects the change reached, puts it into the graveyard.
+#[test]
+fn a_counter_that_kills_is_seen_by_the_checks() {
+    let mut s = game(&["tests/data/incremental.cards"]);
+    let bear = enter(&mut s, "Plain Bear");
+    enter(&mut s, "Bear Anthem");
+    let minus = s.ruleset.counter_id("-1/-1").unwrap();
+    s.apply(Action::AddCounters {
+        object: bear,
+        counter: minus,
+        count: 2,
+    })
+    .unwrap();
+    assert!(s.in_play(bear), "3/3 with two -1/-1 counters is 1/1");
+    let out = s
+        .apply(Action::AddCounters {
+            object: bear,
+            counter: minus,
+            count: 1,
+        })
+        .unwrap();
+    assert_eq!(out.state_checks.len(), 1);
+    assert!(!s.in_play(bear));
+}
+
 /// A change of zone can reach every layer: nothing is reused.
 #[test]
 fn a_new_object_derives_every_layer() {
@@ -178,6 +204,17 @@ mod boards {
         (s, all)
     }
 
+    /// Whether no state-based check applies to any object in play.
+    fn settled(s: &GameState, sheet: &rulecraft_core::condition::Sheet) -> bool {
+        let ctx = rulecraft_core::condition::Ctx::new(s, sheet, None, None, &[]);
+        s.object_ids().filter(|o| s.in_play(*o)).all(|o| {
+            s.ruleset
+                .state_checks
+                .iter()
+                .all(|c| !ctx.test(&c.condition, rulecraft_core::condition::Subject::Object(o)))
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -201,8 +238,10 @@ mod boards {
                 if s.apply(Action::AddCounters { object, counter, count }).is_err() {
                     continue;
                 }
-                let full = format!("{:?}", derive(&s, false).sheet);
-                prop_assert_eq!(format!("{:?}", s.derived().sheet), full);
+                let full = derive(&s, false);
+                prop_assert_eq!(format!("{:?}", s.derived().sheet), format!("{:?}", full.sheet));
+                // The state-based checks, run only where the change reached, left nothing to do.
+                prop_assert!(settled(&s, &full.sheet));
             }
         }
     }

@@ -654,8 +654,22 @@ impl GameState {
     /// once.
     fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
         let rs = self.ruleset.clone();
-        for _ in 0..1000 {
+        for round in 0..1000 {
             let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
+            // After a change that reached only some objects, only those can newly fail a check.
+            let only: Option<Vec<ObjectId>> = if round == 0 {
+                self.to_check().map(|l| l.to_vec())
+            } else {
+                None
+            };
+            let all: Vec<ObjectId>;
+            let objects: &[ObjectId] = match &only {
+                Some(l) => l,
+                None => {
+                    all = self.object_ids().collect();
+                    &all
+                }
+            };
             {
                 let ctx = Ctx {
                     state: self,
@@ -665,7 +679,7 @@ impl GameState {
                     targets: &[],
                     reads: None,
                 };
-                for o in self.object_ids() {
+                for &o in objects {
                     if !self.in_play(o) || moves.iter().any(|m| m.0 == o) {
                         continue;
                     }
@@ -679,6 +693,7 @@ impl GameState {
                 }
             }
             if moves.is_empty() {
+                self.settled = true;
                 return Ok(());
             }
             for (o, z, name) in moves {

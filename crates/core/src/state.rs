@@ -39,6 +39,10 @@ pub struct GameState {
     /// The derivation before the latest changes, and the first layer those changes can reach:
     /// the next derivation starts there and reuses the layers before it.
     reuse: Option<(Arc<Derived>, usize)>,
+    /// Whether no state-based check applied to any object when the reused derivation was made.
+    reuse_settled: bool,
+    /// Whether no state-based check applies to any object now (found by the last checks).
+    pub(crate) settled: bool,
     /// The objects in play, in id order, computed once per state.
     in_play: OnceLock<Arc<[ObjectId]>>,
     /// The base values, computed once and kept until an object changes (not for counters).
@@ -76,6 +80,8 @@ impl GameState {
             pending: None,
             derived: OnceLock::new(),
             reuse: None,
+            reuse_settled: false,
+            settled: false,
             in_play: OnceLock::new(),
             base: OnceLock::new(),
             reach: OnceLock::new(),
@@ -194,6 +200,7 @@ impl GameState {
     pub(crate) fn touch(&mut self) {
         self.derived = OnceLock::new();
         self.reuse = None;
+        self.settled = false;
         self.in_play = OnceLock::new();
         self.base = OnceLock::new();
         self.reach = OnceLock::new();
@@ -206,13 +213,34 @@ impl GameState {
             return self.touch();
         }
         match self.derived.take() {
-            Some(d) => self.reuse = Some((d, layer)),
+            Some(d) => {
+                self.reuse = Some((d, layer));
+                self.reuse_settled = std::mem::take(&mut self.settled);
+            }
             None => {
                 if let Some((_, from)) = &mut self.reuse {
                     *from = (*from).min(layer);
                 }
             }
         }
+    }
+
+    /// The objects to test with the state-based checks: those whose values the latest change may
+    /// have reached, where the checks were all clear before it and each tests only its object;
+    /// `None` for all.
+    pub(crate) fn to_check(&self) -> Option<&[ObjectId]> {
+        if !self.reuse_settled || self.reuse.is_none() {
+            return None;
+        }
+        let local = self
+            .ruleset
+            .state_checks
+            .iter()
+            .all(|c| c.condition.is_local());
+        if !local {
+            return None;
+        }
+        self.derived().changed.as_deref()
     }
 
     /// The first layer a change of counters can reach: the layers that apply counters, and those

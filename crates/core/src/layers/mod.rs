@@ -35,6 +35,10 @@ pub struct Derived {
     /// reusing the rest (see `replay`); the layers after them were derived in full.
     #[serde(skip)]
     pub replayed_layers: usize,
+    /// The objects whose values may differ from the previous derivation's, where known (after a
+    /// replay); `None`: any.
+    #[serde(skip)]
+    pub changed: Option<Vec<ObjectId>>,
     /// What each layer changed, for a later derivation to start at a layer and reuse the ones
     /// before it (`derive_from`).
     #[serde(skip)]
@@ -514,6 +518,7 @@ impl Deriver<'_> {
             explanation: self.expl,
             reused_layers: 0,
             replayed_layers: 0,
+            changed: None,
             trail: Trail(self.trail.map(|(t, _)| t).unwrap_or_default()),
         }
     }

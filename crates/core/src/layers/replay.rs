@@ -204,6 +204,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         explanation: None,
         reused_layers: from,
         replayed_layers: n - from,
+        changed: Some(xs),
         trail: Trail(trail),
     })
 }
