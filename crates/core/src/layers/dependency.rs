@@ -456,7 +456,7 @@ impl Deriver<'_> {
             &cand.body,
             cand.created.is_none(),
         ) {
-            (Some((_, s)), _, _) => (s.is_some(), s.clone().unwrap_or_default()),
+            (Some((_, s)), _, _) => (s.is_some(), s.as_deref().unwrap_or_default().to_vec()),
             (None, Body::Effect(def), true) => {
                 scanned = true;
                 match self.static_exists(cand, Some(&global)) {
@@ -599,7 +599,7 @@ impl Deriver<'_> {
         def: &EffectDef,
         source: Option<ObjectId>,
         you: Option<PlayerId>,
-    ) -> Vec<Subject> {
+    ) -> super::Subjects {
         let cond = match &def.affects {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
@@ -612,7 +612,9 @@ impl Deriver<'_> {
             return subs.clone();
         }
         let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
-        let subs = subjects(&ctx, &def.affects);
+        let mut subs = subjects(&ctx, &def.affects);
+        subs.sort();
+        let subs: super::Subjects = subs.into();
         let mut f = Footprint::default();
         cond.reads(self.state.controller_char, &mut f);
         self.scans.insert(key, (f, subs.clone()));

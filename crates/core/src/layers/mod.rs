@@ -60,10 +60,8 @@ impl std::fmt::Debug for Trail {
 struct LayerTrail {
     /// Later entries for a cell replace earlier ones.
     before: Shared<(Cell, Value)>,
-    started: Shared<(EffectKey, Candidate, Option<Vec<Subject>>)>,
+    started: Shared<(EffectKey, Candidate, Option<Subjects>)>,
     grants: Shared<((ObjectId, Ability), Timestamp)>,
-    /// The effects that could apply in the layer.
-    cands: Shared<Candidate>,
     /// The effects in the order they applied.
     steps: Arc<Vec<Applied>>,
 }
@@ -336,7 +334,10 @@ impl Candidate {
 
 /// An effect that began applying, with the subjects it applies to in every later layer; `None` if
 /// it did not exist when its first part would have applied.
-type Started = HashMap<EffectKey, (Candidate, Option<Vec<Subject>>)>;
+type Started = HashMap<EffectKey, (Candidate, Option<Subjects>)>;
+
+/// The subjects of an effect, in id order, shared by the places that keep them.
+type Subjects = Arc<[Subject]>;
 
 struct Deriver<'a> {
     state: &'a GameState,
@@ -351,7 +352,7 @@ struct Deriver<'a> {
     /// Subjects found by scanning for a condition, shared by effects with the same condition,
     /// source (where the condition names it) and "you"; dropped when a characteristic the
     /// condition reads is written.
-    scans: HashMap<ScanKey, (Footprint, Vec<Subject>)>,
+    scans: HashMap<ScanKey, (Footprint, Subjects)>,
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
 }
@@ -563,12 +564,6 @@ impl Deriver<'_> {
             &self.grants,
             self.visit.as_deref(),
         );
-        if let Some((_, log)) = &mut self.trail {
-            log.trail.cands = Shared {
-                base: Arc::new(cands.clone()),
-                more: Vec::new(),
-            };
-        }
         // Seed 003: characteristic-defining effects first; a layer may also order by kind of
         // change (seed 004, layer 8: additions, then subtractions, then setting effects).
         let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
@@ -785,9 +780,9 @@ impl Deriver<'_> {
                     None => {
                         let touches = cand.touches(state, lid);
                         let subs = self.started.get(&cand.key).and_then(|(_, s)| s.clone());
-                        subs.unwrap_or_default()
-                            .into_iter()
-                            .flat_map(|s| cells_of(s, &touches).collect::<Vec<_>>())
+                        subs.iter()
+                            .flat_map(|l| l.iter())
+                            .flat_map(|s| cells_of(*s, &touches).collect::<Vec<_>>())
                             .collect()
                     }
                 };
@@ -838,12 +833,15 @@ impl Deriver<'_> {
             None => {
                 // Decided once per derivation: an effect that does not exist when its first part
                 // would apply applies none of its parts (seed 004, "Smash It Up").
-                let s = match (known, &cand.body, &cand.created) {
-                    (Some(i), _, _) => i.exists.then(|| i.subjects.clone()),
+                let s: Option<Subjects> = match (known, &cand.body, &cand.created) {
+                    (Some(i), _, _) => i.exists.then(|| i.subjects.as_slice().into()),
                     (None, Body::Effect(def), None) if self.visit.is_none() => self
                         .static_exists(cand, None)
                         .map(|you| self.scan(def, cand.source, you)),
-                    _ => start(self.state, &self.sheet, cand, None),
+                    _ => start(self.state, &self.sheet, cand, None).map(|mut v| {
+                        v.sort();
+                        v.into()
+                    }),
                 };
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
                 if let Some((_, log)) = &mut self.trail {
@@ -853,11 +851,9 @@ impl Deriver<'_> {
             }
         };
         if let Some((_, log)) = &mut self.trail {
-            let mut applied_to = subjects.clone().unwrap_or_default();
-            applied_to.sort();
             Arc::make_mut(&mut log.trail.steps).push(Applied {
                 cand: cand.clone(),
-                subjects: applied_to.into(),
+                subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
                 looped: matches!(reason, Reason::Loop { .. }),
                 reads: Arc::default(),
             });
@@ -871,7 +867,7 @@ impl Deriver<'_> {
             let mut granted = Vec::new();
             // The analysis's parameters are up to date when its subjects are these.
             let params = known
-                .filter(|i| i.subjects == subjects)
+                .filter(|i| i.subjects[..] == subjects[..])
                 .map(|i| i.params.as_slice());
             let applied = apply_in_place(
                 self.state,

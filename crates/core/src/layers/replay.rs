@@ -38,7 +38,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         return None;
     }
     let old = &layers[from];
-    if old.cands.iter().any(reads_counters) {
+    if old.steps.iter().any(|a| reads_counters(&a.cand)) {
         return None;
     }
     let added = new_placements(state, old)?;
@@ -119,11 +119,13 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     // This layer's new trail: the placements started, and the cells they write kept too.
     let mut lt = LayerTrail::clone(old);
     lt.steps = Arc::new(new_steps);
-    added.iter().for_each(|k| lt.cands.push(k.clone()));
     for k in &added {
         let object = k.source?;
-        lt.started
-            .push((k.key, k.clone(), Some(vec![Subject::Object(object)])));
+        lt.started.push((
+            k.key,
+            k.clone(),
+            Some(Arc::from(vec![Subject::Object(object)])),
+        ));
         for (t, _) in k.touches(state, lid) {
             let SlotTarget::Char(c) = t else { continue };
             let cell = Cell::Object(object, c);
@@ -155,7 +157,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         let lid = LayerId(li as u16);
         let readable = !ld.counters
             && !state.abilities_char.is_some_and(|a| dirty.contains(&a))
-            && !lt.cands.iter().any(reads_counters)
+            && !lt.steps.iter().any(|a| reads_counters(&a.cand))
             && !lt
                 .steps
                 .iter()
@@ -229,8 +231,9 @@ fn new_placements(state: &GameState, old: &LayerTrail) -> Option<Vec<Candidate>>
     let mut known = 0;
     let mut added = Vec::new();
     let old_counters: FxHashMap<EffectKey, &Candidate> = old
-        .cands
+        .steps
         .iter()
+        .map(|a| &a.cand)
         .filter(|c| matches!(c.body, Body::Counter { .. }))
         .map(|c| (c.key, c))
         .collect();
