@@ -93,6 +93,10 @@ impl SymbolSet {
     pub fn is_every(&self) -> bool {
         self.all
     }
+    /// Whether both are the same shared set (a test by identity; false says nothing).
+    pub fn same(&self, other: &SymbolSet) -> bool {
+        self.all == other.all && Arc::ptr_eq(&self.syms, &other.syms)
+    }
     pub fn contains(&self, s: &Symbol) -> bool {
         // Small sets (most are) are searched by identity; large ones by text.
         self.all
@@ -186,9 +190,7 @@ impl Value {
     /// comparing (false says nothing).
     pub fn shares(&self, other: &Value) -> bool {
         match (self, other) {
-            (Value::Symbols(a), Value::Symbols(b)) => {
-                a.all == b.all && Arc::ptr_eq(&a.syms, &b.syms)
-            }
+            (Value::Symbols(a), Value::Symbols(b)) => a.same(b),
             (Value::Abilities(a), Value::Abilities(b)) => Arc::ptr_eq(a, b),
             (Value::Text(a), Value::Text(b)) => Arc::ptr_eq(a, b),
             (Value::Number(a), Value::Number(b)) => a == b,

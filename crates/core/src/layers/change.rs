@@ -473,6 +473,7 @@ pub(super) fn apply_in_place(
                             // (every Goblin's "goblin") share the result too.
                             let slot = slot_mut(sheet, s, op.target);
                             match &memo[j] {
+                                Some((_, to)) if to.shares(slot) => {}
                                 Some((from, to)) if from.shares(slot) => *slot = to.clone(),
                                 _ => {
                                     let from = slot.clone();
@@ -526,7 +527,11 @@ pub(super) fn uniform_op(op: &Op) -> bool {
 /// An operation that reads only its own cell and what it names, done in place (see `change`).
 fn own(slot: &mut Value, c: &Change) {
     match c {
-        Change::SetSymbols(l) => *slot = Value::Symbols(l.set.clone()),
+        Change::SetSymbols(l) => {
+            if !matches!(slot, Value::Symbols(s) if s.same(&l.set)) {
+                *slot = Value::Symbols(l.set.clone())
+            }
+        }
         Change::AddSymbols(l) => match slot {
             Value::Symbols(set) => set.extend(&l.set),
             _ => {
