@@ -364,8 +364,15 @@ pub(super) fn apply_in_place(
     layer: LayerId,
     subjects: &[Subject],
     known: Option<&[Vec<Value>]>,
+    mut log: Option<&mut super::LayerLog>,
     mut note: impl FnMut(&Sheet, Subject, SlotTarget, &Value),
 ) -> bool {
+    // Keeps a cell's value before the layer first writes it (for a later derivation to start here).
+    let keep = |log: &mut Option<&mut super::LayerLog>, s: Subject, t: SlotTarget, v: &Value| {
+        if let Some(log) = log {
+            log.keep(s, t, v);
+        }
+    };
     let mut applied = false;
     match &cand.body {
         Body::Counter { kind, count } => {
@@ -373,6 +380,7 @@ pub(super) fn apply_in_place(
                 let Subject::Object(o) = s else { continue };
                 for (c, d) in &state.ruleset.counters[kind.index()].changes {
                     let cell = &mut sheet.objects[o.index()][c.index()];
+                    keep(&mut log, *s, SlotTarget::Char(*c), cell);
                     let n = cell
                         .number()
                         .and_then(|n| n.checked_add(d.checked_mul(*count)?));
@@ -385,7 +393,9 @@ pub(super) fn apply_in_place(
             for s in subjects {
                 let Subject::Object(o) = s else { continue };
                 for (c, v) in &state.ruleset.face_down {
-                    sheet.objects[o.index()][c.index()] = v.clone();
+                    let cell = &mut sheet.objects[o.index()][c.index()];
+                    keep(&mut log, *s, SlotTarget::Char(*c), cell);
+                    *cell = v.clone();
                     applied = true;
                 }
             }
@@ -455,6 +465,7 @@ pub(super) fn apply_in_place(
                         Prepared::Skip => {}
                         Prepared::Number(n) => {
                             let slot = slot_mut(sheet, s, op.target);
+                            keep(&mut log, s, op.target, slot);
                             *slot = Value::Number(match &op.change {
                                 Change::Modify(_) => match (slot.number(), *n) {
                                     (Some(a), Some(b)) => a.checked_add(b),
@@ -465,13 +476,16 @@ pub(super) fn apply_in_place(
                             applied = true;
                         }
                         Prepared::Player(p) => {
-                            *slot_mut(sheet, s, op.target) = Value::Player(*p);
+                            let slot = slot_mut(sheet, s, op.target);
+                            keep(&mut log, s, op.target, slot);
+                            *slot = Value::Player(*p);
                             applied = true;
                         }
                         Prepared::Own => {
                             // The same input gives the same output: subjects that share a value
                             // (every Goblin's "goblin") share the result too.
                             let slot = slot_mut(sheet, s, op.target);
+                            keep(&mut log, s, op.target, slot);
                             match &memo[j] {
                                 Some((_, to)) if to.shares(slot) => {}
                                 Some((from, to)) if from.shares(slot) => *slot = to.clone(),
@@ -486,7 +500,9 @@ pub(super) fn apply_in_place(
                         Prepared::Values(list) => {
                             for (t, v) in std::mem::take(list) {
                                 note(sheet, s, t, &v);
-                                *slot_mut(sheet, s, t) = v;
+                                let slot = slot_mut(sheet, s, t);
+                                keep(&mut log, s, t, slot);
+                                *slot = v;
                                 applied = true;
                             }
                         }

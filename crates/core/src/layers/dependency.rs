@@ -738,6 +738,7 @@ impl Deriver<'_> {
             lid,
             &ab.instruction.subjects,
             Some(&ab.instruction.params),
+            None,
             |_, _, _, _| {},
         );
         let before = &aa.instruction;

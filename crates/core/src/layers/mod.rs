@@ -113,6 +113,7 @@ struct Applied {
 /// The layer being applied: which cells it has written (their values before it are kept once).
 struct LayerLog {
     written: Vec<u64>,
+    dims: dependency::Dims,
     trail: LayerTrail,
 }
 
@@ -479,10 +480,26 @@ fn cell_mut<'a>(sheet: &'a mut Sheet, c: &Cell) -> &'a mut Value {
 
 impl LayerLog {
     fn new(state: &GameState) -> Self {
-        let n = dependency::Dims::of(state).cells();
+        let dims = dependency::Dims::of(state);
         LayerLog {
-            written: vec![0; n.div_ceil(64)],
+            written: vec![0; dims.cells().div_ceil(64)],
+            dims,
             trail: LayerTrail::default(),
+        }
+    }
+
+    /// Keeps `v`, the value of a subject's cell about to be written, if the layer has not written
+    /// that cell before.
+    fn keep(&mut self, s: Subject, t: SlotTarget, v: &Value) {
+        let cell = match (s, t) {
+            (Subject::Object(o), SlotTarget::Char(c)) => Cell::Object(o, c),
+            (Subject::Player(p), SlotTarget::Prop(q)) => Cell::Player(p, q),
+            _ => return,
+        };
+        let i = self.dims.index(&cell);
+        if self.written[i / 64] & (1 << (i % 64)) == 0 {
+            self.written[i / 64] |= 1 << (i % 64);
+            self.trail.before.push((cell, v.clone()));
         }
     }
 }
@@ -521,36 +538,6 @@ impl Deriver<'_> {
             replayed_layers: 0,
             changed: None,
             trail: Trail(self.trail.map(|(t, _)| t).unwrap_or_default()),
-        }
-    }
-
-    /// Keeps the values of the cells `cand` is about to write in this layer, the first time each is
-    /// written in it.
-    fn log_writes(&mut self, lid: LayerId, cand: &Candidate, subjects: &[Subject]) {
-        let Some((_, log)) = &mut self.trail else {
-            return;
-        };
-        let dims = dependency::Dims::of(self.state);
-        let targets: Vec<SlotTarget> = cand
-            .touches(self.state, lid)
-            .into_iter()
-            .map(|(t, _)| t)
-            .collect();
-        for s in subjects {
-            for t in &targets {
-                let cell = match (*s, *t) {
-                    (Subject::Object(o), SlotTarget::Char(c)) => Cell::Object(o, c),
-                    (Subject::Player(p), SlotTarget::Prop(q)) => Cell::Player(p, q),
-                    _ => continue,
-                };
-                let i = dims.index(&cell);
-                if log.written[i / 64] & (1 << (i % 64)) == 0 {
-                    log.written[i / 64] |= 1 << (i % 64);
-                    log.trail
-                        .before
-                        .push((cell, cell_mut(&mut self.sheet, &cell).clone()));
-                }
-            }
         }
     }
 
@@ -862,7 +849,6 @@ impl Deriver<'_> {
             return false;
         };
         if self.expl.is_none() {
-            self.log_writes(lid, cand, &subjects);
             let grants = &mut self.grants;
             let mut granted = Vec::new();
             // The analysis's parameters are up to date when its subjects are these.
@@ -876,6 +862,7 @@ impl Deriver<'_> {
                 lid,
                 &subjects,
                 params,
+                self.trail.as_mut().map(|(_, log)| log),
                 |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
             );
             if let Some((_, log)) = &mut self.trail {

@@ -319,7 +319,16 @@ fn apply_placement(
     lid: LayerId,
 ) -> Option<Applied> {
     let subjects: Arc<[Subject]> = Arc::from(vec![Subject::Object(k.source?)]);
-    apply_in_place(state, sheet, &k, lid, &subjects, None, |_, _, _, _| {});
+    apply_in_place(
+        state,
+        sheet,
+        &k,
+        lid,
+        &subjects,
+        None,
+        None,
+        |_, _, _, _| {},
+    );
     Some(Applied {
         cand: k,
         subjects,
@@ -356,7 +365,16 @@ fn apply_step(
             return None;
         }
     }
-    apply_in_place(state, sheet, &step.cand, lid, &mine, None, |_, _, _, _| {});
+    apply_in_place(
+        state,
+        sheet,
+        &step.cand,
+        lid,
+        &mine,
+        None,
+        None,
+        |_, _, _, _| {},
+    );
     Some(())
 }
 
@@ -437,7 +455,7 @@ fn unchanged_by(
         .collect();
     for k in added {
         let subjects = [Subject::Object(k.source?)];
-        apply_in_place(state, sheet, k, lid, &subjects, None, |_, _, _, _| {});
+        apply_in_place(state, sheet, k, lid, &subjects, None, None, |_, _, _, _| {});
     }
     let after = look(sheet);
     for (x, row) in xs.iter().zip(saved) {
