@@ -357,6 +357,7 @@ fn grants_static(list: &[Ability]) -> bool {
 /// Applies `cand`'s parts for `layer` to each subject in place, with no explanation: the same
 /// values `changes` gives, without building them one by one. `note` records an ability list written
 /// by a general operation (for grant timestamps) before it is written. True if any part applied.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn apply_in_place(
     state: &GameState,
     sheet: &mut Sheet,
