@@ -589,3 +589,183 @@ fn own(slot: &mut Value, c: &Change) {
         _ => unreachable!("only operations marked `Own` come here"),
     }
 }
+
+/// What an effect that does the same to every subject does to one characteristic or property.
+enum Same<'a> {
+    /// Adds a number (7c "gets +1/+1").
+    Add(Option<i64>),
+    /// Adds counters' worth; no number if it overflows.
+    Counters(Option<i64>),
+    SetNumber(Option<i64>),
+    Player(Option<crate::ids::PlayerId>),
+    /// Reads only its own cell (`own`).
+    Own(&'a Change),
+    Set(&'a Value),
+}
+
+/// Whether `cand`'s parts for `layer` do the same to every subject whatever the values: counters,
+/// face-down values, and operations whose amounts are written numbers (see `uniform_op`).
+pub(super) fn does_the_same(cand: &Candidate, layer: LayerId) -> bool {
+    match &cand.body {
+        Body::Counter { .. } | Body::FaceDown => true,
+        Body::Effect(def) => def
+            .ops
+            .iter()
+            .filter(|o| o.layer == layer)
+            .all(|o| uniform_op(o)),
+    }
+}
+
+/// Applies, in order, effects that each do the same to every subject (`does_the_same`) and that
+/// read nothing the others write, in one pass over their subjects: each subject gets each effect's
+/// parts in the effects' order, as applying them one after another would. Returns, per effect,
+/// whether any part applied.
+pub(super) fn apply_run(
+    state: &GameState,
+    sheet: &mut Sheet,
+    layer: LayerId,
+    run: &[(&Candidate, &[Subject])],
+    mut log: Option<&mut super::LayerLog>,
+) -> Vec<bool> {
+    // Each effect's parts, worked out once.
+    let parts: Vec<Vec<(SlotTarget, Same)>> = run
+        .iter()
+        .map(|(cand, subjects)| match &cand.body {
+            Body::Counter { kind, count } => state.ruleset.counters[kind.index()]
+                .changes
+                .iter()
+                .map(|(c, d)| (SlotTarget::Char(*c), Same::Counters(d.checked_mul(*count))))
+                .collect(),
+            Body::FaceDown => state
+                .ruleset
+                .face_down
+                .iter()
+                .map(|(c, v)| (SlotTarget::Char(*c), Same::Set(v)))
+                .collect(),
+            Body::Effect(def) => {
+                let Some(&first) = subjects.first() else {
+                    return Vec::new();
+                };
+                let you = super::you_of(state, sheet, cand, None);
+                let targets: &[crate::ids::ObjectId] = match &cand.created {
+                    Some(c) => &c.targets,
+                    None => &[],
+                };
+                let ctx = Ctx::new(state, sheet, cand.source, you, targets);
+                def.ops
+                    .iter()
+                    .filter(|o| o.layer == layer)
+                    .map(|op| {
+                        let same = match &op.change {
+                            Change::Modify(e) => Same::Add(ctx.eval(e, first)),
+                            Change::SetNumber(e) => Same::SetNumber(ctx.eval(e, first)),
+                            Change::SetPlayer(r) => Same::Player(ctx.player(*r, first)),
+                            other => Same::Own(other),
+                        };
+                        (op.target, same)
+                    })
+                    .collect()
+            }
+        })
+        .collect();
+    let mut applied = vec![false; run.len()];
+    let mut memo: Vec<Vec<Option<(Value, Value)>>> =
+        parts.iter().map(|p| vec![None; p.len()]).collect();
+    // Effects with the same subjects (a shared list: "creatures you control") walk together; the
+    // distinct lists are walked side by side, each in id order.
+    let mut lists: Vec<&[Subject]> = Vec::new();
+    let mut list_of: Vec<usize> = Vec::with_capacity(run.len());
+    for (_, subs) in run {
+        let i = match lists
+            .iter()
+            .position(|l| std::ptr::eq(l.as_ptr(), subs.as_ptr()) && l.len() == subs.len())
+        {
+            Some(i) => i,
+            None => {
+                lists.push(subs);
+                lists.len() - 1
+            }
+        };
+        list_of.push(i);
+    }
+    if lists.len() > 64 {
+        // Too many lists to walk side by side: one effect after another.
+        for (k, (cand, subs)) in run.iter().enumerate() {
+            applied[k] = apply_in_place(
+                state,
+                sheet,
+                cand,
+                layer,
+                subs,
+                None,
+                log.as_deref_mut(),
+                |_, _, _, _| {},
+            );
+        }
+        return applied;
+    }
+    // The effects, in order, that apply to a subject found in the lists of a set.
+    let mut members_of: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
+    let mut at = vec![0usize; lists.len()];
+    loop {
+        let Some(s) = lists
+            .iter()
+            .zip(&at)
+            .filter_map(|(l, i)| l.get(*i))
+            .min()
+            .copied()
+        else {
+            break;
+        };
+        let mut mask = 0u64;
+        for (g, l) in lists.iter().enumerate() {
+            if l.get(at[g]) == Some(&s) {
+                mask |= 1 << g;
+                at[g] += 1;
+            }
+        }
+        let members = members_of.entry(mask).or_insert_with(|| {
+            (0..run.len())
+                .filter(|k| mask & (1 << list_of[*k]) != 0)
+                .collect()
+        });
+        for &k in members.iter() {
+            for (j, (t, same)) in parts[k].iter().enumerate() {
+                if !fits(s, *t) {
+                    continue;
+                }
+                applied[k] = true;
+                let slot = slot_mut(sheet, s, *t);
+                if let Some(log) = log.as_deref_mut() {
+                    log.keep(s, *t, slot);
+                }
+                match same {
+                    Same::Add(n) => {
+                        let v = match (slot.number(), n) {
+                            (Some(a), Some(b)) => a.checked_add(*b),
+                            (a, _) => a,
+                        };
+                        *slot = Value::Number(v);
+                    }
+                    Same::Counters(n) => {
+                        let v = slot.number().and_then(|a| a.checked_add((*n)?));
+                        *slot = Value::Number(v);
+                    }
+                    Same::SetNumber(n) => *slot = Value::Number(*n),
+                    Same::Player(p) => *slot = Value::Player(*p),
+                    Same::Set(v) => *slot = (*v).clone(),
+                    Same::Own(change) => match &memo[k][j] {
+                        Some((_, to)) if to.shares(slot) => {}
+                        Some((from, to)) if from.shares(slot) => *slot = to.clone(),
+                        _ => {
+                            let from = slot.clone();
+                            own(slot, change);
+                            memo[k][j] = Some((from, slot.clone()));
+                        }
+                    },
+                }
+            }
+        }
+    }
+    applied
+}

@@ -8,7 +8,10 @@ mod change;
 mod dependency;
 mod replay;
 
-use change::{apply_in_place, cells_of, changes, footprint_of, slot_mut, slot_ref, subject_of};
+use change::{
+    apply_in_place, apply_run, cells_of, changes, does_the_same, footprint_of, slot_mut, slot_ref,
+    subject_of,
+};
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
 
 use crate::condition::{Cell, Ctx, Footprint, Reads, Sheet, Subject};
@@ -638,6 +641,27 @@ impl Deriver<'_> {
         // What each effect waited for, for its explanation.
         let mut waited: Vec<Vec<(String, u64, DepKind)>> = vec![Vec::new(); n];
         while left > 0 {
+            // The earliest effects left, while each waits for nothing (what it reads no effect
+            // left writes) and does the same to every subject, go next one after another: applied
+            // in one pass over their subjects, with the same result.
+            if self.expl.is_none() && analyses.iter().all(Option::is_none) {
+                let mut run = Vec::new();
+                for i in (0..n).filter(|i| alive[*i]) {
+                    let free = partners[i].iter().all(|b| !alive[*b]);
+                    if !free || !does_the_same(&cands[i], lid) {
+                        break;
+                    }
+                    run.push(i);
+                }
+                if run.len() > 1 {
+                    self.apply_run_of(lid, &cands, &run, previous);
+                    for i in run {
+                        alive[i] = false;
+                        left -= 1;
+                    }
+                    continue;
+                }
+            }
             // The earliest effect that waits for no other goes next; an effect stops being examined
             // at the first effect it waits for.
             let mut pick = None;
@@ -815,6 +839,56 @@ impl Deriver<'_> {
         reason: &Reason,
         known: Option<&Instruction>,
     ) -> bool {
+        let subjects = self.subjects_of(cand, known, matches!(reason, Reason::Loop { .. }));
+        let Some(subjects) = subjects else {
+            return false;
+        };
+        self.apply_to(lid, cand, reason, known, &subjects)
+    }
+
+    /// Applies effects one after another in one pass (see `apply_run`).
+    fn apply_run_of(
+        &mut self,
+        lid: LayerId,
+        cands: &[Candidate],
+        run: &[usize],
+        previous: &mut Option<(String, u64)>,
+    ) {
+        let subjects: Vec<Option<Subjects>> = run
+            .iter()
+            .map(|&i| self.subjects_of(&cands[i], None, false))
+            .collect();
+        let members: Vec<(&Candidate, &[Subject])> = run
+            .iter()
+            .zip(&subjects)
+            .filter_map(|(&i, s)| s.as_deref().map(|s| (&cands[i], s)))
+            .collect();
+        let applied = apply_run(
+            self.state,
+            &mut self.sheet,
+            lid,
+            &members,
+            self.trail.as_mut().map(|(_, log)| log),
+        );
+        for ((cand, _), applied) in members.iter().zip(applied) {
+            if applied && !cand.defining {
+                *previous = Some((cand.label(self.state), cand.timestamp.0));
+            }
+            if !self.scans.is_empty() {
+                let touches = cand.touches(self.state, lid);
+                self.scans.retain(|_, (f, _)| !may_read(f, &touches));
+            }
+        }
+    }
+
+    /// Whom an effect applies to: decided when it starts, kept after (seed 004, "Smash It Up").
+    /// Notes the effect as the layer's next step.
+    fn subjects_of(
+        &mut self,
+        cand: &Candidate,
+        known: Option<&Instruction>,
+        looped: bool,
+    ) -> Option<Subjects> {
         let subjects = match self.started.get(&cand.key) {
             Some((_, s)) => s.clone(),
             None => {
@@ -841,13 +915,22 @@ impl Deriver<'_> {
             Arc::make_mut(&mut log.trail.steps).push(Applied {
                 cand: cand.clone(),
                 subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
-                looped: matches!(reason, Reason::Loop { .. }),
+                looped,
                 reads: Arc::default(),
             });
         }
-        let Some(subjects) = subjects else {
-            return false;
-        };
+        subjects
+    }
+
+    /// Applies an effect's parts for this layer to its subjects; true if any part applied.
+    fn apply_to(
+        &mut self,
+        lid: LayerId,
+        cand: &Candidate,
+        reason: &Reason,
+        known: Option<&Instruction>,
+        subjects: &Subjects,
+    ) -> bool {
         if self.expl.is_none() {
             let grants = &mut self.grants;
             let mut granted = Vec::new();
