@@ -608,11 +608,7 @@ enum Same<'a> {
 pub(super) fn does_the_same(cand: &Candidate, layer: LayerId) -> bool {
     match &cand.body {
         Body::Counter { .. } | Body::FaceDown => true,
-        Body::Effect(def) => def
-            .ops
-            .iter()
-            .filter(|o| o.layer == layer)
-            .all(|o| uniform_op(o)),
+        Body::Effect(def) => def.ops.iter().filter(|o| o.layer == layer).all(uniform_op),
     }
 }
 
@@ -707,16 +703,13 @@ pub(super) fn apply_run(
     // The effects, in order, that apply to a subject found in the lists of a set.
     let mut members_of: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
     let mut at = vec![0usize; lists.len()];
-    loop {
-        let Some(s) = lists
-            .iter()
-            .zip(&at)
-            .filter_map(|(l, i)| l.get(*i))
-            .min()
-            .copied()
-        else {
-            break;
-        };
+    while let Some(s) = lists
+        .iter()
+        .zip(&at)
+        .filter_map(|(l, i)| l.get(*i))
+        .min()
+        .copied()
+    {
         let mut mask = 0u64;
         for (g, l) in lists.iter().enumerate() {
             if l.get(at[g]) == Some(&s) {

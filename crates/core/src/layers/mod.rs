@@ -943,7 +943,7 @@ impl Deriver<'_> {
                 &mut self.sheet,
                 cand,
                 lid,
-                &subjects,
+                subjects,
                 params,
                 self.trail.as_mut().map(|(_, log)| log),
                 |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
