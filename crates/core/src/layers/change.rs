@@ -701,7 +701,9 @@ pub(super) fn apply_run(
         return applied;
     }
     // The effects, in order, that apply to a subject found in the lists of a set.
-    let mut members_of: rustc_hash::FxHashMap<u64, Vec<usize>> = Default::default();
+    // For each set: the effects, and every characteristic or property they write.
+    let mut members_of: rustc_hash::FxHashMap<u64, (Vec<usize>, Vec<SlotTarget>)> =
+        Default::default();
     let mut at = vec![0usize; lists.len()];
     while let Some(s) = lists
         .iter()
@@ -717,11 +719,25 @@ pub(super) fn apply_run(
                 at[g] += 1;
             }
         }
-        let members = members_of.entry(mask).or_insert_with(|| {
-            (0..run.len())
+        let (members, targets) = members_of.entry(mask).or_insert_with(|| {
+            let members: Vec<usize> = (0..run.len())
                 .filter(|k| mask & (1 << list_of[*k]) != 0)
-                .collect()
+                .collect();
+            let mut targets: Vec<SlotTarget> = Vec::new();
+            for k in &members {
+                for (t, _) in &parts[*k] {
+                    if !targets.contains(t) {
+                        targets.push(*t);
+                    }
+                }
+            }
+            (members, targets)
         });
+        if let Some(log) = log.as_deref_mut() {
+            for t in targets.iter().filter(|t| fits(s, **t)) {
+                log.keep(s, *t, slot_mut(sheet, s, *t));
+            }
+        }
         for &k in members.iter() {
             for (j, (t, same)) in parts[k].iter().enumerate() {
                 if !fits(s, *t) {
@@ -729,9 +745,6 @@ pub(super) fn apply_run(
                 }
                 applied[k] = true;
                 let slot = slot_mut(sheet, s, *t);
-                if let Some(log) = log.as_deref_mut() {
-                    log.keep(s, *t, slot);
-                }
                 match same {
                     Same::Add(n) => {
                         let v = match (slot.number(), n) {
