@@ -1,7 +1,10 @@
 //! Issue 3 targets, on one core: a board of 1,000 objects with 300 continuous effects across all
 //! layers, a tenth of them in dependency relations and one loop of three.
-//! - full recomputation: at most 2 ms;
-//! - recomputation after one change: at most 0.2 ms.
+//! - full recomputation: at most 2 ms (`layers::derive` from the base values);
+//! - recomputation after one change: at most 0.2 ms. The change is a +1/+1 counter on one creature,
+//!   applied as an action (the state-based checks included), so the derivation starts from the
+//!   previous one: the counter is read by the "Bench Counter" effects, which count creatures with
+//!   power 4 or more.
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 use rulecraft_core::action::{Action, NewObject};
