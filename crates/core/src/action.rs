@@ -452,6 +452,7 @@ impl GameState {
                     layer,
                 }],
                 zones: Vec::new(),
+                affects_text: Default::default(),
             }),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),

@@ -143,9 +143,19 @@ pub struct EffectDef {
     pub ops: Vec<Op>,
     /// Zones where a static ability works besides the zones in play ("this spell costs less").
     pub zones: Vec<ZoneId>,
+    /// `affects_key`, worked out once.
+    #[serde(skip)]
+    pub affects_text: std::sync::OnceLock<Arc<str>>,
 }
 
 impl EffectDef {
+    /// The same for effects whose subjects are written alike ("creatures you control" on many
+    /// cards): for the same source and "you" they pick the same objects.
+    pub fn affects_key(&self) -> &Arc<str> {
+        self.affects_text
+            .get_or_init(|| format!("{:?}", self.affects).into())
+    }
+
     pub fn has_layer(&self, layer: LayerId) -> bool {
         self.ops.iter().any(|o| o.layer == layer)
     }

@@ -7,7 +7,7 @@ use super::change::{
     add_cell, apply_in_place, cells_of, footprint_of, op_params, op_probe, subject_of,
 };
 use super::{all_subjects, start, static_exists, subjects, you_of, Body, Candidate, Deriver};
-use crate::condition::{Cell, Cond, Ctx, Footprint, Reads, Subject};
+use crate::condition::{Cell, Ctx, Footprint, Reads, Subject};
 use crate::effect::{Affects, Change, EffectDef};
 use crate::ids::{LayerId, ObjectId, PlayerId};
 use crate::value::{Ability, Symbol, Value};
@@ -604,7 +604,7 @@ impl Deriver<'_> {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
         let key = (
-            cond as *const Cond as usize,
+            def.affects_key().clone(),
             if cond.names_source() { source } else { None },
             you,
         );

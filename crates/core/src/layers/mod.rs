@@ -361,8 +361,8 @@ struct Deriver<'a> {
     trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
 }
 
-/// A condition (by address), its source where it names it, and its "you".
-type ScanKey = (usize, Option<ObjectId>, Option<PlayerId>);
+/// A condition (as written), its source where it names it, and its "you".
+type ScanKey = (Arc<str>, Option<ObjectId>, Option<PlayerId>);
 
 /// Derives every characteristic and player property. With `explain`, records each step.
 pub fn derive(state: &GameState, explain: bool) -> Derived {

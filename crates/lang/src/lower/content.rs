@@ -524,6 +524,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         while_cond,
         defining,
         ops: lowered,
+        affects_text: Default::default(),
     })
 }
 
