@@ -665,8 +665,6 @@ pub(super) fn apply_run(
         })
         .collect();
     let mut applied = vec![false; run.len()];
-    let mut memo: Vec<Vec<Option<(Value, Value)>>> =
-        parts.iter().map(|p| vec![None; p.len()]).collect();
     // Effects with the same subjects (a shared list: "creatures you control") walk together; the
     // distinct lists are walked side by side, each in id order.
     let mut lists: Vec<&[Subject]> = Vec::new();
@@ -701,9 +699,17 @@ pub(super) fn apply_run(
         return applied;
     }
     // The effects, in order, that apply to a subject found in the lists of a set.
-    // For each set: the effects, and every characteristic or property they write.
-    let mut members_of: rustc_hash::FxHashMap<u64, (Vec<usize>, Vec<SlotTarget>)> =
-        Default::default();
+    // Whether each effect applied: it has a part for the kind of some subject.
+    for (k, (_, subs)) in run.iter().enumerate() {
+        let has_object = matches!(subs.first(), Some(Subject::Object(_)));
+        let has_player = matches!(subs.last(), Some(Subject::Player(_)));
+        applied[k] = parts[k].iter().any(|(t, _)| match t {
+            SlotTarget::Char(_) => has_object,
+            SlotTarget::Prop(_) => has_player,
+        });
+    }
+    // For each set of lists a subject is in: the effects' parts in order, as one program.
+    let mut programs: rustc_hash::FxHashMap<u64, Program> = Default::default();
     let mut at = vec![0usize; lists.len()];
     while let Some(s) = lists
         .iter()
@@ -719,40 +725,101 @@ pub(super) fn apply_run(
                 at[g] += 1;
             }
         }
-        let (members, targets) = members_of.entry(mask).or_insert_with(|| {
-            let members: Vec<usize> = (0..run.len())
-                .filter(|k| mask & (1 << list_of[*k]) != 0)
-                .collect();
-            let mut targets: Vec<SlotTarget> = Vec::new();
-            for k in &members {
-                for (t, _) in &parts[*k] {
-                    if !targets.contains(t) {
-                        targets.push(*t);
-                    }
-                }
-            }
-            (members, targets)
+        let program = programs.entry(mask).or_insert_with(|| {
+            Program::new(
+                (0..run.len())
+                    .filter(|k| mask & (1 << list_of[*k]) != 0)
+                    .flat_map(|k| parts[k].iter()),
+            )
         });
         if let Some(log) = log.as_deref_mut() {
-            for t in targets.iter().filter(|t| fits(s, **t)) {
+            for t in program.targets.iter().filter(|t| fits(s, **t)) {
                 log.keep(s, *t, slot_mut(sheet, s, *t));
             }
         }
-        for &k in members.iter() {
-            for (j, (t, same)) in parts[k].iter().enumerate() {
-                if !fits(s, *t) {
-                    continue;
+        program.run(sheet, s);
+    }
+    applied
+}
+
+/// Parts of several effects to apply in order to each subject of a run, with consecutive
+/// additions to one characteristic summed, and repeats of one symbol or ability change dropped
+/// (adding flying twice adds it once): the same result as applying each in turn.
+struct Program<'a> {
+    targets: Vec<SlotTarget>,
+    ops: Vec<(SlotTarget, Compiled<'a>)>,
+    /// For each operation that reads only its own cell: its last input and output.
+    memo: Vec<Option<(Value, Value)>>,
+}
+
+enum Compiled<'a> {
+    /// Additions in turn: their total, and the least and greatest partial totals (an addition
+    /// that would overflow leaves no number, as it would one at a time).
+    Add {
+        total: i128,
+        lo: i128,
+        hi: i128,
+    },
+    One(&'a Same<'a>),
+}
+
+impl<'a> Program<'a> {
+    fn new(parts: impl Iterator<Item = &'a (SlotTarget, Same<'a>)>) -> Self {
+        let mut targets: Vec<SlotTarget> = Vec::new();
+        let mut ops: Vec<(SlotTarget, Compiled<'a>)> = Vec::new();
+        for (t, same) in parts {
+            if !targets.contains(t) {
+                targets.push(*t);
+            }
+            let last = ops.iter_mut().rev().find(|(x, _)| x == t).map(|(_, op)| op);
+            match (same, last) {
+                (Same::Add(n), Some(Compiled::Add { total, lo, hi })) => {
+                    *total += n.unwrap_or(0) as i128;
+                    *lo = (*lo).min(*total);
+                    *hi = (*hi).max(*total);
                 }
-                applied[k] = true;
-                let slot = slot_mut(sheet, s, *t);
-                match same {
-                    Same::Add(n) => {
-                        let v = match (slot.number(), n) {
-                            (Some(a), Some(b)) => a.checked_add(*b),
-                            (a, _) => a,
-                        };
-                        *slot = Value::Number(v);
+                (Same::Add(n), _) => {
+                    let total = n.unwrap_or(0) as i128;
+                    ops.push((
+                        *t,
+                        Compiled::Add {
+                            total,
+                            lo: total.min(0),
+                            hi: total.max(0),
+                        },
+                    ));
+                }
+                (Same::Own(c), Some(Compiled::One(Same::Own(prev)))) if std::ptr::eq(*c, *prev) => {
+                }
+                (same, _) => ops.push((*t, Compiled::One(same))),
+            }
+        }
+        let memo = vec![None; ops.len()];
+        Program { targets, ops, memo }
+    }
+
+    fn run(&mut self, sheet: &mut Sheet, s: Subject) {
+        for (j, (t, op)) in self.ops.iter().enumerate() {
+            if !fits(s, *t) {
+                continue;
+            }
+            let slot = slot_mut(sheet, s, *t);
+            match op {
+                Compiled::Add { total, lo, hi } => match slot {
+                    Value::Number(Some(a)) => {
+                        let a = *a as i128;
+                        let fits_i64 = |x: i128| (i64::MIN as i128..=i64::MAX as i128).contains(&x);
+                        *slot = Value::Number(if fits_i64(a + lo) && fits_i64(a + hi) {
+                            Some((a + total) as i64)
+                        } else {
+                            None
+                        });
                     }
+                    Value::Number(None) => {}
+                    other => *other = Value::Number(None),
+                },
+                Compiled::One(same) => match same {
+                    Same::Add(_) => unreachable!("additions are compiled"),
                     Same::Counters(n) => {
                         let v = slot.number().and_then(|a| a.checked_add((*n)?));
                         *slot = Value::Number(v);
@@ -760,18 +827,17 @@ pub(super) fn apply_run(
                     Same::SetNumber(n) => *slot = Value::Number(*n),
                     Same::Player(p) => *slot = Value::Player(*p),
                     Same::Set(v) => *slot = (*v).clone(),
-                    Same::Own(change) => match &memo[k][j] {
+                    Same::Own(change) => match &self.memo[j] {
                         Some((_, to)) if to.shares(slot) => {}
                         Some((from, to)) if from.shares(slot) => *slot = to.clone(),
                         _ => {
                             let from = slot.clone();
                             own(slot, change);
-                            memo[k][j] = Some((from, slot.clone()));
+                            self.memo[j] = Some((from, slot.clone()));
                         }
                     },
-                }
+                },
             }
         }
     }
-    applied
 }
