@@ -45,6 +45,8 @@ pub struct GameState {
     pub(crate) settled: bool,
     /// The objects in play, in id order, computed once per state.
     in_play: OnceLock<Arc<[ObjectId]>>,
+    /// The same as bits by object index.
+    in_play_bits: OnceLock<Vec<u64>>,
     /// The base values, computed once and kept until an object changes (not for counters).
     base: OnceLock<Arc<Sheet>>,
     /// `counters_reach`, kept like `base`.
@@ -83,6 +85,7 @@ impl GameState {
             reuse_settled: false,
             settled: false,
             in_play: OnceLock::new(),
+            in_play_bits: OnceLock::new(),
             base: OnceLock::new(),
             reach: OnceLock::new(),
         }
@@ -116,7 +119,17 @@ impl GameState {
     }
 
     pub fn in_play(&self, id: ObjectId) -> bool {
-        self.ruleset.zone(self.object(id).zone).in_play
+        let bits = self.in_play_bits.get_or_init(|| {
+            let mut bits = vec![0u64; self.objects.len().div_ceil(64)];
+            for o in &self.objects {
+                if self.ruleset.zone(o.zone).in_play {
+                    bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
+                }
+            }
+            bits
+        });
+        bits.get(id.index() / 64)
+            .is_some_and(|b| b & (1 << (id.index() % 64)) != 0)
     }
 
     pub fn player_name(&self, p: PlayerId) -> &str {
@@ -202,6 +215,7 @@ impl GameState {
         self.reuse = None;
         self.settled = false;
         self.in_play = OnceLock::new();
+        self.in_play_bits = OnceLock::new();
         self.base = OnceLock::new();
         self.reach = OnceLock::new();
     }
