@@ -104,8 +104,61 @@ pub enum Cond {
 /// its result.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Sheet {
-    pub objects: Vec<Vec<Value>>,
+    pub objects: Rows,
     pub players: Vec<Vec<Value>>,
+}
+
+/// Each object's values by characteristic, one row per object, all rows in one block (a sheet
+/// copies in one piece and an effect's pass over its subjects walks forward through memory).
+/// `rows[o]` is object `o`'s row.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rows {
+    width: usize,
+    values: Vec<Value>,
+}
+
+impl Rows {
+    /// Rows of `width` values each.
+    pub fn new(width: usize, rows: impl IntoIterator<Item = Vec<Value>>) -> Self {
+        let mut values = Vec::new();
+        for row in rows {
+            debug_assert_eq!(row.len(), width);
+            values.extend(row);
+        }
+        Rows { width, values }
+    }
+    /// How many rows (objects).
+    pub fn len(&self) -> usize {
+        self.values.len().checked_div(self.width).unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl std::ops::Index<usize> for Rows {
+    type Output = [Value];
+    fn index(&self, o: usize) -> &[Value] {
+        &self.values[o * self.width..(o + 1) * self.width]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Rows {
+    fn index_mut(&mut self, o: usize) -> &mut [Value] {
+        &mut self.values[o * self.width..(o + 1) * self.width]
+    }
+}
+
+/// Written as a list of rows.
+impl Serialize for Rows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for o in 0..self.len() {
+            seq.serialize_element(&self[o])?;
+        }
+        seq.end()
+    }
 }
 
 /// What a condition is tested on.

@@ -180,28 +180,25 @@ impl GameState {
 
     fn build_base_sheet(&self) -> Sheet {
         let rs = &self.ruleset;
-        let objects = self
-            .objects
-            .iter()
-            .map(|o| {
-                let class = self.content.class(o.class);
-                let mut vals: Vec<Value> = rs
-                    .characteristics
-                    .iter()
-                    .map(|c| match c.kind {
-                        CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
-                        k => k.empty(),
-                    })
-                    .collect();
-                for (c, v) in &class.printed {
-                    vals[c.index()] = v.clone();
-                }
-                if let Some(c) = self.controller_char {
-                    vals[c.index()] = Value::Player(Some(o.controller));
-                }
-                vals
-            })
-            .collect();
+        let rows = self.objects.iter().map(|o| {
+            let class = self.content.class(o.class);
+            let mut vals: Vec<Value> = rs
+                .characteristics
+                .iter()
+                .map(|c| match c.kind {
+                    CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
+                    k => k.empty(),
+                })
+                .collect();
+            for (c, v) in &class.printed {
+                vals[c.index()] = v.clone();
+            }
+            if let Some(c) = self.controller_char {
+                vals[c.index()] = Value::Player(Some(o.controller));
+            }
+            vals
+        });
+        let objects = crate::condition::Rows::new(rs.characteristics.len(), rows);
         Sheet {
             objects,
             players: (*self.player_props).clone(),

@@ -73,7 +73,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     let old_rows: Vec<Vec<Vec<Value>>> = xs.iter().map(|x| rows_by_layer(prev, *x, from)).collect();
     let mut result = prev.sheet.clone();
     for (i, x) in xs.iter().enumerate() {
-        result.objects[x.index()] = old_rows[i][0].clone();
+        result.objects[x.index()].clone_from_slice(&old_rows[i][0]);
     }
 
     // This layer: where each placement goes, and whether a reader would now wait for it.
@@ -144,7 +144,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         let dirty = dirty_chars(&result, &xs, &old_rows, li - from);
         if dirty.is_empty() {
             for (i, x) in xs.iter().enumerate() {
-                result.objects[x.index()] = old_rows[i][n - from].clone();
+                result.objects[x.index()].clone_from_slice(&old_rows[i][n - from]);
             }
             break;
         }
@@ -192,7 +192,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
                     }
                 }
                 for x in &xs {
-                    start.objects[x.index()] = result.objects[x.index()].clone();
+                    start.objects[x.index()].clone_from_slice(&result.objects[x.index()]);
                 }
                 let mut d = continue_from(state, trail[..li].to_vec(), start, li);
                 d.reused_layers = from;
@@ -274,7 +274,7 @@ fn new_placements(state: &GameState, old: &LayerTrail) -> Option<Vec<Candidate>>
 /// the final row with each later layer's writes undone.
 fn rows_by_layer(prev: &Derived, x: ObjectId, from: usize) -> Vec<Vec<Value>> {
     let layers = &prev.trail.0;
-    let mut row = prev.sheet.objects[x.index()].clone();
+    let mut row = prev.sheet.objects[x.index()].to_vec();
     let mut out = vec![row.clone()];
     for lt in layers[from..].iter().rev() {
         for (cell, v) in lt.before.iter() {
@@ -451,7 +451,7 @@ fn unchanged_by(
     let before = look(sheet)?;
     let saved: Vec<Vec<Value>> = xs
         .iter()
-        .map(|x| sheet.objects[x.index()].clone())
+        .map(|x| sheet.objects[x.index()].to_vec())
         .collect();
     for k in added {
         let subjects = [Subject::Object(k.source?)];
@@ -459,7 +459,7 @@ fn unchanged_by(
     }
     let after = look(sheet);
     for (x, row) in xs.iter().zip(saved) {
-        sheet.objects[x.index()] = row;
+        sheet.objects[x.index()].clone_from_slice(&row);
     }
     Some(before == after?)
 }
