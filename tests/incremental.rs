@@ -240,6 +240,9 @@ mod boards {
                 }
                 let full = derive(&s, false);
                 prop_assert_eq!(format!("{:?}", s.derived().sheet), format!("{:?}", full.sheet));
+                // Deriving without shared scans and counts gives the same.
+                let unshared = rulecraft_core::layers::derive_permuted(&s, pick as u64);
+                prop_assert_eq!(format!("{:?}", unshared.sheet), format!("{:?}", full.sheet));
                 // The state-based checks, run only where the change reached, left nothing to do.
                 prop_assert!(settled(&s, &full.sheet));
             }

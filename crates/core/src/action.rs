@@ -577,6 +577,7 @@ impl GameState {
                 you: Some(controller),
                 targets,
                 reads: None,
+                counts: None,
             };
             if let Some(tc) = &sp.target {
                 for t in targets {
@@ -679,6 +680,7 @@ impl GameState {
                     you: None,
                     targets: &[],
                     reads: None,
+                    counts: None,
                 };
                 for &o in objects {
                     if !self.in_play(o) || moves.iter().any(|m| m.0 == o) {

@@ -198,7 +198,16 @@ pub struct Ctx<'a> {
     pub targets: &'a [ObjectId],
     /// Where to record the cells read, if anywhere.
     pub reads: Option<&'a Reads>,
+    /// Counts to share with other evaluations, if any (see `Counts`).
+    pub counts: Option<&'a Counts>,
 }
+
+/// Counts of objects worked out during a derivation, shared by evaluations that count the same
+/// thing: ten copies of "+1/+0 for each other creature you control" count creatures you control
+/// once, each leaving out itself. Keyed by condition (its address) and "you", each with what it
+/// reads; the deriver drops a count when an effect writes what it read.
+pub type Counts =
+    std::cell::RefCell<rustc_hash::FxHashMap<(usize, Option<PlayerId>), (Footprint, i64)>>;
 
 impl<'a> Ctx<'a> {
     /// A context that records nothing.
@@ -216,7 +225,14 @@ impl<'a> Ctx<'a> {
             you,
             targets,
             reads: None,
+            counts: None,
         }
+    }
+
+    /// The same context, sharing counts through `counts`.
+    pub fn counting(mut self, counts: Option<&'a Counts>) -> Self {
+        self.counts = counts;
+        self
     }
 
     /// The same context, recording what it reads into `reads`.
@@ -242,6 +258,7 @@ impl<'a> Ctx<'a> {
             you: self.you,
             targets: self.targets,
             reads: None,
+            counts: self.counts,
         }
     }
 
@@ -425,6 +442,9 @@ impl Ctx<'_> {
             }
             NumExpr::Count(c) => {
                 let each = self.aggregate(c, None);
+                if let Some(n) = each.shared_count(c) {
+                    return Some(n);
+                }
                 self.state
                     .object_ids()
                     .filter(|o| each.test(c, Subject::Object(*o)))
@@ -526,7 +546,54 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// `count(C)` from the shared counts, where `C` is "other" (not the source) and parts that do
+    /// not depend on the source or targets: the count of those parts, less one if the source
+    /// satisfies them. `None` where not shared.
+    fn shared_count(&self, c: &Cond) -> Option<i64> {
+        let counts = self.counts?;
+        let Cond::And(cs) = c else { return None };
+        let other = cs
+            .iter()
+            .position(|x| matches!(x, Cond::Not(n) if matches!(**n, Cond::IsSource)))?;
+        let rest = || cs.iter().enumerate().filter(move |(i, _)| *i != other);
+        if rest().any(|(_, x)| x.names_source() || x.uses_targets()) {
+            return None;
+        }
+        let key = (c as *const Cond as usize, self.you);
+        let known = counts.borrow().get(&key).map(|(_, n)| *n);
+        let all = match known {
+            Some(n) => n,
+            None => {
+                let n = self
+                    .state
+                    .object_ids()
+                    .filter(|o| rest().all(|(_, x)| self.test(x, Subject::Object(*o))))
+                    .count() as i64;
+                let mut f = Footprint::default();
+                c.reads(self.state.controller_char, &mut f);
+                counts.borrow_mut().insert(key, (f, n));
+                n
+            }
+        };
+        let me = self
+            .source
+            .is_some_and(|s| rest().all(|(_, x)| self.test(x, Subject::Object(s))));
+        Some(all - me as i64)
+    }
+}
+
 impl Cond {
+    /// Whether the condition refers to the spell's targets.
+    pub fn uses_targets(&self) -> bool {
+        match self {
+            Cond::IsTarget => true,
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::uses_targets),
+            Cond::Not(c) | Cond::Exists(c) => c.uses_targets(),
+            _ => false,
+        }
+    }
+
     /// Whether the condition reads how many counters an object has.
     pub fn reads_counters(&self) -> bool {
         match self {

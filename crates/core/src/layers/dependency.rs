@@ -655,7 +655,10 @@ impl Deriver<'_> {
         let Body::Effect(def) = &cand.body else {
             return Vec::new();
         };
-        let ctx = cand.ctx(self.state, &self.sheet, None).recording(reads);
+        let ctx = cand
+            .ctx(self.state, &self.sheet, None)
+            .recording(reads)
+            .counting(self.counting.then_some(&self.counts));
         def.ops
             .iter()
             .filter(|o| o.layer == lid)
@@ -689,6 +692,21 @@ impl Deriver<'_> {
     /// or what it does? `b` is applied to the values as they stand and undone; only the subjects of
     /// `a` whose answers read a cell `b` writes are evaluated again.
     pub(super) fn depends(
+        &mut self,
+        lid: LayerId,
+        a: &Candidate,
+        aa: &Analysis,
+        b: &Candidate,
+        ab: &Analysis,
+    ) -> Option<DepKind> {
+        // Counts are not shared while `b` is tried: they would see values that are undone.
+        let counting = std::mem::replace(&mut self.counting, false);
+        let verdict = self.depends_trial(lid, a, aa, b, ab);
+        self.counting = counting;
+        verdict
+    }
+
+    fn depends_trial(
         &mut self,
         lid: LayerId,
         a: &Candidate,

@@ -191,6 +191,7 @@ impl Candidate {
                 None => &[],
             },
             reads,
+            counts: None,
         }
     }
 
@@ -357,6 +358,10 @@ struct Deriver<'a> {
     /// source (where the condition names it) and "you"; dropped when a characteristic the
     /// condition reads is written.
     scans: HashMap<ScanKey, (Footprint, Subjects)>,
+    /// Counts shared by the analyses of effects that count the same thing (`Counts`), dropped
+    /// like scans; not used while an effect is tried and undone (`counting` false).
+    counts: crate::condition::Counts,
+    counting: bool,
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
 }
@@ -384,6 +389,8 @@ pub fn copiable_values(state: &GameState, o: ObjectId) -> Vec<(CharId, Value)> {
 
 /// Derives with objects visited, and created effects stored, in an order given by `seed` (for the
 /// property test that only timestamps, dependency and the rules decide, never storage order).
+/// It shares neither scans nor counts between effects, so it also checks that sharing them
+/// changes nothing.
 #[doc(hidden)]
 pub fn derive_permuted(state: &GameState, seed: u64) -> Derived {
     let mut rng = seed | 1;
@@ -466,6 +473,8 @@ fn continue_from(
         grants,
         visit: None,
         scans: HashMap::default(),
+        counts: Default::default(),
+        counting: true,
         trail: Some((before, LayerLog::new(state))),
     };
     for li in from..n {
@@ -515,6 +524,7 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         objects: vec![vec![Vec::new(); rs.characteristics.len()]; state.objects.len()],
         players: vec![vec![Vec::new(); rs.props.len()]; state.players.len()],
     });
+    let d_visit_none = visit.is_none();
     let mut d = Deriver {
         state,
         sheet,
@@ -523,6 +533,9 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         grants: HashMap::default(),
         visit,
         scans: HashMap::default(),
+        counts: Default::default(),
+        // The permuted derivation (for tests) counts every time: it checks the shared counts.
+        counting: d_visit_none,
         // Kept for a full derivation only: a partial one cannot be continued.
         trail: (!explain && upto >= rs.layers.len()).then(|| (Vec::new(), LayerLog::new(state))),
     };
@@ -778,11 +791,7 @@ impl Deriver<'_> {
             if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
             }
-            if !self.scans.is_empty() {
-                // A scan holds while nothing it reads changed (a `has X` read sees only X).
-                let touches = cand.touches(state, lid);
-                self.scans.retain(|_, (f, _)| !may_read(f, &touches));
-            }
+            self.forget_reads_of(cand, lid);
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
             // read a cell the effect wrote, and forget its tested pairs.
             if involved[pick] && analyses.iter().any(|a| a.is_some()) {
@@ -874,11 +883,20 @@ impl Deriver<'_> {
             if applied && !cand.defining {
                 *previous = Some((cand.label(self.state), cand.timestamp.0));
             }
-            if !self.scans.is_empty() {
-                let touches = cand.touches(self.state, lid);
-                self.scans.retain(|_, (f, _)| !may_read(f, &touches));
-            }
+            self.forget_reads_of(cand, lid);
         }
+    }
+
+    /// Drops the scans and counts that read what an effect just wrote (a `has X` read sees only X).
+    fn forget_reads_of(&mut self, cand: &Candidate, lid: LayerId) {
+        if self.scans.is_empty() && self.counts.borrow().is_empty() {
+            return;
+        }
+        let touches = cand.touches(self.state, lid);
+        self.scans.retain(|_, (f, _)| !may_read(f, &touches));
+        self.counts
+            .borrow_mut()
+            .retain(|_, (f, _)| !may_read(f, &touches));
     }
 
     /// Whom an effect applies to: decided when it starts, kept after (seed 004, "Smash It Up").
@@ -1266,6 +1284,7 @@ fn start(
                     you: Some(created.you),
                     targets: &created.targets,
                     reads,
+                    counts: None,
                 };
                 if !ctx.test(w, Subject::Object(src)) {
                     return None;
