@@ -111,6 +111,8 @@ struct Applied {
     looped: bool,
     /// What it reads (`Candidate::reads`), worked out when first asked.
     reads: Arc<std::sync::OnceLock<Footprint>>,
+    /// The parameters it applied with, per subject, where an analysis worked them out.
+    params: Option<Arc<Vec<Vec<Value>>>>,
 }
 
 /// The layer being applied: which cells it has written (their values before it are kept once).
@@ -765,7 +767,7 @@ impl Deriver<'_> {
                     },
                 }
             };
-            let picked = analyses[pick].take();
+            let mut picked = analyses[pick].take();
             // Before the effect applies: probes of what its writes can change in the analyses of
             // other effects, so that bringing them up to date after it can skip what did not change.
             let mut probes: HashMap<usize, Vec<Option<dependency::Probe>>> = HashMap::default();
@@ -790,6 +792,15 @@ impl Deriver<'_> {
             let known = picked.as_ref().map(|a| &a.instruction);
             if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
+            }
+            // The step keeps the parameters its analysis worked out, for a replay.
+            if let (Some(p), Some((_, log))) = (picked.as_mut(), self.trail.as_mut()) {
+                if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
+                    if step.cand.key == cand.key && step.subjects[..] == p.instruction.subjects[..]
+                    {
+                        step.params = Some(Arc::new(std::mem::take(&mut p.instruction.params)));
+                    }
+                }
             }
             self.forget_reads_of(cand, lid);
             // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
@@ -935,6 +946,7 @@ impl Deriver<'_> {
                 subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
                 looped,
                 reads: Arc::default(),
+                params: None,
             });
         }
         subjects

@@ -334,6 +334,7 @@ fn apply_placement(
         subjects,
         looped: false,
         reads: Arc::default(),
+        params: None,
     })
 }
 
@@ -355,6 +356,10 @@ fn apply_step(
     if mine.is_empty() {
         return Some(());
     }
+    // Its parameters for these objects are what they were: everything it reads is as it was
+    // (only these objects' values differ, and a step that reads what the new counters change comes
+    // before them). They are taken from the step where an analysis kept them.
+    let mut known: Option<Vec<Vec<Value>>> = None;
     if let Body::Effect(def) = &step.cand.body {
         let fixed = def
             .ops
@@ -362,7 +367,24 @@ fn apply_step(
             .filter(|o| o.layer == lid)
             .all(|o| uniform_op(o) && !matches!(o.change, Change::SetPlayer(_)));
         if !fixed {
-            return None;
+            let params = step.params.as_ref()?;
+            let numbers_only = def.ops.iter().filter(|o| o.layer == lid).all(|o| {
+                !matches!(
+                    o.change,
+                    Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::SetPlayer(_)
+                )
+            });
+            if !numbers_only {
+                return None;
+            }
+            known = Some(
+                mine.iter()
+                    .map(|s| {
+                        let i = step.subjects.binary_search(s).ok()?;
+                        params.get(i).cloned()
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            );
         }
     }
     apply_in_place(
@@ -371,7 +393,7 @@ fn apply_step(
         &step.cand,
         lid,
         &mine,
-        None,
+        known.as_deref(),
         None,
         |_, _, _, _| {},
     );
