@@ -630,22 +630,29 @@ impl Cond {
 }
 
 impl NumExpr {
+    /// The expressions an arithmetic expression combines (none for the others).
+    fn operands(&self) -> [Option<&NumExpr>; 2] {
+        match self {
+            NumExpr::Add(a, b)
+            | NumExpr::Sub(a, b)
+            | NumExpr::Mul(a, b)
+            | NumExpr::Max(a, b)
+            | NumExpr::Min(a, b) => [Some(a), Some(b)],
+            NumExpr::Neg(a) => [Some(a), None],
+            _ => [None, None],
+        }
+    }
+
     /// Whether the expression reads how many counters an object has.
     pub fn reads_counters(&self) -> bool {
         match self {
             NumExpr::Counters(..) => true,
             NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.reads_counters(),
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => a.reads_counters() || b.reads_counters(),
-            NumExpr::Neg(a) => a.reads_counters(),
-            NumExpr::Const(_)
-            | NumExpr::Nothing
-            | NumExpr::Char(..)
-            | NumExpr::Prop(..)
-            | NumExpr::SetSize(..) => false,
+            _ => self
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::reads_counters),
         }
     }
 
@@ -653,12 +660,12 @@ impl NumExpr {
     pub fn is_constant(&self) -> bool {
         match self {
             NumExpr::Const(_) | NumExpr::Nothing => true,
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => a.is_constant() && b.is_constant(),
-            NumExpr::Neg(a) => a.is_constant(),
+            e @ (NumExpr::Add(..)
+            | NumExpr::Sub(..)
+            | NumExpr::Mul(..)
+            | NumExpr::Max(..)
+            | NumExpr::Min(..)
+            | NumExpr::Neg(_)) => e.operands().into_iter().flatten().all(NumExpr::is_constant),
             _ => false,
         }
     }
@@ -670,14 +677,10 @@ impl NumExpr {
             NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
                 *r == ObjRef::This
             }
-            NumExpr::Prop(..) => false,
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => a.is_local() && b.is_local(),
-            NumExpr::Neg(a) => a.is_local(),
-            NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
+            NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => {
+                false
+            }
+            e => e.operands().into_iter().flatten().all(NumExpr::is_local),
         }
     }
 }
@@ -852,13 +855,11 @@ impl NumExpr {
                 *r != ObjRef::This
             }
             NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.names_source(),
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => a.names_source() || b.names_source(),
-            NumExpr::Neg(a) => a.names_source(),
-            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Prop(..) => false,
+            e => e
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::names_source),
         }
     }
 

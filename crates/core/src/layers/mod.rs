@@ -170,6 +170,29 @@ struct Candidate {
 }
 
 impl Candidate {
+    /// The effect of an object's `i`-th counter placement (in the layer that applies counters).
+    fn counter(
+        o: &crate::object::GameObject,
+        i: usize,
+        p: &crate::object::CounterPlacement,
+    ) -> Self {
+        Candidate {
+            key: EffectKey::Counter {
+                object: o.id,
+                placement: i as u32,
+            },
+            body: Body::Counter {
+                kind: p.kind,
+                count: p.count,
+            },
+            timestamp: p.timestamp,
+            defining: false,
+            source: Some(o.id),
+            source_name: o.name.clone(),
+            created: None,
+        }
+    }
+
     /// Seed 003: characteristic-defining first, then timestamp; the key breaks ties between
     /// abilities of one object so the order never depends on storage order.
     fn order_key(&self) -> (bool, Timestamp, EffectKey) {
@@ -1173,21 +1196,7 @@ fn gather(
         }
         if counters_here {
             for (i, p) in o.counters.iter().enumerate() {
-                out.push(Candidate {
-                    key: EffectKey::Counter {
-                        object: o.id,
-                        placement: i as u32,
-                    },
-                    body: Body::Counter {
-                        kind: p.kind,
-                        count: p.count,
-                    },
-                    timestamp: p.timestamp,
-                    defining: false,
-                    source: Some(o.id),
-                    source_name: o.name.clone(),
-                    created: None,
-                });
+                out.push(Candidate::counter(o, i, p));
             }
         }
     }

@@ -252,18 +252,7 @@ fn new_placements(state: &GameState, old: &LayerTrail) -> Option<Vec<Candidate>>
                     }
                     known += 1;
                 }
-                None => added.push(Candidate {
-                    key,
-                    body: Body::Counter {
-                        kind: p.kind,
-                        count: p.count,
-                    },
-                    timestamp: p.timestamp,
-                    defining: false,
-                    source: Some(o.id),
-                    source_name: o.name.clone(),
-                    created: None,
-                }),
+                None => added.push(Candidate::counter(o, i, p)),
             }
         }
     }
