@@ -1,4 +1,4 @@
-//! Recomputation after new counters without deriving the layer again (issue 3: "the engine must not
+//! Recomputation after counters change without deriving the layer again (issue 3: "the engine must not
 //! redo what the change cannot affect"). A derivation keeps, for each layer, the order in which
 //! its effects applied and the subjects of each (`LayerTrail::steps`).
 //!
@@ -7,10 +7,11 @@
 //! after it by timestamp, or that was taken from a dependency loop; nothing else moves unless an
 //! effect that reads what the counters change would now wait for them. That is tested exactly
 //! where it can happen: at the turn of each such reader, on the objects with new counters
-//! (`Ctx::probe`, membership tests). When nothing changes, only those objects' values are worked
-//! out again, step by step, and every other value is the previous result. Later layers are
-//! treated the same way while no effect in them reads the changed values. Whatever this cannot
-//! show unchanged is derived in full.
+//! (`Ctx::probe`, membership tests). A placement that went (or whose count changed) leaves the
+//! order alone as long as every reader came before it: those did not wait for it. When nothing
+//! changes, only those objects' values are worked out again, step by step, and every other value
+//! is the previous result. Later layers are treated the same way while no effect in them reads the
+//! changed values. Whatever this cannot show unchanged is derived in full.
 
 use super::change::{apply_in_place, op_probe, uniform_op};
 use super::dependency::Touch;
@@ -27,8 +28,9 @@ use crate::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
-/// The previous derivation with new counter placements worked in from layer `from` (the layer
-/// that applies counters); `None` where that cannot be shown to give the full result.
+/// The previous derivation with the counter placements that came and went worked in from layer
+/// `from` (the layer that applies counters); `None` where that cannot be shown to give the full
+/// result.
 pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<Derived> {
     let layers = &prev.trail.0;
     let n = layers.len();
@@ -41,14 +43,21 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     if old.steps.iter().any(|a| reads_counters(&a.cand)) {
         return None;
     }
-    let added = new_placements(state, old)?;
-    let mut xs: Vec<ObjectId> = added.iter().filter_map(|k| k.source).collect();
+    let (added, removed) = placement_changes(state, old);
+    let mut xs: Vec<ObjectId> = added
+        .iter()
+        .chain(removed.iter().map(|r| &old.steps[*r].cand))
+        .filter_map(|k| k.source)
+        .collect();
     xs.sort();
     xs.dedup();
     // "You" of an effect is read from the values as finally derived; that holds only if no layer
     // from here on changes control. Counters that change control or abilities take the full way.
     let mut touches: Vec<(SlotTarget, Touch)> = Vec::new();
-    for k in &added {
+    for k in added
+        .iter()
+        .chain(removed.iter().map(|r| &old.steps[*r].cand))
+    {
         touches.extend(k.touches(state, lid));
     }
     let special = [state.controller_char, state.abilities_char];
@@ -89,7 +98,12 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
         })
         .collect();
     inserts.sort_by_key(|(at, k)| (*at, k.order_key()));
-    let first_insert = inserts.first().map_or(steps.len(), |(at, _)| *at);
+    // The first step from which values differ: a placement's, or one that went. A placement that
+    // went was waited for by no reader that came before it; one after it may have waited.
+    let first_insert = inserts
+        .first()
+        .map_or(steps.len(), |(at, _)| *at)
+        .min(removed.first().copied().unwrap_or(steps.len()));
     let started_before: FxHashSet<EffectKey> = layers[..from]
         .iter()
         .flat_map(|lt| lt.started.iter().map(|(k, _, _)| *k))
@@ -99,6 +113,9 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     for (r, step) in steps.iter().enumerate() {
         while let Some((_, k)) = pending.next_if(|(at, _)| *at == r) {
             new_steps.push(apply_placement(state, &mut result, k, lid)?);
+        }
+        if removed.binary_search(&r).is_ok() {
+            continue;
         }
         if may_read(step_reads(state, step), &touches) {
             // A reader after the placements would see changed values.
@@ -225,38 +242,34 @@ fn reads_counters(c: &Candidate) -> bool {
     matches!(&c.body, Body::Effect(d) if d.reads_counters())
 }
 
-/// The counter placements that are new since the previous derivation; `None` if an earlier one
-/// changed or went (it may have been waited for: that takes the full way).
-fn new_placements(state: &GameState, old: &LayerTrail) -> Option<Vec<Candidate>> {
-    let mut known = 0;
-    let mut added = Vec::new();
-    let old_counters: FxHashMap<EffectKey, &Candidate> = old
+/// The counter placements that are new since the previous derivation, and the steps of those
+/// that went (a placement whose count changed is one that went and one that came).
+fn placement_changes(state: &GameState, old: &LayerTrail) -> (Vec<Candidate>, Vec<usize>) {
+    let mut gone: FxHashMap<(EffectKey, crate::ids::Timestamp), usize> = old
         .steps
         .iter()
-        .map(|a| &a.cand)
-        .filter(|c| matches!(c.body, Body::Counter { .. }))
-        .map(|c| (c.key, c))
+        .enumerate()
+        .filter(|(_, a)| matches!(a.cand.body, Body::Counter { .. }))
+        .map(|(r, a)| ((a.cand.key, a.cand.timestamp), r))
         .collect();
+    let mut added = Vec::new();
     for o in state.objects() {
         for (i, p) in o.counters.iter().enumerate() {
-            let key = EffectKey::Counter {
-                object: o.id,
-                placement: i as u32,
-            };
-            match old_counters.get(&key) {
-                Some(c) => {
-                    let same = matches!(c.body, Body::Counter { kind, count }
-                        if kind == p.kind && count == p.count);
-                    if !same || c.timestamp != p.timestamp {
-                        return None;
-                    }
-                    known += 1;
-                }
-                None => added.push(Candidate::counter(o, i, p)),
+            let k = Candidate::counter(o, i, p);
+            let same = gone.get(&(k.key, k.timestamp)).is_some_and(|r| {
+                matches!(old.steps[*r].cand.body, Body::Counter { kind, count }
+                    if kind == p.kind && count == p.count)
+            });
+            if same {
+                gone.remove(&(k.key, k.timestamp));
+            } else {
+                added.push(k);
             }
         }
     }
-    (known == old_counters.len()).then_some(added)
+    let mut removed: Vec<usize> = gone.into_values().collect();
+    removed.sort();
+    (added, removed)
 }
 
 /// An object's row at the end of each layer from `from - 1` to the last, as previously derived:
