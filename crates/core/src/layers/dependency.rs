@@ -83,6 +83,10 @@ pub(super) struct CellReads {
     /// What aggregates read of every object, by subject, and all of it together.
     every: Vec<(Subject, Footprint)>,
     every_all: Footprint,
+    /// Where membership is tested with a condition that reads only the tested object's values:
+    /// what it reads. A change to an object's cell there can change only that object's membership,
+    /// so the reads need not be kept one by one.
+    local: Option<Footprint>,
     /// The only subject that read anything, while there is one.
     only: Option<Option<Subject>>,
 }
@@ -96,6 +100,7 @@ impl CellReads {
             entries: Vec::new(),
             every: Vec::new(),
             every_all: Footprint::default(),
+            local: None,
             only: None,
         }
     }
@@ -165,6 +170,10 @@ impl CellReads {
     }
     /// Whether a change to `c` made as `t` says can change an answer.
     pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
+        self.local.as_ref().is_some_and(|f| sees(f, c, t)) || self.recorded(c, t)
+    }
+    /// Whether a read kept one by one sees a change to `c`.
+    fn recorded(&self, c: &Cell, t: &Touch) -> bool {
         let i = self.dims.index(c);
         if Self::test(&self.any, i) || sees(&self.every_all, c, t) {
             return true;
@@ -185,7 +194,10 @@ impl CellReads {
     }
     /// Adds the subjects whose answers a change to `c` can change.
     fn reached(&self, c: &Cell, t: &Touch, out: &mut Vec<Subject>) {
-        if !self.reads(c, t) {
+        if self.local.as_ref().is_some_and(|f| sees(f, c, t)) {
+            out.push(subject_of(c));
+        }
+        if !self.recorded(c, t) {
             return;
         }
         match self.only {
@@ -451,6 +463,7 @@ impl Deriver<'_> {
             by_cell.add_every(s, log.every);
         };
         let mut scanned = false;
+        let mut local_reads: Option<Footprint> = None;
         let (exists, subjects) = match (
             self.started.get(&cand.key),
             &cand.body,
@@ -471,13 +484,25 @@ impl Deriver<'_> {
                                 Subject::Player(p) => p.0 as u32,
                             });
                         }
+                        // A condition that reads only the tested object's values: what it reads is
+                        // known without recording each test.
+                        let local = match &def.affects {
+                            Affects::Objects(c) if record && c.is_local() => {
+                                let mut f = Footprint::default();
+                                c.reads(state.controller_char, &mut f);
+                                Some(f)
+                            }
+                            _ => None,
+                        };
                         for s in all {
                             let r = Reads::default();
-                            if self.member(cand, def, you, s, record.then_some(&r)) {
+                            let rec = (record && local.is_none()).then_some(&r);
+                            if self.member(cand, def, you, s, rec) {
                                 subs.push(s);
                             }
                             note(r, s);
                         }
+                        local_reads = local;
                         subs.sort();
                         (true, subs)
                     }
@@ -502,6 +527,10 @@ impl Deriver<'_> {
         let global = global.into_inner();
         let global_every = global.every;
         let global: HashSet<Cell> = global.cells.into_iter().map(|(c, _)| c).collect();
+        if let Some(f) = local_reads {
+            by_cell_chars.union(&f);
+            by_cell.local = Some(f);
+        }
         by_cell.finish();
         let mut read_chars = by_cell_chars.clone();
         for c in &global {
@@ -546,7 +575,10 @@ impl Deriver<'_> {
         for (k, s) in subjects.iter().enumerate() {
             let r = Reads::default();
             let member = match (&cand.body, an.scanned) {
-                (Body::Effect(def), true) => self.member(cand, def, you, *s, Some(&r)),
+                (Body::Effect(def), true) => {
+                    let rec = an.by_cell.local.is_none().then_some(&r);
+                    self.member(cand, def, you, *s, rec)
+                }
                 _ => an.instruction.subjects.binary_search(s).is_ok(),
             };
             let at = an.instruction.subjects.binary_search(s);
