@@ -116,12 +116,10 @@ pub(super) fn changes(
                 if !fits(subject, t) {
                     continue;
                 }
-                let cur = current(sheet, subject, t);
-                let v = Value::Number(
-                    cur.number()
-                        .and_then(|n| n.checked_add(d.checked_mul(*count)?)),
-                );
-                out.push((t, v));
+                out.push((
+                    t,
+                    counted(current(sheet, subject, t), d.checked_mul(*count)),
+                ));
             }
         }
         Body::FaceDown => {
@@ -192,10 +190,7 @@ pub(super) fn change(
     let cur = current(sheet, subject, op.target);
     let v = match &op.change {
         Change::SetNumber(e) => Value::Number(ctx.eval(e, subject)),
-        Change::Modify(e) => Value::Number(match (cur.number(), ctx.eval(e, subject)) {
-            (Some(a), Some(b)) => a.checked_add(b),
-            (a, _) => a,
-        }),
+        Change::Modify(e) => modified(cur, ctx.eval(e, subject)),
         Change::SwitchWith(other) => {
             let t2 = SlotTarget::Char(*other);
             let v2 = current(sheet, subject, t2).clone();
@@ -382,10 +377,7 @@ pub(super) fn apply_in_place(
                 for (c, d) in &state.ruleset.counters[kind.index()].changes {
                     let cell = &mut sheet.objects[o.index()][c.index()];
                     keep(&mut log, *s, SlotTarget::Char(*c), cell);
-                    let n = cell
-                        .number()
-                        .and_then(|n| n.checked_add(d.checked_mul(*count)?));
-                    *cell = Value::Number(n);
+                    *cell = counted(cell, d.checked_mul(*count));
                     applied = true;
                 }
             }
@@ -403,11 +395,6 @@ pub(super) fn apply_in_place(
         }
         Body::Effect(def) => {
             let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == layer).collect();
-            let you = super::you_of(state, sheet, cand, None);
-            let targets: &[crate::ids::ObjectId] = match &cand.created {
-                Some(c) => &c.targets,
-                None => &[],
-            };
             // Seed 003: an effect applies to all its subjects at once, so every subject's values
             // are worked out on the values as they stood before the effect, then written.
             let Some(&first) = subjects.first() else {
@@ -423,7 +410,7 @@ pub(super) fn apply_in_place(
                     })
             });
             let mut prepared: Vec<Prepared> = {
-                let ctx = Ctx::new(state, sheet, cand.source, you, targets);
+                let ctx = cand.ctx(state, sheet, None);
                 if uniform {
                     ops.iter()
                         .map(|op| prepare(&ctx, sheet, first, op))
@@ -467,13 +454,10 @@ pub(super) fn apply_in_place(
                         Prepared::Number(n) => {
                             let slot = slot_mut(sheet, s, op.target);
                             keep(&mut log, s, op.target, slot);
-                            *slot = Value::Number(match &op.change {
-                                Change::Modify(_) => match (slot.number(), *n) {
-                                    (Some(a), Some(b)) => a.checked_add(b),
-                                    (a, _) => a,
-                                },
-                                _ => *n,
-                            });
+                            *slot = match &op.change {
+                                Change::Modify(_) => modified(slot, *n),
+                                _ => Value::Number(*n),
+                            };
                             applied = true;
                         }
                         Prepared::Player(p) => {
@@ -487,15 +471,7 @@ pub(super) fn apply_in_place(
                             // (every Goblin's "goblin") share the result too.
                             let slot = slot_mut(sheet, s, op.target);
                             keep(&mut log, s, op.target, slot);
-                            match &memo[j] {
-                                Some((_, to)) if to.shares(slot) => {}
-                                Some((from, to)) if from.shares(slot) => *slot = to.clone(),
-                                _ => {
-                                    let from = slot.clone();
-                                    own(slot, &op.change);
-                                    memo[j] = Some((from, slot.clone()));
-                                }
-                            }
+                            own_remembered(slot, &op.change, &mut memo[j]);
                             applied = true;
                         }
                         Prepared::Values(list) => {
@@ -538,6 +514,33 @@ pub(super) fn uniform_op(op: &Op) -> bool {
         Change::AddAbilities(l) => !grants_static(l),
         Change::RemoveAbilities(_) => true,
         _ => false,
+    }
+}
+
+/// A number with `n` added ("gets +1/+1"): no number stays none, and adding none changes nothing.
+fn modified(cur: &Value, n: Option<i64>) -> Value {
+    Value::Number(match (cur.number(), n) {
+        (Some(a), Some(b)) => a.checked_add(b),
+        (a, _) => a,
+    })
+}
+
+/// A number with counters' worth `n` added; no number if that overflows.
+fn counted(cur: &Value, n: Option<i64>) -> Value {
+    Value::Number(cur.number().and_then(|a| a.checked_add(n?)))
+}
+
+/// `own`, remembering its last input and output: subjects that share a value (every Goblin's
+/// "goblin") share the result too.
+fn own_remembered(slot: &mut Value, c: &Change, memo: &mut Option<(Value, Value)>) {
+    match memo {
+        Some((_, to)) if to.shares(slot) => {}
+        Some((from, to)) if from.shares(slot) => *slot = to.clone(),
+        _ => {
+            let from = slot.clone();
+            own(slot, c);
+            *memo = Some((from, slot.clone()));
+        }
     }
 }
 
@@ -642,12 +645,7 @@ pub(super) fn apply_run(
                 let Some(&first) = subjects.first() else {
                     return Vec::new();
                 };
-                let you = super::you_of(state, sheet, cand, None);
-                let targets: &[crate::ids::ObjectId] = match &cand.created {
-                    Some(c) => &c.targets,
-                    None => &[],
-                };
-                let ctx = Ctx::new(state, sheet, cand.source, you, targets);
+                let ctx = cand.ctx(state, sheet, None);
                 def.ops
                     .iter()
                     .filter(|o| o.layer == layer)
@@ -820,22 +818,11 @@ impl<'a> Program<'a> {
                 },
                 Compiled::One(same) => match same {
                     Same::Add(_) => unreachable!("additions are compiled"),
-                    Same::Counters(n) => {
-                        let v = slot.number().and_then(|a| a.checked_add((*n)?));
-                        *slot = Value::Number(v);
-                    }
+                    Same::Counters(n) => *slot = counted(slot, *n),
                     Same::SetNumber(n) => *slot = Value::Number(*n),
                     Same::Player(p) => *slot = Value::Player(*p),
                     Same::Set(v) => *slot = (*v).clone(),
-                    Same::Own(change) => match &self.memo[j] {
-                        Some((_, to)) if to.shares(slot) => {}
-                        Some((from, to)) if from.shares(slot) => *slot = to.clone(),
-                        _ => {
-                            let from = slot.clone();
-                            own(slot, change);
-                            self.memo[j] = Some((from, slot.clone()));
-                        }
-                    },
+                    Same::Own(change) => own_remembered(slot, change, &mut self.memo[j]),
                 },
             }
         }

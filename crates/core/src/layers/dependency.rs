@@ -6,10 +6,13 @@
 use super::change::{
     add_cell, apply_in_place, cells_of, footprint_of, op_params, op_probe, subject_of,
 };
-use super::{all_subjects, start, static_exists, subjects, you_of, Body, Candidate, Deriver};
+use super::{
+    all_subjects, objects_of, start, static_exists, subjects, you_of, Body, Candidate, Deriver,
+};
 use crate::condition::{Cell, Ctx, Footprint, Reads, Subject};
 use crate::effect::{Affects, Change, EffectDef};
 use crate::ids::{LayerId, ObjectId, PlayerId};
+use crate::ruleset::SlotTarget;
 use crate::value::{Ability, Symbol, Value};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -224,14 +227,22 @@ impl CellReads {
 /// changes to X).
 pub(super) fn sees(f: &Footprint, c: &Cell, t: &Touch) -> bool {
     match c {
-        Cell::Object(_, ch) => {
-            f.reads_any(*ch)
+        Cell::Object(_, ch) => sees_target(f, SlotTarget::Char(*ch), t),
+        Cell::Player(_, q) => sees_target(f, SlotTarget::Prop(*q), t),
+    }
+}
+
+/// Whether reads summed up as `f` see a change to a characteristic or property made as `t` says.
+pub(super) fn sees_target(f: &Footprint, target: SlotTarget, t: &Touch) -> bool {
+    match target {
+        SlotTarget::Char(ch) => {
+            f.reads_any(ch)
                 || match t {
-                    Touch::Any => f.names_of(*ch).next().is_some(),
-                    Touch::Names(list) => f.names_of(*ch).any(|s| list.contains(s)),
+                    Touch::Any => f.names_of(ch).next().is_some(),
+                    Touch::Names(list) => f.names_of(ch).any(|s| list.contains(s)),
                 }
         }
-        Cell::Player(_, q) => f.has_prop(*q),
+        SlotTarget::Prop(q) => f.has_prop(q),
     }
 }
 
@@ -430,7 +441,11 @@ impl Deriver<'_> {
             return None;
         };
         let k = if aa.meets(ab) {
-            self.depends(lid, &cands[a], aa, &cands[b], ab)
+            // Counts are not shared while `b` is tried: they would see values that are undone.
+            let counting = std::mem::replace(&mut self.counting, false);
+            let k = self.depends(lid, &cands[a], aa, &cands[b], ab);
+            self.counting = counting;
+            k
         } else {
             None
         };
@@ -731,21 +746,6 @@ impl Deriver<'_> {
         b: &Candidate,
         ab: &Analysis,
     ) -> Option<DepKind> {
-        // Counts are not shared while `b` is tried: they would see values that are undone.
-        let counting = std::mem::replace(&mut self.counting, false);
-        let verdict = self.depends_trial(lid, a, aa, b, ab);
-        self.counting = counting;
-        verdict
-    }
-
-    fn depends_trial(
-        &mut self,
-        lid: LayerId,
-        a: &Candidate,
-        aa: &Analysis,
-        b: &Candidate,
-        ab: &Analysis,
-    ) -> Option<DepKind> {
         let affected = aa.affected(&ab.writes);
         if affected.as_ref().is_some_and(|v| v.is_empty()) {
             return None;
@@ -753,20 +753,7 @@ impl Deriver<'_> {
         // Where `b` changes only objects' values, `a`'s parameters are first compared by probe: only
         // those objects are evaluated again (a count of creatures with power 4 or more looks at the
         // creatures `b` changes, not at every creature).
-        let xs: Option<Vec<ObjectId>> = ab
-            .writes
-            .iter()
-            .map(|(c, _)| match c {
-                Cell::Object(o, _) => Some(*o),
-                Cell::Player(..) => None,
-            })
-            .collect::<Option<Vec<_>>>()
-            .map(|mut v| {
-                v.dedup();
-                v.sort();
-                v.dedup();
-                v
-            });
+        let xs = objects_of(&ab.writes);
         let probes_before: Vec<Option<Vec<Option<i64>>>> = match (&affected, &xs) {
             (Some(subs), Some(xs)) => subs
                 .iter()

@@ -460,15 +460,23 @@ pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
     if let Some(d) = replay::replay(state, prev, from) {
         return d;
     }
-    let mut sheet = prev.sheet.clone();
-    for lt in layers[from..].iter().rev() {
-        for (cell, v) in lt.before.iter() {
-            *cell_mut(&mut sheet, cell) = v.clone();
-        }
-    }
-    let mut d = continue_from(state, layers[..from].to_vec(), sheet, from);
+    let mut d = continue_from(state, layers[..from].to_vec(), prev.sheet_at(from), from);
     d.reused_layers = from;
     d
+}
+
+impl Derived {
+    /// The values at the start of layer `from`: the result with the writes of `from` and every
+    /// later layer undone.
+    fn sheet_at(&self, from: usize) -> Sheet {
+        let mut sheet = self.sheet.clone();
+        for lt in self.trail.0[from..].iter().rev() {
+            for (cell, v) in lt.before.iter() {
+                *cell_mut(&mut sheet, cell) = v.clone();
+            }
+        }
+        sheet
+    }
 }
 
 /// Derives layers `from` onward, from the values at the start of `from` and what the layers
@@ -490,18 +498,9 @@ fn continue_from(
         }
     }
     let n = state.ruleset.layers.len();
-    let mut d = Deriver {
-        state,
-        sheet,
-        expl: None,
-        started,
-        grants,
-        visit: None,
-        scans: HashMap::default(),
-        counts: Default::default(),
-        counting: true,
-        trail: Some((before, LayerLog::new(state))),
-    };
+    let mut d = Deriver::new(state, sheet, None, None, Some(before));
+    d.started = started;
+    d.grants = grants;
     for li in from..n {
         d.layer(LayerId(li as u16));
     }
@@ -549,25 +548,39 @@ fn derive_inner(state: &GameState, upto: usize, explain: bool, visit: Option<Vec
         objects: vec![vec![Vec::new(); rs.characteristics.len()]; state.objects.len()],
         players: vec![vec![Vec::new(); rs.props.len()]; state.players.len()],
     });
-    let d_visit_none = visit.is_none();
-    let mut d = Deriver {
-        state,
-        sheet,
-        expl,
-        started: HashMap::default(),
-        grants: HashMap::default(),
-        visit,
-        scans: HashMap::default(),
-        counts: Default::default(),
-        // The permuted derivation (for tests) counts every time: it checks the shared counts.
-        counting: d_visit_none,
-        // Kept for a full derivation only: a partial one cannot be continued.
-        trail: (!explain && upto >= rs.layers.len()).then(|| (Vec::new(), LayerLog::new(state))),
-    };
+    // A trail is kept for a full derivation only: a partial one cannot be continued.
+    let trail = (!explain && upto >= rs.layers.len()).then(Vec::new);
+    let mut d = Deriver::new(state, sheet, expl, visit, trail);
     for li in 0..upto.min(rs.layers.len()) {
         d.layer(LayerId(li as u16));
     }
     d.finish()
+}
+
+impl<'a> Deriver<'a> {
+    /// A deriver starting from `sheet`, with no effect started yet; `trail`: what the layers
+    /// before did, if a trail is kept.
+    fn new(
+        state: &'a GameState,
+        sheet: Sheet,
+        expl: Option<Explanation>,
+        visit: Option<Vec<u32>>,
+        trail: Option<Vec<Arc<LayerTrail>>>,
+    ) -> Self {
+        Deriver {
+            state,
+            sheet,
+            expl,
+            started: HashMap::default(),
+            grants: HashMap::default(),
+            // The permuted derivation (for tests) counts every time: it checks the shared counts.
+            counting: visit.is_none(),
+            visit,
+            scans: HashMap::default(),
+            counts: Default::default(),
+            trail: trail.map(|t| (t, LayerLog::new(state))),
+        }
+    }
 }
 
 impl Deriver<'_> {
@@ -1072,16 +1085,9 @@ fn objects_of(cells: &[(Cell, Touch)]) -> Option<Vec<ObjectId>> {
 /// whether a characteristic holds some symbols sees only changes to those symbols (a Goblin lord
 /// does not wait for an effect that makes Goblins Zombies too).
 fn may_read(reads: &Footprint, touches: &[(SlotTarget, Touch)]) -> bool {
-    touches.iter().any(|(t, touch)| match t {
-        SlotTarget::Prop(p) => reads.has_prop(*p),
-        SlotTarget::Char(c) => {
-            reads.reads_any(*c)
-                || match touch {
-                    Touch::Any => reads.names_of(*c).next().is_some(),
-                    Touch::Names(list) => reads.names_of(*c).any(|s| list.contains(s)),
-                }
-        }
-    })
+    touches
+        .iter()
+        .any(|(t, touch)| dependency::sees_target(reads, *t, touch))
 }
 
 /// Keeps when a static ability was granted to an object by an effect writing its abilities, unless

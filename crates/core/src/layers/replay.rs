@@ -16,8 +16,7 @@
 use super::change::{apply_in_place, op_probe, uniform_op};
 use super::dependency::Touch;
 use super::{
-    cell_mut, continue_from, may_read, Applied, Body, Candidate, Derived, EffectKey, LayerTrail,
-    Trail,
+    continue_from, may_read, Applied, Body, Candidate, Derived, EffectKey, LayerTrail, Trail,
 };
 use crate::condition::{Cell, Ctx, Footprint, Sheet, Subject};
 use crate::effect::{Affects, Change};
@@ -202,12 +201,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
             None => {
                 // Derive from this layer in full: the values at its start are the previous ones,
                 // with the objects' new rows.
-                let mut start = prev.sheet.clone();
-                for lt in layers[li..].iter().rev() {
-                    for (cell, v) in lt.before.iter() {
-                        *cell_mut(&mut start, cell) = v.clone();
-                    }
-                }
+                let mut start = prev.sheet_at(li);
                 for x in &xs {
                     start.objects[x.index()].clone_from_slice(&result.objects[x.index()]);
                 }
