@@ -453,6 +453,7 @@ impl GameState {
                 }],
                 zones: Vec::new(),
                 affects_text: Default::default(),
+                text_symbol: Default::default(),
             }),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),

@@ -146,6 +146,9 @@ pub struct EffectDef {
     /// `affects_key`, worked out once.
     #[serde(skip)]
     pub affects_text: std::sync::OnceLock<Arc<str>>,
+    /// `ability_name`, worked out once.
+    #[serde(skip)]
+    pub text_symbol: std::sync::OnceLock<Symbol>,
 }
 
 impl EffectDef {
@@ -154,6 +157,12 @@ impl EffectDef {
     pub fn affects_key(&self) -> &Arc<str> {
         self.affects_text
             .get_or_init(|| format!("{:?}", self.affects).into())
+    }
+
+    /// The name a static ability with this effect has in an ability list (its rules text), for
+    /// reads of whether an object still has it.
+    pub fn ability_name(&self) -> &Symbol {
+        self.text_symbol.get_or_init(|| Symbol::new(&self.text))
     }
 
     pub fn has_layer(&self, layer: LayerId) -> bool {

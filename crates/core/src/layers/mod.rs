@@ -20,7 +20,7 @@ use crate::explain::{DependsOn, Explanation, Reason, Step};
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
 use crate::ruleset::SlotTarget;
 use crate::state::GameState;
-use crate::value::{Ability, Symbol, Value};
+use crate::value::{Ability, Value};
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -230,7 +230,7 @@ impl Candidate {
             if self.created.is_none() {
                 // A static ability exists while its source has it; "you" is its controller.
                 if let Some(a) = state.abilities_char {
-                    f.add_name(a, Symbol::new(&def.text));
+                    f.add_name(a, def.ability_name().clone());
                 }
                 if let Some(c) = controller {
                     f.add_char(c);
@@ -1270,7 +1270,7 @@ fn static_exists(
     };
     let ac = state.abilities_char?;
     let probe = Ctx::new(state, sheet, None, None, &[]).recording(reads);
-    let still_has = match probe.value_for(object, ac, &Symbol::new(&def.text)) {
+    let still_has = match probe.value_for(object, ac, def.ability_name()) {
         Value::Abilities(list) => list.iter().any(|a| {
             matches!(a, Ability::Static { class: c, index: i, .. } if *c == class && *i == index)
         }),

@@ -525,6 +525,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         defining,
         ops: lowered,
         affects_text: Default::default(),
+        text_symbol: Default::default(),
     })
 }
 
