@@ -234,3 +234,18 @@ fn overflow_has_no_value() {
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     assert_eq!(r.checked, 2);
 }
+
+/// Issue 8, item 1: a ruleset may declare counters and no layer that applies them; putting a
+/// counter then changes nothing, and must not panic.
+#[test]
+fn counters_without_a_counter_layer_change_nothing() {
+    let mut loader = rulecraft_lang::loader::Loader::new();
+    let list = loader
+        .scenarios(std::path::Path::new("tests/data/no-counter-layer.scenario"))
+        .expect("the scenarios load");
+    assert_eq!(list.len(), 2);
+    for (env, sc) in list {
+        let r = rulecraft_lang::scenario::run(&env, &sc, None);
+        assert!(r.passed() && r.checked > 0, "{}: {:?}", r.name, r.failures);
+    }
+}

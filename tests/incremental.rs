@@ -135,7 +135,10 @@ mod boards {
 
     /// A board of the benchmark's cards (benches/data/board.cards): `counts` of each kind of
     /// permanent with effects, `creatures` creatures, and the spells resolved on some of them.
-    fn board(counts: &[u8], creatures: usize) -> (GameState, Vec<rulecraft_core::ObjectId>) {
+    pub(super) fn board(
+        counts: &[u8],
+        creatures: usize,
+    ) -> (GameState, Vec<rulecraft_core::ObjectId>) {
         let mut s = game(&["benches/data/board.cards"]);
         let bf = s.ruleset.zone_id("battlefield").unwrap();
         let gy = s.ruleset.zone_id("graveyard").unwrap();
@@ -272,5 +275,132 @@ mod boards {
             format!("{:?}", d.sheet),
             format!("{:?}", derive(&s, false).sheet)
         );
+    }
+}
+
+/// Any action, on boards built at random from the bundled cards: every recomputation after a
+/// change (the state-based checks' rounds included) equals a full derivation. The engine compares
+/// them itself while `verify_recomputation` is on and panics naming any value that differs.
+mod any_change {
+    use super::*;
+    use proptest::prelude::*;
+    use rulecraft_core::decision::{Choice, DecisionRequest};
+    use rulecraft_core::{ClassId, ObjectId};
+
+    fn mixed_game() -> GameState {
+        Loader::new()
+            .game(
+                Path::new("rulesets/mtg-2020.rules"),
+                &[
+                    Path::new("content/mtg"),
+                    Path::new("benches/data/board.cards"),
+                ],
+                &["A", "B"],
+            )
+            .expect("ruleset and content load")
+    }
+
+    /// One random action; refused ones change nothing and are skipped.
+    fn act(s: &mut GameState, (kind, a, b): (u8, u16, u16)) {
+        let n_classes = s.content.classes.len() as u16;
+        let zones = ["battlefield", "graveyard", "exile", "hand"];
+        let count = s.objects().count() as u16;
+        let pick = |x: u16| ObjectId((x % count.max(1)) as u32);
+        let player = PlayerId((a % 2) as u8);
+        let class = ClassId((a % n_classes) as u32);
+        let bf = s.ruleset.zone_id("battlefield").unwrap();
+        let gy = s.ruleset.zone_id("graveyard").unwrap();
+        let _ = match kind % 9 {
+            0 | 1 => {
+                let is_spell = s.content.class(class).spell.is_some();
+                let mut n = NewObject::new(class, player, if is_spell { gy } else { bf });
+                n.choices = vec![rulecraft_core::Symbol::new("goblin")];
+                if s.content.class(class).enters_as_copy && count > 0 {
+                    n.copy_of = Some(pick(b));
+                }
+                s.apply(Action::Create(vec![n]))
+            }
+            2 if count > 0 => {
+                let sp = s.apply(Action::Create(vec![NewObject::new(class, player, gy)]));
+                match sp {
+                    Ok(o) if s.content.class(class).spell.is_some() => s.apply(Action::Resolve {
+                        spell: o.created[0],
+                        controller: player,
+                        targets: vec![pick(b)],
+                        choices: vec![],
+                    }),
+                    other => other.map(|_| Default::default()),
+                }
+            }
+            3 if count > 0 => {
+                let z = s.ruleset.zone_id(zones[(b % 4) as usize]).unwrap();
+                s.apply(Action::Move {
+                    object: pick(a),
+                    zone: z,
+                })
+            }
+            4 if count > 0 => {
+                let k = s
+                    .ruleset
+                    .counter_id(if b % 2 == 0 { "+1/+1" } else { "-1/-1" });
+                s.apply(Action::AddCounters {
+                    object: pick(a),
+                    counter: k.unwrap(),
+                    count: (b % 5) as i64 - 2,
+                })
+            }
+            5 if count > 1 => s.apply(Action::Attach {
+                object: pick(a),
+                to: pick(b),
+            }),
+            6 if count > 0 => s.apply(Action::EndEffectsOf { source: pick(a) }),
+            7 if b % 4 == 0 => s.apply(Action::EndTurn),
+            8 if count > 0 => s.apply(if b % 2 == 0 {
+                Action::TurnFaceDown { object: pick(a) }
+            } else {
+                Action::TurnFaceUp { object: pick(a) }
+            }),
+            _ => return,
+        };
+        if let Some(DecisionRequest::OrderTimestamps { objects, .. }) = s.pending_decision() {
+            let order = objects.clone();
+            s.decide(Choice::Order(order)).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_recomputation_equals_a_full_derivation(
+            program in prop::collection::vec((any::<u8>(), any::<u16>(), any::<u16>()), 1..40),
+        ) {
+            rulecraft_core::layers::verify_recomputation(true);
+            let mut s = mixed_game();
+            for step in program {
+                act(&mut s, step);
+                let full = derive(&s, false);
+                prop_assert_eq!(&s.derived().sheet.objects, &full.sheet.objects);
+            }
+            if std::env::var("RULECRAFT_OUTCOMES").is_ok() {
+                eprintln!("{:?}", rulecraft_core::layers::recomputation_outcomes());
+            }
+        }
+
+        /// The same on a board like the benchmark's, with dependent effects and a loop.
+        #[test]
+        fn every_recomputation_on_a_dependent_board_equals_a_full_derivation(
+            counts in prop::collection::vec(0u8..3, 9),
+            creatures in 4usize..16,
+            program in prop::collection::vec((any::<u8>(), any::<u16>(), any::<u16>()), 1..24),
+        ) {
+            rulecraft_core::layers::verify_recomputation(true);
+            let (mut s, _) = boards::board(&counts, creatures);
+            for step in program {
+                act(&mut s, step);
+                let full = derive(&s, false);
+                prop_assert_eq!(&s.derived().sheet.objects, &full.sheet.objects);
+            }
+        }
     }
 }

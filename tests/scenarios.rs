@@ -44,3 +44,19 @@ fn every_bundled_scenario_passes() {
     );
     assert!(count >= 19, "expected at least 19 scenarios, ran {count}");
 }
+
+/// Every bundled scenario again, with every recomputation after a change compared with a full
+/// derivation (a difference panics, naming the values).
+#[test]
+fn every_recomputation_in_the_bundled_scenarios_equals_a_full_derivation() {
+    rulecraft_core::layers::verify_recomputation(true);
+    let files = files_with_ext(Path::new("scenarios"), "scenario");
+    let mut loader = Loader::new();
+    for f in &files {
+        let list = loader.scenarios(f).expect("the bundled scenarios load");
+        for (env, sc) in list {
+            let r = run(&env, &sc, None);
+            assert!(r.passed(), "{}: {}", f.display(), r.name);
+        }
+    }
+}

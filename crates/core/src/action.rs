@@ -279,21 +279,17 @@ impl GameState {
                 if counter.index() >= self.ruleset.counters.len() {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
-                // Counters reach only the layers that apply or count them.
-                let reach = self.counters_reach();
                 if count > 0 {
                     let ts = self.new_timestamp();
-                    self.object_mut_from(object, reach)
-                        .counters
-                        .push(CounterPlacement {
-                            kind: counter,
-                            count,
-                            timestamp: ts,
-                        });
+                    self.object_mut(object).counters.push(CounterPlacement {
+                        kind: counter,
+                        count,
+                        timestamp: ts,
+                    });
                 } else {
                     // Remove from the latest placements first.
                     let mut left = -count;
-                    let o = self.object_mut_from(object, reach);
+                    let o = self.object_mut(object);
                     for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
                         let take = left.min(p.count);
                         p.count -= take;
@@ -346,8 +342,9 @@ impl GameState {
             }
             Action::EndEffectsOf { source } => {
                 self.check_object(source)?;
-                self.touch();
-                self.effects.retain(|e| e.source != source);
+                if self.effects.iter().any(|e| e.source == source) {
+                    self.effects_mut().retain(|e| e.source != source);
+                }
             }
             Action::SetProperty {
                 player,
@@ -433,12 +430,12 @@ impl GameState {
         self.next_effect_id += 1;
         let inc = self.object(id).incarnation;
         let name = self.object(id).name.clone();
-        self.touch();
-        self.effects.push(Arc::new(CreatedEffect {
+        let controller = self.object(id).controller;
+        self.effects_mut().push(Arc::new(CreatedEffect {
             id: eid,
             source: id,
             source_name: name,
-            controller: self.object(id).controller,
+            controller,
             timestamp: ts,
             duration: Duration::WhileSourceInPlay,
             def: Arc::new(EffectDef {
@@ -498,12 +495,22 @@ impl GameState {
     }
 
     fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
-        let was_in_play = self.in_play(object);
-        let ts = self.new_timestamp();
-        let owner = self.object(object).owner;
-        {
+        self.move_objects(&[(object, zone)]);
+    }
+
+    /// Objects change zones at once: each becomes a new object with a new timestamp, loses its
+    /// counters and attachments, returns to its owner's control; what was attached to any of them
+    /// falls off, and effects that last while a source is in play end when it leaves (one pass
+    /// over the objects and effects, however many move).
+    fn move_objects(&mut self, moves: &[(ObjectId, ZoneId)]) {
+        let mut left_play: Vec<ObjectId> = Vec::new();
+        let mut moved: Vec<ObjectId> = Vec::with_capacity(moves.len());
+        for &(object, zone) in moves {
+            let was_in_play = self.in_play(object);
+            let ts = self.new_timestamp();
+            let owner = self.object(object).owner;
+            self.set_zone(object, zone);
             let o = self.object_mut(object);
-            o.zone = zone;
             o.timestamp = ts;
             o.incarnation += 1;
             o.counters.clear();
@@ -511,18 +518,29 @@ impl GameState {
             o.controller = owner;
             // A new object: face up.
             o.face_down = false;
+            if was_in_play && !self.ruleset.zone(zone).in_play {
+                left_play.push(object);
+            }
+            moved.push(object);
         }
+        moved.sort_unstable();
         let attached: Vec<ObjectId> = self
             .objects()
-            .filter(|o| o.attached_to == Some(object))
+            .filter(|o| {
+                o.attached_to
+                    .is_some_and(|a| moved.binary_search(&a).is_ok())
+            })
             .map(|o| o.id)
             .collect();
         for a in attached {
             self.object_mut(a).attached_to = None;
         }
-        if was_in_play && !self.ruleset.zone(zone).in_play {
-            self.effects
-                .retain(|e| !(e.source == object && e.duration == Duration::WhileSourceInPlay));
+        left_play.sort_unstable();
+        let ends = |e: &Arc<CreatedEffect>| {
+            e.duration == Duration::WhileSourceInPlay && left_play.binary_search(&e.source).is_ok()
+        };
+        if self.effects.iter().any(ends) {
+            self.effects_mut().retain(|e| !ends(e));
         }
     }
 
@@ -571,15 +589,13 @@ impl GameState {
         // Check targets and lock every effect's subjects against the state as it stands.
         let mut created = Vec::new();
         {
-            let ctx = Ctx {
-                state: self,
-                sheet: &self.derived().sheet,
-                source: Some(spell),
-                you: Some(controller),
+            let ctx = Ctx::new(
+                self,
+                &self.derived().sheet,
+                Some(spell),
+                Some(controller),
                 targets,
-                reads: None,
-                counts: None,
-            };
+            );
             if let Some(tc) = &sp.target {
                 for t in targets {
                     if !ctx.test(tc, Subject::Object(*t)) {
@@ -618,8 +634,7 @@ impl GameState {
             let ts = self.new_timestamp();
             let id = self.next_effect_id;
             self.next_effect_id += 1;
-            self.touch();
-            self.effects.push(Arc::new(CreatedEffect {
+            self.effects_mut().push(Arc::new(CreatedEffect {
                 id,
                 source: spell,
                 source_name: name.clone(),
@@ -659,11 +674,13 @@ impl GameState {
         let rs = self.ruleset.clone();
         for round in 0..1000 {
             let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
-            // After a change that reached only some objects, only those can newly fail a check.
+            self.refresh();
+            // After a change that reached only some objects, only those can newly fail a check:
+            // the others passed before it (or, after the first round, in the round before).
             let only: Option<Vec<ObjectId>> = if round == 0 {
                 self.to_check().map(|l| l.to_vec())
             } else {
-                None
+                self.changed_under_local_checks().map(|l| l.to_vec())
             };
             let all: Vec<ObjectId>;
             let objects: &[ObjectId] = match &only {
@@ -674,17 +691,9 @@ impl GameState {
                 }
             };
             {
-                let ctx = Ctx {
-                    state: self,
-                    sheet: &self.derived().sheet,
-                    source: None,
-                    you: None,
-                    targets: &[],
-                    reads: None,
-                    counts: None,
-                };
+                let ctx = Ctx::new(self, &self.derived().sheet, None, None, &[]);
                 for &o in objects {
-                    if !self.in_play(o) || moves.iter().any(|m| m.0 == o) {
+                    if !self.in_play(o) {
                         continue;
                     }
                     if let Some(c) = rs
@@ -700,8 +709,9 @@ impl GameState {
                 self.settled = true;
                 return Ok(());
             }
-            for (o, z, name) in moves {
-                self.move_object(o, z);
+            let list: Vec<(ObjectId, ZoneId)> = moves.iter().map(|(o, z, _)| (*o, *z)).collect();
+            self.move_objects(&list);
+            for (o, _, name) in moves {
                 out.state_checks.push((o, name));
             }
         }

@@ -127,6 +127,12 @@ impl Rows {
         }
         Rows { width, values }
     }
+    /// Adds a row for a new object.
+    pub fn push_row(&mut self, row: &[Value]) {
+        debug_assert_eq!(row.len(), self.width);
+        self.values.extend_from_slice(row);
+    }
+
     /// How many rows (objects).
     pub fn len(&self) -> usize {
         self.values.len().checked_div(self.width).unwrap_or(0)
@@ -200,7 +206,15 @@ pub struct Ctx<'a> {
     pub reads: Option<&'a Reads>,
     /// Counts to share with other evaluations, if any (see `Counts`).
     pub counts: Option<&'a Counts>,
+    /// Values to use for aggregates (`count`, `sum`, `exists`...) instead of evaluating them, by
+    /// the address of their node (see `Aggregate`): a recomputation that knows how a change moved
+    /// them supplies them.
+    pub overrides: Option<&'a Overrides>,
 }
+
+/// Values of aggregates by the address of their node: a number for `count`, `sum` and the other
+/// numeric aggregates; for `exists`, how many objects satisfy its condition.
+pub type Overrides = rustc_hash::FxHashMap<usize, Option<i64>>;
 
 /// Counts of objects worked out during a derivation, shared by evaluations that count the same
 /// thing: ten copies of "+1/+0 for each other creature you control" count creatures you control
@@ -226,7 +240,14 @@ impl<'a> Ctx<'a> {
             targets,
             reads: None,
             counts: None,
+            overrides: None,
         }
+    }
+
+    /// The same context, with the aggregates in `overrides` taken from there.
+    pub fn overriding(mut self, overrides: Option<&'a Overrides>) -> Self {
+        self.overrides = overrides;
+        self
     }
 
     /// The same context, sharing counts through `counts`.
@@ -259,6 +280,7 @@ impl<'a> Ctx<'a> {
             targets: self.targets,
             reads: None,
             counts: self.counts,
+            overrides: self.overrides,
         }
     }
 
@@ -419,6 +441,9 @@ impl Ctx<'_> {
                 self.source.is_some() && self.state.object(o).attached_to == self.source
             }),
             Cond::Exists(c) => {
+                if let Some(n) = self.overridden(cond) {
+                    return n.is_some_and(|n| n > 0);
+                }
                 let each = self.aggregate(c, None);
                 self.state
                     .object_ids()
@@ -429,6 +454,11 @@ impl Ctx<'_> {
 
     /// Evaluates a numeric expression; `None` where a value is missing (no such number).
     pub fn eval(&self, e: &NumExpr, this: Subject) -> Option<i64> {
+        if e.is_aggregate() {
+            if let Some(v) = self.overridden(e) {
+                return v;
+            }
+        }
         Some(match e {
             NumExpr::Const(n) => *n,
             NumExpr::Nothing => return None,
@@ -887,6 +917,160 @@ impl NumExpr {
                 b.reads(controller, out);
             }
             NumExpr::Neg(a) => a.reads(controller, out),
+        }
+    }
+}
+
+/// An aggregate in a condition or expression: a value that depends on every object, the same for
+/// every subject tested (`count`, `sum`, `exists`...). Kept by the address of its node.
+#[derive(Clone, Copy, Debug)]
+pub enum Aggregate<'a> {
+    /// `count(C)`, `sum(CHAR of C)`, `count(CHAR among C)`: the `NumExpr` node.
+    Number(&'a NumExpr),
+    /// `exists(C)`: the `Cond` node; its value is how many objects satisfy `C`.
+    Exists(&'a Cond),
+}
+
+impl<'a> Aggregate<'a> {
+    /// The key overrides use: the address of the node.
+    pub fn key(self) -> usize {
+        match self {
+            Aggregate::Number(e) => e as *const NumExpr as usize,
+            Aggregate::Exists(c) => c as *const Cond as usize,
+        }
+    }
+
+    /// The condition each object is tested with.
+    pub fn condition(self) -> &'a Cond {
+        match self {
+            Aggregate::Number(NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c)) => {
+                c
+            }
+            Aggregate::Exists(Cond::Exists(c)) => c,
+            _ => {
+                static TRUE: Cond = Cond::True;
+                &TRUE
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// An aggregate's value from the overrides, if they hold it.
+    fn overridden<T>(&self, node: &T) -> Option<Option<i64>> {
+        self.overrides?.get(&(node as *const T as usize)).copied()
+    }
+
+    /// An aggregate's value now (for `exists`, how many objects satisfy its condition).
+    pub fn aggregate_value(&self, a: Aggregate, this: Subject) -> Option<i64> {
+        match a {
+            Aggregate::Number(e) => self.eval(e, this),
+            Aggregate::Exists(node @ Cond::Exists(c)) => {
+                if let Some(v) = self.overridden(node) {
+                    return v;
+                }
+                let each = self.aggregate(c, None);
+                Some(
+                    self.state
+                        .object_ids()
+                        .filter(|o| each.test(c, Subject::Object(*o)))
+                        .count() as i64,
+                )
+            }
+            Aggregate::Exists(_) => None,
+        }
+    }
+
+    /// What one object adds to an aggregate: 1 (or its value, for `sum`) if it satisfies the
+    /// condition, else 0; `None` where that cannot be said by adding (`count(CHAR among C)`) or has
+    /// no number.
+    pub fn contribution(&self, a: Aggregate, o: ObjectId) -> Option<i64> {
+        let c = a.condition();
+        let each = self.aggregate(c, None);
+        let counted = each.test(c, Subject::Object(o));
+        match a {
+            Aggregate::Number(NumExpr::Count(_)) | Aggregate::Exists(_) => Some(counted as i64),
+            Aggregate::Number(NumExpr::Sum(ch, _)) => Some(if counted {
+                each.value(o, *ch).number().unwrap_or(0)
+            } else {
+                0
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl NumExpr {
+    /// Whether this node is an aggregate over every object.
+    pub fn is_aggregate(&self) -> bool {
+        matches!(
+            self,
+            NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..)
+        )
+    }
+
+    /// The aggregates in this expression, inner ones before the ones that hold them.
+    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
+        match self {
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
+                c.aggregates(out);
+                out.push(Aggregate::Number(self));
+            }
+            e => e
+                .operands()
+                .into_iter()
+                .flatten()
+                .for_each(|x| x.aggregates(out)),
+        }
+    }
+
+    /// Whether the expression reads another object than the one tested, other than through
+    /// aggregates: the source, the object it is attached to, the top of a zone.
+    pub fn refers_to_others(&self) -> bool {
+        match self {
+            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
+                *r != ObjRef::This
+            }
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
+                c.refers_to_others()
+            }
+            e => e
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::refers_to_others),
+        }
+    }
+}
+
+impl Cond {
+    /// The aggregates in this condition, inner ones before the ones that hold them.
+    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
+        match self {
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.aggregates(out)),
+            Cond::Not(c) => c.aggregates(out),
+            Cond::Exists(c) => {
+                c.aggregates(out);
+                out.push(Aggregate::Exists(self));
+            }
+            Cond::Cmp(a, _, b) => {
+                a.aggregates(out);
+                b.aggregates(out);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the condition reads another object than the one tested, other than through
+    /// aggregates (`source.colors has red`, `on top of graveyard`).
+    pub fn refers_to_others(&self) -> bool {
+        match self {
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_to_others),
+            Cond::Not(c) | Cond::Exists(c) => c.refers_to_others(),
+            Cond::Has(r, _, _) => *r != ObjRef::This,
+            Cond::Cmp(a, _, b) => a.refers_to_others() || b.refers_to_others(),
+            Cond::OnTop(_) => true,
+            _ => false,
         }
     }
 }

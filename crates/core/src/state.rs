@@ -6,7 +6,7 @@ use crate::content::Content;
 use crate::decision::DecisionRequest;
 use crate::effect::CreatedEffect;
 use crate::ids::{CharId, ObjectId, PlayerId, Timestamp};
-use crate::layers::{self, Derived};
+use crate::layers::{self, Changes, Derived};
 use crate::object::GameObject;
 use crate::ruleset::{CharKind, Ruleset};
 use crate::value::Value;
@@ -36,21 +36,29 @@ pub struct GameState {
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
     derived: OnceLock<Arc<Derived>>,
-    /// The derivation before the latest changes, and the first layer those changes can reach:
-    /// the next derivation starts there and reuses the layers before it.
-    reuse: Option<(Arc<Derived>, usize)>,
-    /// Whether no state-based check applied to any object when the reused derivation was made.
-    reuse_settled: bool,
+    /// The last derivation and what changed since: the next derivation works out only what those
+    /// changes reach (`layers::derive_after`).
+    since: Option<Since>,
     /// Whether no state-based check applies to any object now (found by the last checks).
     pub(crate) settled: bool,
-    /// The objects in play, in id order, computed once per state.
-    in_play: OnceLock<Arc<[ObjectId]>>,
-    /// The same as bits by object index.
-    in_play_bits: OnceLock<Vec<u64>>,
-    /// The base values, computed once and kept until an object changes (not for counters).
+    /// Whether no state-based check applied when the derivation the current one started from was
+    /// made (false after a full derivation).
+    settled_before: bool,
+    /// The objects in a zone that is in play, in id order, and the same as bits by object index;
+    /// kept up to date as objects enter and change zones.
+    in_play: Arc<Vec<ObjectId>>,
+    in_play_bits: Arc<Vec<u64>>,
+    /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
-    /// `counters_reach`, kept like `base`.
-    reach: OnceLock<usize>,
+}
+
+/// A derivation kept for the next one to start from, with what changed since it was made.
+#[derive(Clone, Debug)]
+struct Since {
+    derived: Arc<Derived>,
+    /// Whether no state-based check applied to any object when it was made.
+    settled: bool,
+    changes: Changes,
 }
 
 impl GameState {
@@ -81,13 +89,12 @@ impl GameState {
             next_effect_id: 1,
             pending: None,
             derived: OnceLock::new(),
-            reuse: None,
-            reuse_settled: false,
+            since: None,
             settled: false,
-            in_play: OnceLock::new(),
-            in_play_bits: OnceLock::new(),
+            settled_before: false,
+            in_play: Arc::new(Vec::new()),
+            in_play_bits: Arc::new(Vec::new()),
             base: OnceLock::new(),
-            reach: OnceLock::new(),
         }
     }
 
@@ -119,16 +126,8 @@ impl GameState {
     }
 
     pub fn in_play(&self, id: ObjectId) -> bool {
-        let bits = self.in_play_bits.get_or_init(|| {
-            let mut bits = vec![0u64; self.objects.len().div_ceil(64)];
-            for o in &self.objects {
-                if self.ruleset.zone(o.zone).in_play {
-                    bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
-                }
-            }
-            bits
-        });
-        bits.get(id.index() / 64)
+        self.in_play_bits
+            .get(id.index() / 64)
             .is_some_and(|b| b & (1 << (id.index() % 64)) != 0)
     }
 
@@ -152,11 +151,31 @@ impl GameState {
     /// once per state and shared by its clones until the state changes.
     pub fn derived(&self) -> &Derived {
         self.derived.get_or_init(|| {
-            Arc::new(match &self.reuse {
-                Some((prev, from)) => layers::derive_from(self, prev, *from),
+            Arc::new(match &self.since {
+                Some(since) => layers::derive_after(self, since.derived.clone(), &since.changes),
                 None => layers::derive(self, false),
             })
         })
+        // (A state that is only read keeps `since`: its clones may still start from it.)
+    }
+
+    /// Derives now if the values are not known, starting from the last derivation where there is
+    /// one; a derivation this state alone holds is worked on in place rather than copied.
+    pub(crate) fn refresh(&mut self) {
+        if self.derived.get().is_some() {
+            return;
+        }
+        let d = match self.since.take() {
+            Some(since) => {
+                self.settled_before = since.settled;
+                layers::derive_after(self, since.derived, &since.changes)
+            }
+            None => {
+                self.settled_before = false;
+                layers::derive(self, false)
+            }
+        };
+        let _ = self.derived.set(Arc::new(d));
     }
 
     /// The derived values with an explanation of every effect that applied.
@@ -179,70 +198,49 @@ impl GameState {
     }
 
     fn build_base_sheet(&self) -> Sheet {
-        let rs = &self.ruleset;
-        let rows = self.objects.iter().map(|o| {
-            let class = self.content.class(o.class);
-            let mut vals: Vec<Value> = rs
-                .characteristics
-                .iter()
-                .map(|c| match c.kind {
-                    CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
-                    k => k.empty(),
-                })
-                .collect();
-            for (c, v) in &class.printed {
-                vals[c.index()] = v.clone();
-            }
-            if let Some(c) = self.controller_char {
-                vals[c.index()] = Value::Player(Some(o.controller));
-            }
-            vals
-        });
-        let objects = crate::condition::Rows::new(rs.characteristics.len(), rows);
+        let rows = self.objects.iter().map(|o| self.base_row(o));
+        let objects = crate::condition::Rows::new(self.ruleset.characteristics.len(), rows);
         Sheet {
             objects,
             players: (*self.player_props).clone(),
         }
     }
 
-    // ---- mutation helpers for `action`; each invalidates the derived values ----
-
-    pub(crate) fn touch(&mut self) {
-        self.derived = OnceLock::new();
-        self.reuse = None;
-        self.settled = false;
-        self.in_play = OnceLock::new();
-        self.in_play_bits = OnceLock::new();
-        self.base = OnceLock::new();
-        self.reach = OnceLock::new();
+    /// An object's values before any effect applies: printed characteristics, its name, its base
+    /// controller.
+    pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
+        let class = self.content.class(o.class);
+        let mut vals: Vec<Value> = self
+            .ruleset
+            .characteristics
+            .iter()
+            .map(|c| match c.kind {
+                CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
+                k => k.empty(),
+            })
+            .collect();
+        for (c, v) in &class.printed {
+            vals[c.index()] = v.clone();
+        }
+        if let Some(c) = self.controller_char {
+            vals[c.index()] = Value::Player(Some(o.controller));
+        }
+        vals
     }
 
-    /// Notes a change that reaches no layer before `layer` and changes no zone: the next
-    /// derivation starts at `layer`.
-    pub(crate) fn touch_from(&mut self, layer: usize) {
-        if layer == 0 {
-            return self.touch();
-        }
-        match self.derived.take() {
-            Some(d) => {
-                self.reuse = Some((d, layer));
-                self.reuse_settled = std::mem::take(&mut self.settled);
-            }
-            None => {
-                if let Some((_, from)) = &mut self.reuse {
-                    *from = (*from).min(layer);
-                }
-            }
-        }
-    }
-
-    /// The objects to test with the state-based checks: those whose values the latest change may
-    /// have reached, where the checks were all clear before it and each tests only its object;
+    /// The objects to test with the state-based checks: those whose values the latest changes may
+    /// have reached, where the checks were all clear before them and each tests only its object;
     /// `None` for all.
     pub(crate) fn to_check(&self) -> Option<&[ObjectId]> {
-        if !self.reuse_settled || self.reuse.is_none() {
+        if !self.settled_before {
             return None;
         }
+        self.changed_under_local_checks()
+    }
+
+    /// The objects whose values the latest changes may have reached, where each state-based check
+    /// tests only its own object; `None` for all.
+    pub(crate) fn changed_under_local_checks(&self) -> Option<&[ObjectId]> {
         let local = self
             .ruleset
             .state_checks
@@ -254,75 +252,103 @@ impl GameState {
         self.derived().changed.as_deref()
     }
 
-    /// The first layer a change of counters can reach: the layers that apply counters, and those
-    /// where an effect that counts counters starts.
-    pub(crate) fn counters_reach(&self) -> usize {
-        *self.reach.get_or_init(|| self.find_counters_reach())
+    // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
+
+    /// Notes a change the next derivation must see: keeps the last derivation (if any) to start
+    /// from, with the changes so far.
+    fn changes(&mut self) -> Option<&mut Changes> {
+        if let Some(d) = self.derived.take() {
+            self.since = Some(Since {
+                derived: d,
+                settled: std::mem::take(&mut self.settled),
+                changes: Changes::new(self.objects.len()),
+            });
+        }
+        self.settled = false;
+        self.settled_before = false;
+        self.since.as_mut().map(|s| &mut s.changes)
     }
 
-    fn find_counters_reach(&self) -> usize {
-        let applies = self.ruleset.layers.iter().position(|l| l.counters);
-        let reads = self
-            .possible_effects()
-            .into_iter()
-            .filter(|d| d.reads_counters())
-            .filter_map(|d| d.first_layer())
-            .map(|l| l.index())
-            .min();
-        match (applies, reads) {
-            (Some(a), Some(r)) => a.min(r),
-            (a, r) => a.or(r).unwrap_or(self.ruleset.layers.len()),
-        }
+    /// Notes a change that the changes kept cannot describe: the next derivation derives in full.
+    pub(crate) fn touch(&mut self) {
+        self.derived = OnceLock::new();
+        self.since = None;
+        self.settled = false;
+        self.settled_before = false;
+        self.base = OnceLock::new();
     }
 
-    /// Every effect that can apply in this game: created effects, and the static abilities of the
-    /// objects' classes and of every class whose abilities those effects can give.
-    fn possible_effects(&self) -> Vec<&Arc<crate::effect::EffectDef>> {
-        let mut seen = vec![false; self.content.classes.len()];
-        let mut stack: Vec<crate::ids::ClassId> = self.objects.iter().map(|o| o.class).collect();
-        let mut out: Vec<&Arc<crate::effect::EffectDef>> = Vec::new();
-        for e in self.effects.iter() {
-            stack.extend(e.def.granted_classes());
-            out.push(&e.def);
-        }
-        while let Some(c) = stack.pop() {
-            if std::mem::replace(&mut seen[c.index()], true) {
-                continue;
-            }
-            let class = self.content.class(c);
-            for d in class.statics.iter().chain(
-                class
-                    .spell
-                    .iter()
-                    .flat_map(|s| s.effects.iter().map(|(_, d)| d)),
-            ) {
-                stack.extend(d.granted_classes());
-                out.push(d);
+    /// An object to change: the next derivation works out again what the change reaches.
+    pub(crate) fn object_mut(&mut self, id: ObjectId) -> &mut GameObject {
+        self.base = OnceLock::new();
+        let first = self.changes().is_some_and(|ch| ch.note_object(id));
+        if first {
+            // The object as the kept derivation saw it, for what the change took away.
+            let old = self.objects[id.index()].clone();
+            if let Some(ch) = self.since.as_mut().map(|s| &mut s.changes) {
+                ch.keep_old(id, old);
             }
         }
-        out
-    }
-
-    /// An object to change in a way that reaches no layer before `layer` (see `touch_from`).
-    pub(crate) fn object_mut_from(&mut self, id: ObjectId, layer: usize) -> &mut GameObject {
-        self.touch_from(layer);
         Arc::make_mut(&mut self.objects[id.index()])
+    }
+
+    /// Moves an object to a zone, keeping the objects in play up to date.
+    pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::ids::ZoneId) {
+        self.object_mut(id).zone = zone;
+        let in_play = self.ruleset.zone(zone).in_play;
+        if in_play != self.in_play(id) {
+            let bits = Arc::make_mut(&mut self.in_play_bits);
+            bits[id.index() / 64] ^= 1 << (id.index() % 64);
+            let list = Arc::make_mut(&mut self.in_play);
+            match list.binary_search(&id) {
+                Ok(i) => {
+                    list.remove(i);
+                }
+                Err(i) => list.insert(i, id),
+            }
+        }
+    }
+
+    /// The created effects, to change.
+    pub(crate) fn effects_mut(&mut self) -> &mut Vec<Arc<CreatedEffect>> {
+        if self.changes().is_some_and(|ch| ch.wants_old_effects()) {
+            let old = self.effects.clone();
+            if let Some(ch) = self.since.as_mut().map(|s| &mut s.changes) {
+                ch.keep_old_effects(old);
+            }
+        }
+        &mut self.effects
+    }
+
+    /// The state as it was before `changes`: the objects as they were, without the new ones, and
+    /// the created effects as they were (for a recomputation that compares before and after).
+    pub(crate) fn as_before(&self, changes: &Changes) -> GameState {
+        let mut old = self.clone();
+        old.since = None;
+        old.derived = OnceLock::new();
+        old.objects.truncate(changes.known());
+        for (id, o) in changes.old_objects() {
+            old.objects[id.index()] = o.clone();
+        }
+        if let Some(e) = changes.old_effects() {
+            old.effects = e.to_vec();
+        }
+        let mut bits = vec![0u64; old.objects.len().div_ceil(64)];
+        let mut list = Vec::new();
+        for o in &old.objects {
+            if old.ruleset.zone(o.zone).in_play {
+                bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
+                list.push(o.id);
+            }
+        }
+        old.in_play_bits = Arc::new(bits);
+        old.in_play = Arc::new(list);
+        old
     }
 
     /// The objects in a zone that is in play, in id order.
     pub fn in_play_ids(&self) -> &[ObjectId] {
-        self.in_play.get_or_init(|| {
-            self.objects
-                .iter()
-                .filter(|o| self.ruleset.zone(o.zone).in_play)
-                .map(|o| o.id)
-                .collect()
-        })
-    }
-
-    pub(crate) fn object_mut(&mut self, id: ObjectId) -> &mut GameObject {
-        self.touch();
-        Arc::make_mut(&mut self.objects[id.index()])
+        &self.in_play
     }
 
     pub(crate) fn new_timestamp(&mut self) -> Timestamp {
@@ -332,7 +358,18 @@ impl GameState {
     }
 
     pub(crate) fn push_object(&mut self, o: GameObject) {
-        self.touch();
+        self.base = OnceLock::new();
+        let _ = self.changes();
+        let id = o.id;
+        let in_play = self.ruleset.zone(o.zone).in_play;
         self.objects.push(Arc::new(o));
+        let bits = Arc::make_mut(&mut self.in_play_bits);
+        if bits.len() <= id.index() / 64 {
+            bits.resize(id.index() / 64 + 1, 0);
+        }
+        if in_play {
+            bits[id.index() / 64] |= 1 << (id.index() % 64);
+            Arc::make_mut(&mut self.in_play).push(id);
+        }
     }
 }

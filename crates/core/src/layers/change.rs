@@ -360,8 +360,27 @@ pub(super) fn apply_in_place(
     layer: LayerId,
     subjects: &[Subject],
     known: Option<&[Vec<Value>]>,
-    mut log: Option<&mut super::LayerLog>,
+    log: Option<&mut super::LayerLog>,
     mut note: impl FnMut(&Sheet, Subject, SlotTarget, &Value),
+) -> bool {
+    apply_keeping(
+        state, sheet, cand, layer, subjects, known, log, &mut note, None,
+    )
+}
+
+/// `apply_in_place`, also giving, where the effect's parameters are numbers that differ by
+/// subject, those numbers per subject (as `op_params` gives them) in `params_out`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn apply_keeping(
+    state: &GameState,
+    sheet: &mut Sheet,
+    cand: &Candidate,
+    layer: LayerId,
+    subjects: &[Subject],
+    known: Option<&[Vec<Value>]>,
+    mut log: Option<&mut super::LayerLog>,
+    note: &mut dyn FnMut(&Sheet, Subject, SlotTarget, &Value),
+    params_out: Option<&mut Vec<Vec<Value>>>,
 ) -> bool {
     // Keeps a cell's value before the layer first writes it (for a later derivation to start here).
     let keep = |log: &mut Option<&mut super::LayerLog>, s: Subject, t: SlotTarget, v: &Value| {
@@ -438,6 +457,25 @@ pub(super) fn apply_in_place(
                     v
                 }
             };
+            let numbers_only = ops
+                .iter()
+                .all(|op| !matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. }));
+            if let (Some(out), false, true) = (params_out, uniform, numbers_only) {
+                *out = (0..subjects.len())
+                    .map(|k| {
+                        ops.iter()
+                            .enumerate()
+                            .filter(|(_, op)| {
+                                matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
+                            })
+                            .map(|(j, _)| match &prepared[k * ops.len() + j] {
+                                Prepared::Number(n) => Value::Number(*n),
+                                _ => Value::Number(None),
+                            })
+                            .collect()
+                    })
+                    .collect();
+            }
             let mut memo: Vec<Option<(Value, Value)>> = vec![None; ops.len()];
             for (k, &s) in subjects.iter().enumerate() {
                 for (j, op) in ops.iter().enumerate() {

@@ -6,10 +6,13 @@
 
 mod change;
 mod dependency;
-mod replay;
+mod incremental;
+
+pub(crate) use incremental::{derive_after, Changes};
+pub use incremental::{recomputation_outcomes, verify_recomputation};
 
 use change::{
-    apply_in_place, apply_run, cells_of, changes, does_the_same, footprint_of, slot_mut, slot_ref,
+    apply_keeping, apply_run, cells_of, changes, does_the_same, footprint_of, slot_mut, slot_ref,
     subject_of,
 };
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
@@ -111,9 +114,20 @@ struct Applied {
     looped: bool,
     /// What it reads (`Candidate::reads`), worked out when first asked.
     reads: Arc<std::sync::OnceLock<Footprint>>,
-    /// The parameters it applied with, per subject, where an analysis worked them out.
+    /// The parameters it applied with, per subject (as `op_params` gives them), where they are
+    /// numbers that differ by subject or an analysis worked them out.
     params: Option<Arc<Vec<Vec<Value>>>>,
+    /// Its "you" when it applied.
+    you: Option<PlayerId>,
+    /// It waited for another effect (dependency) before it applied: it came later than its
+    /// timestamp alone would put it.
+    waited: bool,
+    /// The values of the aggregates it read (`Aggregate::key`, value), where it read any.
+    aggs: Option<AggregateValues>,
 }
+
+/// The values of the aggregates an effect read at a step: (`Aggregate::key`, value).
+type AggregateValues = Arc<[(usize, Option<i64>)]>;
 
 /// The layer being applied: which cells it has written (their values before it are kept once).
 struct LayerLog {
@@ -206,18 +220,18 @@ impl Candidate {
         sheet: &'a Sheet,
         reads: Option<&'a Reads>,
     ) -> Ctx<'a> {
-        Ctx {
+        let targets: &[ObjectId] = match &self.created {
+            Some(c) => &c.targets,
+            None => &[],
+        };
+        Ctx::new(
             state,
             sheet,
-            source: self.source,
-            you: you_of(state, sheet, self, reads),
-            targets: match &self.created {
-                Some(c) => &c.targets,
-                None => &[],
-            },
-            reads,
-            counts: None,
-        }
+            self.source,
+            you_of(state, sheet, self, reads),
+            targets,
+        )
+        .recording(reads)
     }
 
     /// Every characteristic this effect's existence, subjects and values read.
@@ -447,36 +461,6 @@ pub fn derive_upto(state: &GameState, upto: usize) -> Derived {
 /// Applies the first `upto` layers.
 fn derive_layers(state: &GameState, upto: usize, explain: bool) -> Derived {
     derive_inner(state, upto, explain, None)
-}
-
-/// Derives again after changes that reach no layer before `from`: the values at the start of
-/// `from` are the previous result with the later layers' writes undone, and the effects started
-/// and abilities granted before `from` are kept (seed 003's order is unchanged before it).
-pub fn derive_from(state: &GameState, prev: &Derived, from: usize) -> Derived {
-    let layers = &prev.trail.0;
-    if from == 0 || layers.len() != state.ruleset.layers.len() || from > layers.len() {
-        return derive(state, false);
-    }
-    if let Some(d) = replay::replay(state, prev, from) {
-        return d;
-    }
-    let mut d = continue_from(state, layers[..from].to_vec(), prev.sheet_at(from), from);
-    d.reused_layers = from;
-    d
-}
-
-impl Derived {
-    /// The values at the start of layer `from`: the result with the writes of `from` and every
-    /// later layer undone.
-    fn sheet_at(&self, from: usize) -> Sheet {
-        let mut sheet = self.sheet.clone();
-        for lt in self.trail.0[from..].iter().rev() {
-            for (cell, v) in lt.before.iter() {
-                *cell_mut(&mut sheet, cell) = v.clone();
-            }
-        }
-        sheet
-    }
 }
 
 /// Derives layers `from` onward, from the values at the start of `from` and what the layers
@@ -829,12 +813,18 @@ impl Deriver<'_> {
             if self.apply_effect(lid, cand, &reason, known) && !cand.defining {
                 *previous = Some((cand.label(state), cand.timestamp.0));
             }
-            // The step keeps the parameters its analysis worked out, for a replay.
-            if let (Some(p), Some((_, log))) = (picked.as_mut(), self.trail.as_mut()) {
+            // The step keeps the parameters its analysis worked out, and whether it waited, for a
+            // later derivation that starts from this one.
+            if let Some((_, log)) = self.trail.as_mut() {
                 if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
-                    if step.cand.key == cand.key && step.subjects[..] == p.instruction.subjects[..]
-                    {
-                        step.params = Some(Arc::new(std::mem::take(&mut p.instruction.params)));
+                    if step.cand.key == cand.key {
+                        step.waited = !waited[pick].is_empty();
+                        if let Some(p) = picked.as_mut() {
+                            if step.subjects[..] == p.instruction.subjects[..] {
+                                step.params =
+                                    Some(Arc::new(std::mem::take(&mut p.instruction.params)));
+                            }
+                        }
                     }
                 }
             }
@@ -895,7 +885,7 @@ impl Deriver<'_> {
         reason: &Reason,
         known: Option<&Instruction>,
     ) -> bool {
-        let subjects = self.subjects_of(cand, known, matches!(reason, Reason::Loop { .. }));
+        let subjects = self.subjects_of(lid, cand, known, matches!(reason, Reason::Loop { .. }));
         let Some(subjects) = subjects else {
             return false;
         };
@@ -912,7 +902,7 @@ impl Deriver<'_> {
     ) {
         let subjects: Vec<Option<Subjects>> = run
             .iter()
-            .map(|&i| self.subjects_of(&cands[i], None, false))
+            .map(|&i| self.subjects_of(lid, &cands[i], None, false))
             .collect();
         let members: Vec<(&Candidate, &[Subject])> = run
             .iter()
@@ -946,14 +936,46 @@ impl Deriver<'_> {
             .retain(|_, (f, _)| !may_read(f, &touches));
     }
 
+    /// The values of the aggregates an effect reads at its step, on the values as they stand before
+    /// it applies: those of its "affects" and "as long as" where it starts, and of its amounts in
+    /// this layer.
+    fn aggregate_values(
+        &self,
+        cand: &Candidate,
+        lid: LayerId,
+        fresh: bool,
+    ) -> Option<AggregateValues> {
+        let Body::Effect(def) = &cand.body else {
+            return None;
+        };
+        let aggs = effect_aggregates(def, lid, fresh, cand.created.is_none());
+        if aggs.is_empty() {
+            return None;
+        }
+        let ctx = cand
+            .ctx(self.state, &self.sheet, None)
+            .counting(self.counting.then_some(&self.counts));
+        let this = match cand.source {
+            Some(o) => Subject::Object(o),
+            None => Subject::Player(PlayerId(0)),
+        };
+        Some(
+            aggs.into_iter()
+                .map(|a| (a.key(), ctx.aggregate_value(a, this)))
+                .collect(),
+        )
+    }
+
     /// Whom an effect applies to: decided when it starts, kept after (seed 004, "Smash It Up").
     /// Notes the effect as the layer's next step.
     fn subjects_of(
         &mut self,
+        lid: LayerId,
         cand: &Candidate,
         known: Option<&Instruction>,
         looped: bool,
     ) -> Option<Subjects> {
+        let fresh = !self.started.contains_key(&cand.key);
         let subjects = match self.started.get(&cand.key) {
             Some((_, s)) => s.clone(),
             None => {
@@ -976,14 +998,24 @@ impl Deriver<'_> {
                 s
             }
         };
-        if let Some((_, log)) = &mut self.trail {
-            Arc::make_mut(&mut log.trail.steps).push(Applied {
-                cand: cand.clone(),
-                subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
-                looped,
-                reads: Arc::default(),
-                params: None,
-            });
+        if self.trail.is_some() {
+            let you = match &cand.body {
+                Body::Effect(_) => you_of(self.state, &self.sheet, cand, None),
+                _ => None,
+            };
+            let aggs = self.aggregate_values(cand, lid, fresh);
+            if let Some((_, log)) = &mut self.trail {
+                Arc::make_mut(&mut log.trail.steps).push(Applied {
+                    cand: cand.clone(),
+                    subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
+                    looped,
+                    reads: Arc::default(),
+                    params: None,
+                    you,
+                    waited: false,
+                    aggs,
+                });
+            }
         }
         subjects
     }
@@ -1004,7 +1036,9 @@ impl Deriver<'_> {
             let params = known
                 .filter(|i| i.subjects[..] == subjects[..])
                 .map(|i| i.params.as_slice());
-            let applied = apply_in_place(
+            let mut kept = Vec::new();
+            let keeping = self.trail.is_some() && params.is_none();
+            let applied = apply_keeping(
                 self.state,
                 &mut self.sheet,
                 cand,
@@ -1012,10 +1046,20 @@ impl Deriver<'_> {
                 subjects,
                 params,
                 self.trail.as_mut().map(|(_, log)| log),
-                |sheet, s, t, v| note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted),
+                &mut |sheet, s, t, v| {
+                    note_grants(grants, sheet, s, t, v, cand.timestamp, &mut granted)
+                },
+                keeping.then_some(&mut kept),
             );
             if let Some((_, log)) = &mut self.trail {
                 granted.into_iter().for_each(|g| log.trail.grants.push(g));
+                if !kept.is_empty() {
+                    if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
+                        if step.cand.key == cand.key {
+                            step.params = Some(Arc::new(kept));
+                        }
+                    }
+                }
             }
             return applied;
         }
@@ -1065,6 +1109,33 @@ impl Deriver<'_> {
         }
         applied
     }
+}
+
+/// The aggregates an effect reads in a layer: in its "affects" (where it tests whom it applies to)
+/// and "as long as" where it starts there, and in its amounts there; inner ones first.
+fn effect_aggregates(
+    def: &EffectDef,
+    lid: LayerId,
+    fresh: bool,
+    scans: bool,
+) -> Vec<crate::condition::Aggregate<'_>> {
+    let mut out = Vec::new();
+    if fresh {
+        if scans {
+            match &def.affects {
+                Affects::Objects(c) | Affects::Players(c) => c.aggregates(&mut out),
+            }
+        }
+        if let Some(w) = &def.while_cond {
+            w.aggregates(&mut out);
+        }
+    }
+    for op in def.ops.iter().filter(|o| o.layer == lid) {
+        if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+            e.aggregates(&mut out);
+        }
+    }
+    out
 }
 
 /// The objects whose cells these are; `None` if a player's property is among them.
@@ -1257,6 +1328,17 @@ fn static_exists(
     cand: &Candidate,
     reads: Option<&Reads>,
 ) -> Option<Option<PlayerId>> {
+    static_exists_with(state, sheet, cand, reads, None)
+}
+
+/// `static_exists`, with the aggregates of its "as long as" taken from `overrides` where given.
+fn static_exists_with(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    reads: Option<&Reads>,
+    overrides: Option<&crate::condition::Overrides>,
+) -> Option<Option<PlayerId>> {
     let EffectKey::Static {
         object,
         class,
@@ -1281,7 +1363,9 @@ fn static_exists(
     }
     let you = you_of(state, sheet, cand, reads);
     if let Some(w) = &def.while_cond {
-        let ctx = Ctx::new(state, sheet, Some(object), you, &[]).recording(reads);
+        let ctx = Ctx::new(state, sheet, Some(object), you, &[])
+            .recording(reads)
+            .overriding(overrides);
         if !ctx.test(w, Subject::Object(object)) {
             return None;
         }
@@ -1298,21 +1382,26 @@ fn start(
     cand: &Candidate,
     reads: Option<&Reads>,
 ) -> Option<Vec<Subject>> {
+    start_with(state, sheet, cand, reads, None)
+}
+
+/// `start`, with the aggregates of its conditions taken from `overrides` where given.
+fn start_with(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    reads: Option<&Reads>,
+    overrides: Option<&crate::condition::Overrides>,
+) -> Option<Vec<Subject>> {
     match (&cand.body, &cand.created, cand.key) {
         (Body::Counter { .. }, _, EffectKey::Counter { object, .. })
         | (Body::FaceDown, _, EffectKey::FaceDown(object)) => Some(vec![Subject::Object(object)]),
         (Body::Effect(def), Some(created), _) => {
             // "As long as" on a created effect is tested on its source, as for a static ability.
             if let (Some(w), Some(src)) = (&def.while_cond, cand.source) {
-                let ctx = Ctx {
-                    state,
-                    sheet,
-                    source: Some(src),
-                    you: Some(created.you),
-                    targets: &created.targets,
-                    reads,
-                    counts: None,
-                };
+                let ctx = Ctx::new(state, sheet, Some(src), Some(created.you), &created.targets)
+                    .recording(reads)
+                    .overriding(overrides);
                 if !ctx.test(w, Subject::Object(src)) {
                     return None;
                 }
@@ -1327,8 +1416,10 @@ fn start(
             })
         }
         (Body::Effect(def), None, EffectKey::Static { object, .. }) => {
-            let you = static_exists(state, sheet, cand, reads)?;
-            let ctx = Ctx::new(state, sheet, Some(object), you, &[]).recording(reads);
+            let you = static_exists_with(state, sheet, cand, reads, overrides)?;
+            let ctx = Ctx::new(state, sheet, Some(object), you, &[])
+                .recording(reads)
+                .overriding(overrides);
             Some(subjects(&ctx, &def.affects))
         }
         _ => None,

@@ -1,0 +1,1680 @@
+//! Recomputation after a change: only what the change reaches is worked out again. CR 613 decides
+//! the result; this is a faster way to reach the same one, checked against a full derivation.
+//!
+//! A derivation keeps, for each layer, the order in which its effects applied, each with its
+//! subjects, its parameters where they differ by subject and read other objects, its "you",
+//! whether it waited for another effect, and the values of the aggregates it read (`Applied`).
+//! After a change, the objects whose own state changed (they entered, moved, got counters...) are
+//! *dirty*: their values are worked out again step by step, and everything else is the previous
+//! result. Where an effect's answer can move because of a dirty object, the replay checks it:
+//!
+//! - whom an effect applies to: each dirty object is tested again (with a condition that reads only
+//!   the tested object), so a creature that enters joins the anthems' subjects;
+//! - aggregates (`count`, `sum`, `exists`): the old value plus what the dirty objects add now less
+//!   what they added before; an effect whose amount moves makes its subjects dirty too;
+//! - order (CR 613.8): no effect may come to wait for a later one through a dirty object (each
+//!   later effect of its group that writes what it reads is tried on the dirty objects), and an
+//!   effect that waited, or one of a dependency loop, must not be reached at all;
+//! - effects that start (a spell resolves, a counter is put) go where their timestamp puts them
+//!   and make their subjects dirty; effects that end make theirs dirty.
+//!
+//! What it cannot show is derived in full from the layer where it met it (`Fail`).
+
+use super::change::{apply_keeping, op_params};
+use super::{
+    continue_from, derive, effect_aggregates, kind_rank, may_read, start_with, static_exists_with,
+    Applied, Body, Candidate, Derived, EffectKey, LayerTrail, Shared, Subjects, Trail,
+};
+use crate::condition::{Aggregate, Cell, Ctx, Footprint, NumExpr, Overrides, Sheet, Subject};
+use crate::effect::{Affects, Change, CreatedEffect, EffectDef, Locked, Op};
+use crate::ids::{CharId, LayerId, ObjectId};
+use crate::object::GameObject;
+use crate::state::GameState;
+use crate::value::{Ability, Value};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// What changed since a derivation was made.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Objects that existed then and changed since, in id order.
+    objects: Vec<ObjectId>,
+    /// How many objects there were: those with a higher id are new.
+    known: usize,
+    /// Those objects as they were, in id order.
+    old_objects: Vec<(ObjectId, Arc<GameObject>)>,
+    /// The created effects as they were, if they changed.
+    old_effects: Option<Vec<Arc<CreatedEffect>>>,
+}
+
+impl Changes {
+    pub(crate) fn new(known: usize) -> Self {
+        Changes {
+            known,
+            ..Changes::default()
+        }
+    }
+
+    /// Notes that an object changes; true the first time for an object that existed then (the
+    /// caller then keeps it as it was with `keep_old`).
+    pub(crate) fn note_object(&mut self, id: ObjectId) -> bool {
+        if id.index() >= self.known {
+            return false;
+        }
+        match self.objects.binary_search(&id) {
+            Ok(_) => false,
+            Err(i) => {
+                self.objects.insert(i, id);
+                true
+            }
+        }
+    }
+
+    pub(crate) fn keep_old(&mut self, id: ObjectId, o: Arc<GameObject>) {
+        if let Err(i) = self.old_objects.binary_search_by_key(&id, |(x, _)| *x) {
+            self.old_objects.insert(i, (id, o));
+        }
+    }
+
+    /// Whether the created effects as they were still need keeping.
+    pub(crate) fn wants_old_effects(&self) -> bool {
+        self.old_effects.is_none()
+    }
+
+    pub(crate) fn keep_old_effects(&mut self, old: Vec<Arc<CreatedEffect>>) {
+        if self.old_effects.is_none() {
+            self.old_effects = Some(old);
+        }
+    }
+
+    pub(crate) fn known(&self) -> usize {
+        self.known
+    }
+
+    pub(crate) fn old_objects(&self) -> &[(ObjectId, Arc<GameObject>)] {
+        &self.old_objects
+    }
+
+    pub(crate) fn old_effects(&self) -> Option<&[Arc<CreatedEffect>]> {
+        self.old_effects.as_deref()
+    }
+
+    fn old_object(&self, id: ObjectId) -> Option<&GameObject> {
+        self.old_objects
+            .binary_search_by_key(&id, |(x, _)| *x)
+            .ok()
+            .map(|i| &*self.old_objects[i].1)
+    }
+}
+
+/// When on, every recomputation is compared with a full derivation, and a difference panics.
+static VERIFY: AtomicBool = AtomicBool::new(false);
+
+/// How recomputations went: replayed to the end, derived in full from a later layer, derived in
+/// full from the first (for tests that check the replay is exercised).
+static OUTCOMES: [std::sync::atomic::AtomicUsize; 3] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+/// How many recomputations so far were replayed to the end, derived in full from a later layer,
+/// and derived in full from the first.
+#[doc(hidden)]
+pub fn recomputation_outcomes() -> [usize; 3] {
+    [0, 1, 2].map(|i| OUTCOMES[i].load(Ordering::Relaxed))
+}
+
+/// Compares every later recomputation with a full derivation (for tests).
+#[doc(hidden)]
+pub fn verify_recomputation(on: bool) {
+    VERIFY.store(on, Ordering::Relaxed);
+}
+
+/// The values after `changes`, starting from `prev`, the derivation made before them.
+pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Changes) -> Derived {
+    let n = state.ruleset.layers.len();
+    if prev.trail.0.len() != n || n == 0 || prev.sheet.objects.len() != changes.known {
+        return derive(state, false);
+    }
+    let prev = Arc::try_unwrap(prev).unwrap_or_else(|a| Derived::clone(&a));
+    let (d, outcome) = match Replay::new(state, prev, changes) {
+        Ok(mut r) => match r.run() {
+            Ok(()) => (r.finish(), 0),
+            Err(Fail) => {
+                let d = r.fall_back();
+                let full = d.reused_layers + d.replayed_layers == 0;
+                (d, if full { 2 } else { 1 })
+            }
+        },
+        Err(Fail) => (derive(state, false), 2),
+    };
+    OUTCOMES[outcome].fetch_add(1, Ordering::Relaxed);
+    if VERIFY.load(Ordering::Relaxed) {
+        compare_with_full(state, &d);
+    }
+    d
+}
+
+/// Panics where a recomputation differs from a full derivation, naming each value that differs.
+fn compare_with_full(state: &GameState, d: &Derived) {
+    let full = derive(state, false);
+    if full.sheet.objects == d.sheet.objects && full.sheet.players == d.sheet.players {
+        return;
+    }
+    let rs = &state.ruleset;
+    let mut diff = Vec::new();
+    for o in 0..full.sheet.objects.len() {
+        let (a, b) = (&full.sheet.objects[o], &d.sheet.objects[o]);
+        for c in 0..a.len() {
+            if a[c] != b[c] {
+                diff.push(format!(
+                    "{} {}: {} in full, {} recomputed",
+                    state.objects[o].name, rs.characteristics[c].name, a[c], b[c]
+                ));
+            }
+        }
+    }
+    if full.sheet.players != d.sheet.players {
+        diff.push("player properties differ".into());
+    }
+    panic!(
+        "a recomputation differs from a full derivation (reused {} layers, replayed {}):\n{}",
+        d.reused_layers,
+        d.replayed_layers,
+        diff.join("\n")
+    );
+}
+
+/// The replay met what it cannot show unchanged: derive from the current layer in full.
+#[derive(Debug)]
+struct Fail;
+
+type Res<T> = Result<T, Fail>;
+
+/// An object whose values are worked out again.
+struct Dirty {
+    /// Its values at this point as the previous derivation had them; `None` for a new object.
+    old: Option<Vec<Value>>,
+    /// Its final values in the previous derivation (`None` for a new object), to undo a replay
+    /// that stops partway.
+    final_old: Option<Vec<Value>>,
+    /// Its values at the start of the current layer.
+    at_layer_start: Vec<Value>,
+    /// What of its own state changed (not its values).
+    diff: StateDiff,
+}
+
+/// What of an object's own state changed since the previous derivation.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct StateDiff {
+    new: bool,
+    /// Zone or incarnation: `in play`, `in ZONE`, locked effects.
+    zone: bool,
+    counters: bool,
+    /// What it is attached to: `enchanted`, `linked`.
+    attached: bool,
+    /// `on top of ZONE`.
+    timestamp: bool,
+    /// Face, choices, class, owner, name: beyond this replay.
+    other: bool,
+}
+
+impl StateDiff {
+    fn of(old: &GameObject, new: &GameObject) -> Self {
+        StateDiff {
+            new: false,
+            zone: old.zone != new.zone || old.incarnation != new.incarnation,
+            counters: old.counters != new.counters,
+            attached: old.attached_to != new.attached_to,
+            timestamp: old.timestamp != new.timestamp,
+            other: old.face_down != new.face_down
+                || old.choices != new.choices
+                || old.class != new.class
+                || old.owner != new.owner
+                || old.name != new.name,
+        }
+    }
+
+    /// Whether an effect's conditions or amounts can see this difference: every condition may
+    /// test the zone, the attachment or the top of a zone; only some read counters.
+    fn seen_by(self, reads_counters: bool) -> bool {
+        self.new
+            || self.zone
+            || self.attached
+            || self.timestamp
+            || self.other
+            || (self.counters && reads_counters)
+    }
+}
+
+/// One entry of a layer's new order of steps.
+enum Entry {
+    /// The previous derivation's step, kept.
+    Kept(usize),
+    /// The previous derivation's step whose effect no longer applies.
+    Gone(usize),
+    /// An effect that applies now and did not before.
+    New(Candidate),
+}
+
+struct Replay<'a> {
+    state: &'a GameState,
+    /// The state as the previous derivation saw it, where objects that existed changed.
+    old: Option<GameState>,
+    prev: Vec<Arc<LayerTrail>>,
+    /// New values: the dirty objects' as they stand at this point, the rest the previous result.
+    sheet: Sheet,
+    dirty: BTreeMap<ObjectId, Dirty>,
+    /// The subjects of effects, in the layers replayed so far, that start anew or whose subjects
+    /// changed; `None` for one that does not exist.
+    started: FxHashMap<EffectKey, Option<Subjects>>,
+    /// The new trail, one entry per layer replayed.
+    trail: Vec<Arc<LayerTrail>>,
+    new_effects: Vec<Arc<CreatedEffect>>,
+    gone_effects: FxHashSet<u32>,
+    /// The first layer the change reached.
+    reached: Option<usize>,
+}
+
+impl<'a> Replay<'a> {
+    fn new(state: &'a GameState, prev: Derived, changes: &'a Changes) -> Res<Self> {
+        let Derived {
+            mut sheet, trail, ..
+        } = prev;
+        let (new_effects, gone_effects) = match &changes.old_effects {
+            Some(old) => {
+                let before: FxHashSet<u32> = old.iter().map(|e| e.id).collect();
+                let now: FxHashSet<u32> = state.effects.iter().map(|e| e.id).collect();
+                (
+                    state
+                        .effects
+                        .iter()
+                        .filter(|e| !before.contains(&e.id))
+                        .cloned()
+                        .collect(),
+                    old.iter()
+                        .filter(|e| !now.contains(&e.id))
+                        .map(|e| e.id)
+                        .collect(),
+                )
+            }
+            None => (Vec::new(), FxHashSet::default()),
+        };
+        let old = (!changes.objects.is_empty()).then(|| state.as_before(changes));
+        let mut r = Replay {
+            state,
+            old,
+            prev: trail.0,
+            sheet: Sheet::default(),
+            dirty: BTreeMap::new(),
+            started: FxHashMap::default(),
+            trail: Vec::new(),
+            new_effects,
+            gone_effects,
+            reached: None,
+        };
+        // The objects whose own state changed are dirty from the first layer on: their base values
+        // now, and as they were.
+        for &x in &changes.objects {
+            let Some(was) = changes.old_object(x) else {
+                return Err(Fail);
+            };
+            let diff = StateDiff::of(was, state.object(x));
+            r.refuse_moving_statics(changes, x, diff)?;
+            let final_old = sheet.objects[x.index()].to_vec();
+            let old_base = r.undo_row(&final_old, x, 0);
+            let base = state.base_row(state.object(x));
+            sheet.objects[x.index()].clone_from_slice(&base);
+            r.dirty.insert(
+                x,
+                Dirty {
+                    old: Some(old_base),
+                    final_old: Some(final_old),
+                    at_layer_start: base,
+                    diff,
+                },
+            );
+        }
+        for i in changes.known..state.objects.len() {
+            let x = ObjectId(i as u32);
+            let diff = StateDiff {
+                new: true,
+                ..StateDiff::default()
+            };
+            r.refuse_moving_statics(changes, x, diff)?;
+            let base = state.base_row(state.object(x));
+            sheet.objects.push_row(&base);
+            r.dirty.insert(
+                x,
+                Dirty {
+                    old: None,
+                    final_old: None,
+                    at_layer_start: base,
+                    diff,
+                },
+            );
+        }
+        r.sheet = sheet;
+        Ok(r)
+    }
+
+    /// An object whose static abilities could start, end or move (it entered, left, turned, was
+    /// attached) is beyond this replay, and so is a change of face, choices or class.
+    fn refuse_moving_statics(&self, changes: &Changes, x: ObjectId, diff: StateDiff) -> Res<()> {
+        if diff.other {
+            return Err(Fail);
+        }
+        let now = self.state.object(x);
+        if diff.new && now.face_down {
+            return Err(Fail);
+        }
+        let statics = |o: &GameObject| !self.state.content.class(o.class).statics.is_empty();
+        let has_statics = statics(now)
+            || changes.old_object(x).is_some_and(statics)
+            || self
+                .prev
+                .iter()
+                .any(|lt| lt.grants.iter().any(|((o, _), _)| *o == x));
+        let sources = self.state.effects.iter().any(|e| e.source == x);
+        if (has_statics || sources) && (diff.new || diff.zone || diff.attached || diff.timestamp) {
+            return Err(Fail);
+        }
+        Ok(())
+    }
+
+    /// An object's values at the start of layer `from` in the previous derivation, from its final
+    /// ones: the writes of `from` and of every later layer undone.
+    fn undo_row(&self, final_row: &[Value], x: ObjectId, from: usize) -> Vec<Value> {
+        let mut row = final_row.to_vec();
+        for lt in self.prev[from..].iter().rev() {
+            for (cell, v) in lt.before.iter() {
+                if let Cell::Object(o, c) = cell {
+                    if *o == x {
+                        row[c.index()] = v.clone();
+                    }
+                }
+            }
+        }
+        row
+    }
+
+    fn run(&mut self) -> Res<()> {
+        for li in 0..self.prev.len() {
+            for (x, d) in self.dirty.iter_mut() {
+                d.at_layer_start = self.sheet.objects[x.index()].to_vec();
+            }
+            match self.layer(li)? {
+                Some(lt) => {
+                    self.reached.get_or_insert(li);
+                    self.trail.push(Arc::new(lt));
+                }
+                None => self.trail.push(self.prev[li].clone()),
+            }
+        }
+        Ok(())
+    }
+
+    /// The result once every layer is replayed.
+    fn finish(self) -> Derived {
+        let n = self.trail.len();
+        let reused = self.reached.unwrap_or(n);
+        Derived {
+            sheet: self.sheet,
+            explanation: None,
+            reused_layers: reused,
+            replayed_layers: n - reused,
+            changed: Some(self.dirty.keys().copied().collect()),
+            trail: Trail(self.trail),
+        }
+    }
+
+    /// Derives from the layer the replay stopped in, in full: the values at that layer's start are
+    /// the previous ones, with the dirty objects' as replayed.
+    fn fall_back(self) -> Derived {
+        let li = self.trail.len();
+        if li == 0 {
+            return derive(self.state, false);
+        }
+        let mut sheet = self.sheet;
+        for (x, d) in &self.dirty {
+            if let Some(f) = &d.final_old {
+                sheet.objects[x.index()].clone_from_slice(f);
+            }
+        }
+        for lt in self.prev[li..].iter().rev() {
+            for (cell, v) in lt.before.iter() {
+                *super::cell_mut(&mut sheet, cell) = v.clone();
+            }
+        }
+        for (x, d) in &self.dirty {
+            sheet.objects[x.index()].clone_from_slice(&d.at_layer_start);
+        }
+        let reused = self.reached.unwrap_or(li).min(li);
+        let mut d = continue_from(self.state, self.trail, sheet, li);
+        d.reused_layers = reused;
+        d.replayed_layers = li - reused;
+        d
+    }
+
+    /// The dirty objects, in id order.
+    fn dirty_ids(&self) -> Vec<ObjectId> {
+        self.dirty.keys().copied().collect()
+    }
+
+    /// Whether an object's values or own state differ from before here, as an effect that does
+    /// (or does not) read counters sees it.
+    fn moved(&self, x: ObjectId, reads_counters: bool) -> bool {
+        self.dirty.get(&x).is_some_and(|d| {
+            d.diff.seen_by(reads_counters)
+                || d.old.as_deref() != Some(&self.sheet.objects[x.index()][..])
+        })
+    }
+}
+
+impl Replay<'_> {
+    /// Replays one layer; `None` when the change does not reach it: the dirty objects' values are
+    /// what they were, and go through its steps as they did.
+    fn layer(&mut self, li: usize) -> Res<Option<LayerTrail>> {
+        let state = self.state;
+        let lid = LayerId(li as u16);
+        let old_lt = self.prev[li].clone();
+        let layer_def = &state.ruleset.layers[li];
+
+        // Effects that end, and effects that apply here anew.
+        let mut gone: FxHashSet<usize> = FxHashSet::default();
+        let mut fresh_new: Vec<Candidate> = Vec::new();
+        if !self.gone_effects.is_empty() {
+            for (i, step) in old_lt.steps.iter().enumerate() {
+                if let EffectKey::Created(id) = step.cand.key {
+                    if self.gone_effects.contains(&id) {
+                        gone.insert(i);
+                    }
+                }
+            }
+        }
+        for e in &self.new_effects {
+            let key = EffectKey::Created(e.id);
+            let starts_here = e.def.first_layer() == Some(lid);
+            let started = matches!(self.started.get(&key), Some(Some(_)));
+            if e.def.has_layer(lid) && (starts_here || started) {
+                fresh_new.push(Candidate {
+                    key,
+                    body: Body::Effect(e.def.clone()),
+                    timestamp: e.timestamp,
+                    defining: e.def.defining,
+                    source: Some(e.source),
+                    source_name: e.source_name.clone(),
+                    created: Some(super::Created {
+                        you: e.controller,
+                        locked: e.locked.clone(),
+                        targets: e.targets.clone(),
+                    }),
+                });
+            }
+        }
+        if layer_def.counters {
+            self.counter_changes(&old_lt, &mut gone, &mut fresh_new);
+        }
+        if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
+            return Err(Fail);
+        }
+        let counters_read = old_lt.steps.iter().any(|s| reads_counters(&s.cand));
+        let reached = !gone.is_empty()
+            || !fresh_new.is_empty()
+            || self
+                .dirty_ids()
+                .into_iter()
+                .any(|x| self.moved(x, counters_read));
+        if !reached {
+            self.apply_unreached(&old_lt, lid)?;
+            return Ok(None);
+        }
+        // Static abilities of dirty objects that came or went (an ability-removing effect, a
+        // granted ability): their effects would start or end.
+        if let Some(ac) = state.abilities_char {
+            for (x, d) in &self.dirty {
+                let statics = |row: &[Value]| -> Vec<Ability> {
+                    match &row[ac.index()] {
+                        Value::Abilities(l) => l
+                            .iter()
+                            .filter(|a| matches!(a, Ability::Static { .. }))
+                            .cloned()
+                            .collect(),
+                        _ => Vec::new(),
+                    }
+                };
+                let now = statics(&self.sheet.objects[x.index()]);
+                let was = d.old.as_deref().map(statics).unwrap_or_default();
+                if now != was {
+                    return Err(Fail);
+                }
+            }
+        }
+        // The new order: the previous steps, with the effects that ended marked, and the new ones
+        // where their timestamp puts them: the earliest effect that waits for no other goes next.
+        let group_of = |c: &Candidate| (!c.defining, kind_rank(c, lid, &layer_def.kind_order));
+        let mut seq: Vec<Entry> = (0..old_lt.steps.len())
+            .map(|i| {
+                if gone.contains(&i) {
+                    Entry::Gone(i)
+                } else {
+                    Entry::Kept(i)
+                }
+            })
+            .collect();
+        fresh_new.sort_by_key(|c| c.order_key());
+        for c in fresh_new {
+            let g = group_of(&c);
+            let at = seq
+                .iter()
+                .position(|e| match e {
+                    Entry::Kept(i) | Entry::Gone(i) => {
+                        let s = &old_lt.steps[*i];
+                        let gs = group_of(&s.cand);
+                        gs > g || (gs == g && (s.looped || s.cand.order_key() > c.order_key()))
+                    }
+                    Entry::New(n) => {
+                        let gn = group_of(n);
+                        gn > g || (gn == g && n.order_key() > c.order_key())
+                    }
+                })
+                .unwrap_or(seq.len());
+            seq.insert(at, Entry::New(c));
+        }
+        let groups: Vec<(bool, usize)> = seq
+            .iter()
+            .map(|e| match e {
+                Entry::Kept(i) | Entry::Gone(i) => group_of(&old_lt.steps[*i].cand),
+                Entry::New(c) => group_of(c),
+            })
+            .collect();
+        // Where effects come or go in a group whose order waited on dependencies, the order may
+        // be different now.
+        for (k, e) in seq.iter().enumerate() {
+            if matches!(e, Entry::Gone(_) | Entry::New(_)) {
+                let unsettled = seq.iter().zip(&groups).any(|(e2, g2)| {
+                    *g2 == groups[k]
+                        && matches!(e2, Entry::Kept(i) | Entry::Gone(i)
+                            if old_lt.steps[*i].waited || old_lt.steps[*i].looped)
+                });
+                if unsettled {
+                    return Err(Fail);
+                }
+            }
+        }
+        // The previous existence of the effects that start here.
+        let old_exists: FxHashMap<EffectKey, bool> = old_lt
+            .started
+            .iter()
+            .map(|(k, _, s)| (*k, s.is_some()))
+            .collect();
+
+        // What each entry writes, and what the later entries of its group write together: an
+        // effect that reads none of that cannot come to wait for them.
+        let writes: Vec<Footprint> = seq
+            .iter()
+            .map(|e| match e {
+                Entry::Kept(i) | Entry::Gone(i) => old_lt.steps[*i].cand.writes(state, lid),
+                Entry::New(c) => c.writes(state, lid),
+            })
+            .collect();
+        let mut suffix: Vec<Footprint> = vec![Footprint::default(); seq.len()];
+        for k in (0..seq.len()).rev() {
+            if k + 1 < seq.len() && groups[k + 1] == groups[k] {
+                let mut f = suffix[k + 1].clone();
+                if !matches!(seq[k + 1], Entry::Gone(_)) {
+                    f.union(&writes[k + 1]);
+                }
+                suffix[k] = f;
+            }
+        }
+        // The objects a new effect applies to are dirty from the layer's start: each earlier effect
+        // of its group is tried against it on them (it must not come to wait for it).
+        for e in &seq {
+            if let Entry::New(c) = e {
+                let subs = match self.started.get(&c.key) {
+                    Some(Some(s)) => s.to_vec(),
+                    Some(None) => Vec::new(),
+                    None => start_with(state, &self.sheet, c, None, None).unwrap_or_default(),
+                };
+                for s in subs {
+                    match s {
+                        Subject::Object(o) => self.make_dirty(o, li, &old_lt, 0)?,
+                        Subject::Player(_) => return Err(Fail),
+                    }
+                }
+            }
+        }
+        let mut new_steps: Vec<Applied> = Vec::with_capacity(seq.len());
+        let mut started_list: Vec<(EffectKey, Candidate, Option<Subjects>)> = Vec::new();
+        let mut old_pos = 0usize;
+        for k in 0..seq.len() {
+            match &seq[k] {
+                Entry::Gone(i) => {
+                    let step = &old_lt.steps[*i];
+                    for s in step.subjects.iter() {
+                        match s {
+                            Subject::Object(o) => self.make_dirty(*o, li, &old_lt, *i)?,
+                            Subject::Player(_) => return Err(Fail),
+                        }
+                    }
+                    self.apply_old(step, lid)?;
+                    old_pos = *i + 1;
+                }
+                Entry::New(c) => {
+                    let c = c.clone();
+                    let later = later_in_group(&seq, &groups, k, &old_lt);
+                    let applied = self.insert(&c, lid, &later, &old_lt, old_pos)?;
+                    if is_fresh(&c, lid) {
+                        let subs = Some(applied.subjects.clone());
+                        self.started.insert(c.key, subs.clone());
+                        started_list.push((c.key, c.clone(), subs));
+                    }
+                    new_steps.push(applied);
+                }
+                Entry::Kept(i) => {
+                    let i = *i;
+                    let later = if suffix[k].is_empty() {
+                        Vec::new()
+                    } else {
+                        later_in_group(&seq, &groups, k, &old_lt)
+                    };
+                    let existed = old_exists.get(&old_lt.steps[i].cand.key).copied();
+                    let applied = self.kept(&old_lt, i, lid, existed, &later, &suffix[k])?;
+                    old_pos = i + 1;
+                    if is_fresh(&applied.cand, lid) {
+                        let subs = existed.unwrap_or(true).then(|| applied.subjects.clone());
+                        if let Some(s) = &subs {
+                            if !Arc::ptr_eq(s, &old_lt.steps[i].subjects) {
+                                self.started.insert(applied.cand.key, subs.clone());
+                            }
+                        }
+                        started_list.push((applied.cand.key, applied.cand.clone(), subs));
+                    }
+                    new_steps.push(applied);
+                }
+            }
+        }
+        // The layer's trail: the previous one, with the dirty objects' values at its start kept for
+        // the cells it writes or wrote, and the new steps and started effects.
+        let mut lt = LayerTrail::clone(&old_lt);
+        let mut old_cells: FxHashMap<ObjectId, Vec<CharId>> = FxHashMap::default();
+        if self.dirty.values().any(|d| d.final_old.is_some()) {
+            for (cell, _) in old_lt.before.iter() {
+                if let Cell::Object(o, c) = cell {
+                    if self.dirty.get(o).is_some_and(|d| d.final_old.is_some()) {
+                        old_cells.entry(*o).or_default().push(*c);
+                    }
+                }
+            }
+        }
+        for (x, d) in &self.dirty {
+            let now = &self.sheet.objects[x.index()];
+            for (c, v) in d.at_layer_start.iter().enumerate() {
+                let c = CharId(c as u16);
+                let wrote = old_cells.get(x).is_some_and(|l| l.contains(&c));
+                if wrote || now[c.index()] != *v {
+                    lt.before.push((Cell::Object(*x, c), v.clone()));
+                }
+            }
+        }
+        lt.started = Shared {
+            base: Arc::new(started_list),
+            more: Vec::new(),
+        };
+        lt.steps = Arc::new(new_steps);
+        Ok(Some(lt))
+    }
+
+    /// Counter placements of dirty objects that are new, and those that went (a placement whose
+    /// count changed is one that went and one that came).
+    fn counter_changes(
+        &self,
+        old_lt: &LayerTrail,
+        gone: &mut FxHashSet<usize>,
+        fresh: &mut Vec<Candidate>,
+    ) {
+        let changed: Vec<ObjectId> = self
+            .dirty
+            .iter()
+            .filter(|(_, d)| d.diff.counters || d.diff.new || d.diff.zone)
+            .map(|(x, _)| *x)
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let mut before: FxHashMap<(EffectKey, crate::ids::Timestamp), usize> = FxHashMap::default();
+        for (i, s) in old_lt.steps.iter().enumerate() {
+            if let EffectKey::Counter { object, .. } = s.cand.key {
+                if changed.binary_search(&object).is_ok() {
+                    before.insert((s.cand.key, s.cand.timestamp), i);
+                }
+            }
+        }
+        for &x in &changed {
+            let o = self.state.object(x);
+            for (i, p) in o.counters.iter().enumerate() {
+                let k = Candidate::counter(o, i, p);
+                let same = before.get(&(k.key, k.timestamp)).is_some_and(|r| {
+                    matches!(old_lt.steps[*r].cand.body, Body::Counter { kind, count }
+                        if kind == p.kind && count == p.count)
+                });
+                if same {
+                    before.remove(&(k.key, k.timestamp));
+                } else {
+                    fresh.push(k);
+                }
+            }
+        }
+        gone.extend(before.into_values());
+    }
+
+    /// A layer the change does not reach: the dirty objects' values, the same as before, go
+    /// through its steps as they did.
+    fn apply_unreached(&mut self, old_lt: &LayerTrail, lid: LayerId) -> Res<()> {
+        let xs = self.dirty_ids();
+        for step in old_lt.steps.iter() {
+            let mine = members(&step.subjects, &xs);
+            if mine.is_empty() {
+                continue;
+            }
+            let params = params_for(step, &mine, lid)?;
+            apply_keeping(
+                self.state,
+                &mut self.sheet,
+                &step.cand,
+                lid,
+                &mine,
+                params.as_deref(),
+                None,
+                &mut |_, _, _, _| {},
+                None,
+            );
+        }
+        for x in xs {
+            let row = self.sheet.objects[x.index()].to_vec();
+            if let Some(d) = self.dirty.get_mut(&x) {
+                if d.old.is_some() {
+                    d.old = Some(row);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes an object dirty just before the previous step `upto` of layer `li`: its values there
+    /// are its previous ones (the steps before applied to it as they were).
+    fn make_dirty(&mut self, x: ObjectId, li: usize, old_lt: &LayerTrail, upto: usize) -> Res<()> {
+        if self.dirty.contains_key(&x) {
+            return Ok(());
+        }
+        let final_old = self.sheet.objects[x.index()].to_vec();
+        let start = self.undo_row(&final_old, x, li);
+        self.sheet.objects[x.index()].clone_from_slice(&start);
+        let lid = LayerId(li as u16);
+        for step in &old_lt.steps[..upto] {
+            let mine = members(&step.subjects, &[x]);
+            if mine.is_empty() {
+                continue;
+            }
+            let params = params_for(step, &mine, lid)?;
+            apply_keeping(
+                self.state,
+                &mut self.sheet,
+                &step.cand,
+                lid,
+                &mine,
+                params.as_deref(),
+                None,
+                &mut |_, _, _, _| {},
+                None,
+            );
+        }
+        let row = self.sheet.objects[x.index()].to_vec();
+        self.dirty.insert(
+            x,
+            Dirty {
+                old: Some(row),
+                final_old: Some(final_old),
+                at_layer_start: start,
+                diff: StateDiff::default(),
+            },
+        );
+        Ok(())
+    }
+
+    /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
+    fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
+        let xs: Vec<ObjectId> = self
+            .dirty
+            .iter()
+            .filter(|(_, d)| d.old.is_some())
+            .map(|(x, _)| *x)
+            .collect();
+        let mine = members(&step.subjects, &xs);
+        if mine.is_empty() {
+            return Ok(());
+        }
+        let params = params_for(step, &mine, lid)?;
+        let objs: Vec<ObjectId> = mine
+            .iter()
+            .filter_map(|s| match s {
+                Subject::Object(o) => Some(*o),
+                Subject::Player(_) => None,
+            })
+            .collect();
+        self.swap_old(&objs);
+        let state = self.old.as_ref().unwrap_or(self.state);
+        apply_keeping(
+            state,
+            &mut self.sheet,
+            &step.cand,
+            lid,
+            &mine,
+            params.as_deref(),
+            None,
+            &mut |_, _, _, _| {},
+            None,
+        );
+        self.swap_old(&objs);
+        Ok(())
+    }
+
+    /// Exchanges the sheet's values of these dirty objects with their old values.
+    fn swap_old(&mut self, xs: &[ObjectId]) {
+        for x in xs {
+            if let Some(old) = self.dirty.get_mut(x).and_then(|d| d.old.as_mut()) {
+                for (a, b) in self.sheet.objects[x.index()].iter_mut().zip(old.iter_mut()) {
+                    std::mem::swap(a, b);
+                }
+            }
+        }
+    }
+}
+
+/// Whether an effect starts in this layer (its first part is here).
+fn is_fresh(c: &Candidate, lid: LayerId) -> bool {
+    match &c.body {
+        Body::Effect(def) => def.first_layer() == Some(lid),
+        Body::Counter { .. } | Body::FaceDown => true,
+    }
+}
+
+fn reads_counters(c: &Candidate) -> bool {
+    matches!(&c.body, Body::Effect(d) if d.reads_counters())
+}
+
+/// The effects after position `k` in its group.
+fn later_in_group(
+    seq: &[Entry],
+    groups: &[(bool, usize)],
+    k: usize,
+    old_lt: &LayerTrail,
+) -> Vec<Later> {
+    seq[k + 1..]
+        .iter()
+        .zip(&groups[k + 1..])
+        .filter(|(_, g)| **g == groups[k])
+        .filter_map(|(e, _)| match e {
+            Entry::Kept(j) => Some(Later {
+                cand: old_lt.steps[*j].cand.clone(),
+                subjects: Some(old_lt.steps[*j].subjects.clone()),
+            }),
+            Entry::New(c) => Some(Later {
+                cand: c.clone(),
+                subjects: None,
+            }),
+            Entry::Gone(_) => None,
+        })
+        .collect()
+}
+
+/// An effect that comes later in a group, with its previous subjects where it had a step.
+struct Later {
+    cand: Candidate,
+    subjects: Option<Subjects>,
+}
+
+/// The subjects in `list` (in id order) that are among `xs` (in id order).
+fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
+    if list.len() < xs.len() * 4 {
+        list.iter()
+            .filter(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok()))
+            .copied()
+            .collect()
+    } else {
+        xs.iter()
+            .map(|x| Subject::Object(*x))
+            .filter(|s| list.binary_search(s).is_ok())
+            .collect()
+    }
+}
+
+/// Whether an operation's amounts read more than the subject (aggregates, other objects): then
+/// the step keeps them, and a replay takes them from there.
+fn op_reads_others(op: &Op) -> bool {
+    match &op.change {
+        Change::SetNumber(e) | Change::Modify(e) => !is_subjects_own(e),
+        Change::TextOf(_) | Change::AbilitiesPer { .. } => true,
+        _ => false,
+    }
+}
+
+/// Whether an expression reads only the subject's values and constants.
+fn is_subjects_own(e: &NumExpr) -> bool {
+    let mut aggs = Vec::new();
+    e.aggregates(&mut aggs);
+    aggs.is_empty() && !e.refers_to_others() && !reads_players(e)
+}
+
+/// Whether an expression reads a player's property.
+fn reads_players(e: &NumExpr) -> bool {
+    match e {
+        NumExpr::Prop(..) => true,
+        NumExpr::Add(a, b)
+        | NumExpr::Sub(a, b)
+        | NumExpr::Mul(a, b)
+        | NumExpr::Max(a, b)
+        | NumExpr::Min(a, b) => reads_players(a) || reads_players(b),
+        NumExpr::Neg(a) => reads_players(a),
+        _ => false,
+    }
+}
+
+/// The effect's operations in a layer.
+fn ops_in(cand: &Candidate, lid: LayerId) -> Vec<&Op> {
+    match &cand.body {
+        Body::Effect(def) => def.ops.iter().filter(|o| o.layer == lid).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A step's kept parameters for some of its subjects, where its amounts read more than the
+/// subject; `None` where they are worked out from the subject as it is applied.
+fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
+    if !ops_in(&step.cand, lid).into_iter().any(op_reads_others) {
+        return Ok(None);
+    }
+    let p = step.params.as_ref().ok_or(Fail)?;
+    mine.iter()
+        .map(|s| {
+            let i = step.subjects.binary_search(s).map_err(|_| Fail)?;
+            p.get(i).cloned().ok_or(Fail)
+        })
+        .collect::<Res<Vec<_>>>()
+        .map(Some)
+}
+
+impl Replay<'_> {
+    /// A previous step whose effect still applies here: whether it exists, whom it applies to and
+    /// what it does may move with the dirty objects, and it must not come to wait for a later one.
+    fn kept(
+        &mut self,
+        old_lt: &LayerTrail,
+        i: usize,
+        lid: LayerId,
+        existed: Option<bool>,
+        later: &[Later],
+        later_writes: &Footprint,
+    ) -> Res<Applied> {
+        let state = self.state;
+        let step = &old_lt.steps[i];
+        let cand = &step.cand;
+        let fresh = is_fresh(cand, lid);
+        let mut out = step.clone();
+        let Body::Effect(def) = &cand.body else {
+            // Counters and face-down values: the object itself, the same change.
+            let xs = self.dirty_ids();
+            self.apply_new(&out, lid, &xs, &Overrides::default())?;
+            self.apply_old(step, lid)?;
+            return Ok(out);
+        };
+        let def = def.clone();
+        if !fresh {
+            if let Some(Some(s)) = self.started.get(&cand.key) {
+                out.subjects = s.clone();
+            }
+        }
+        let reads_counters = def.reads_counters();
+        let xs = self.dirty_ids();
+        let moved: Vec<ObjectId> = xs
+            .iter()
+            .copied()
+            .filter(|x| self.moved(*x, reads_counters))
+            .collect();
+        // Aggregates: the old value plus what the moved objects add now, less what they added.
+        let mut overrides = Overrides::default();
+        let mut old_overrides = Overrides::default();
+        let mut moved_aggs: Vec<usize> = Vec::new();
+        if let Some(rec) = &step.aggs {
+            let nodes = effect_aggregates(&def, lid, fresh, cand.created.is_none());
+            if nodes.len() != rec.len() {
+                return Err(Fail);
+            }
+            let mut values = Vec::with_capacity(rec.len());
+            for (node, (key, old_value)) in nodes.iter().zip(rec.iter()) {
+                if node.key() != *key {
+                    return Err(Fail);
+                }
+                let v = self.moved_aggregate(
+                    step,
+                    *node,
+                    *old_value,
+                    &moved,
+                    &overrides,
+                    &old_overrides,
+                )?;
+                if v != *old_value {
+                    moved_aggs.push(*key);
+                }
+                old_overrides.insert(*key, *old_value);
+                overrides.insert(*key, v);
+                values.push((*key, v));
+            }
+            out.aggs = Some(values.into());
+        }
+        let in_list = |list: &[crate::condition::Aggregate], keys: &[usize]| {
+            list.iter().any(|n| keys.contains(&n.key()))
+        };
+        // Whether it exists: where its source moved or its "as long as" reads what moved.
+        if fresh {
+            let source_moved = cand.source.is_some_and(|s| moved.binary_search(&s).is_ok());
+            let while_moves = def.while_cond.as_ref().is_some_and(|w| {
+                let mut a = Vec::new();
+                w.aggregates(&mut a);
+                in_list(&a, &moved_aggs) || (w.refers_to_others() && !moved.is_empty())
+            });
+            if source_moved || while_moves {
+                if def
+                    .while_cond
+                    .as_ref()
+                    .is_some_and(|w| w.refers_to_others())
+                {
+                    return Err(Fail);
+                }
+                let now = match &cand.created {
+                    None => static_exists_with(state, &self.sheet, cand, None, Some(&overrides))
+                        .is_some(),
+                    Some(_) => {
+                        start_with(state, &self.sheet, cand, None, Some(&overrides)).is_some()
+                    }
+                };
+                if existed != Some(now) {
+                    return Err(Fail);
+                }
+                // "You" comes from its source's controller.
+                if let (Some(s), Some(c)) = (cand.source, state.controller_char) {
+                    if let Some(d) = self.dirty.get(&s) {
+                        let was = d.old.as_ref().map(|o| &o[c.index()]);
+                        if was != Some(&self.sheet.objects[s.index()][c.index()]) {
+                            return Err(Fail);
+                        }
+                    }
+                }
+            }
+            if existed == Some(false) {
+                return Ok(out);
+            }
+        }
+        let affects = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        let on_objects = matches!(def.affects, Affects::Objects(_));
+        // Whom it applies to, where decided here.
+        if fresh && on_objects {
+            match &cand.created {
+                None => {
+                    let mut a = Vec::new();
+                    affects.aggregates(&mut a);
+                    if in_list(&a, &moved_aggs) {
+                        return Err(Fail);
+                    }
+                    let source_moved = cand.source.is_some_and(|s| {
+                        self.dirty
+                            .get(&s)
+                            .is_some_and(|d| d.diff.attached || d.diff.zone || d.diff.new)
+                    });
+                    if affects.names_source() && source_moved {
+                        return Err(Fail);
+                    }
+                    if !moved.is_empty() {
+                        if affects.refers_to_others() {
+                            return Err(Fail);
+                        }
+                        let ctx = Ctx::new(state, &self.sheet, cand.source, step.you, &[])
+                            .overriding(Some(&overrides));
+                        let mut subs: Option<Vec<Subject>> = None;
+                        for &x in &moved {
+                            let s = Subject::Object(x);
+                            let now = ctx.test(affects, s);
+                            let list = subs.as_deref().unwrap_or(&out.subjects);
+                            let at = list.binary_search(&s);
+                            if now != at.is_ok() {
+                                let l = subs.get_or_insert_with(|| out.subjects.to_vec());
+                                match at {
+                                    Ok(k) => {
+                                        l.remove(k);
+                                    }
+                                    Err(k) => l.insert(k, s),
+                                }
+                            }
+                        }
+                        if let Some(l) = subs {
+                            out.subjects = l.into();
+                        }
+                    }
+                }
+                Some(_) => {
+                    let now =
+                        start_with(state, &self.sheet, cand, None, Some(&overrides)).ok_or(Fail)?;
+                    if now[..] != out.subjects[..] {
+                        for s in out.subjects.iter().chain(now.iter()) {
+                            if !matches!(s, Subject::Object(o) if self.dirty.contains_key(o)) {
+                                return Err(Fail);
+                            }
+                        }
+                        out.subjects = now.into();
+                    }
+                }
+            }
+        }
+        // What it does: an amount that moved makes every subject dirty.
+        let amounts_move = ops_in(cand, lid).into_iter().any(|op| match &op.change {
+            Change::SetNumber(e) | Change::Modify(e) => {
+                let mut a = Vec::new();
+                e.aggregates(&mut a);
+                in_list(&a, &moved_aggs) || (e.refers_to_others() && !moved.is_empty())
+            }
+            Change::TextOf(_) | Change::AbilitiesPer { .. } => !moved.is_empty(),
+            _ => false,
+        });
+        if amounts_move {
+            for s in out.subjects.clone().iter() {
+                match s {
+                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
+                    Subject::Player(_) => return Err(Fail),
+                }
+            }
+        }
+        let xs = self.dirty_ids();
+        let moved: Vec<ObjectId> = xs
+            .iter()
+            .copied()
+            .filter(|x| self.moved(*x, reads_counters))
+            .collect();
+        if (step.waited || step.looped) && !moved.is_empty() {
+            return Err(Fail);
+        }
+        // CR 613.8: it must still wait for no later effect of its group.
+        let reads = step
+            .reads
+            .get_or_init(|| cand.reads(state, state.controller_char));
+        if reads.intersects(later_writes) {
+            self.check_order(step, &out, lid, fresh, later, &moved, &overrides)?;
+        }
+        out.params = self.new_params(step, &out, lid, &overrides)?;
+        self.apply_new(&out, lid, &xs, &overrides)?;
+        self.apply_old(step, lid)?;
+        Ok(out)
+    }
+
+    /// How much the moved objects change an aggregate of an effect now: what each adds now less
+    /// what it added before. An error where its test reads other aggregates or objects.
+    fn delta(
+        &mut self,
+        cand: &Candidate,
+        you: Option<crate::ids::PlayerId>,
+        node: Aggregate,
+        moved: &[ObjectId],
+    ) -> Res<i64> {
+        if moved.is_empty() {
+            return Ok(0);
+        }
+        let cond = node.condition();
+        let mut inner = Vec::new();
+        cond.aggregates(&mut inner);
+        if !inner.is_empty() || cond.refers_to_others() {
+            return Err(Fail);
+        }
+        let targets: Vec<ObjectId> = match &cand.created {
+            Some(c) => c.targets.to_vec(),
+            None => Vec::new(),
+        };
+        let mut delta: i64 = 0;
+        for &x in moved {
+            let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
+                .contribution(node, x)
+                .ok_or(Fail)?;
+            let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
+                None => 0,
+                Some(_) => {
+                    self.swap_old(&[x]);
+                    let state = self.old.as_ref().unwrap_or(self.state);
+                    let v = if x.index() < state.objects.len() {
+                        Ctx::new(state, &self.sheet, cand.source, you, &targets)
+                            .contribution(node, x)
+                    } else {
+                        Some(0)
+                    };
+                    self.swap_old(&[x]);
+                    v.ok_or(Fail)?
+                }
+            };
+            delta = delta.checked_add(now - before).ok_or(Fail)?;
+        }
+        Ok(delta)
+    }
+
+    /// An aggregate's value now: its old value, plus what each moved object adds now, less what it
+    /// added before.
+    fn moved_aggregate(
+        &mut self,
+        step: &Applied,
+        node: Aggregate,
+        old_value: Option<i64>,
+        moved: &[ObjectId],
+        overrides: &Overrides,
+        old_overrides: &Overrides,
+    ) -> Res<Option<i64>> {
+        if moved.is_empty() {
+            return Ok(old_value);
+        }
+        if node.condition().refers_to_others() {
+            return Err(Fail);
+        }
+        let cand = &step.cand;
+        let targets: Vec<ObjectId> = match &cand.created {
+            Some(c) => c.targets.to_vec(),
+            None => Vec::new(),
+        };
+        let you = step.you;
+        let mut delta: i64 = 0;
+        for &x in moved {
+            let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
+                .overriding(Some(overrides))
+                .contribution(node, x)
+                .ok_or(Fail)?;
+            let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
+                None => 0,
+                Some(_) => {
+                    self.swap_old(&[x]);
+                    let state = self.old.as_ref().unwrap_or(self.state);
+                    let v = if x.index() < state.objects.len() {
+                        Ctx::new(state, &self.sheet, cand.source, you, &targets)
+                            .overriding(Some(old_overrides))
+                            .contribution(node, x)
+                    } else {
+                        Some(0)
+                    };
+                    self.swap_old(&[x]);
+                    v.ok_or(Fail)?
+                }
+            };
+            delta = delta.checked_add(now - before).ok_or(Fail)?;
+        }
+        if delta == 0 {
+            return Ok(old_value);
+        }
+        match node {
+            Aggregate::Number(NumExpr::Count(_) | NumExpr::Sum(..)) | Aggregate::Exists(_) => {
+                let v = old_value.ok_or(Fail)?;
+                Ok(Some(v.checked_add(delta).ok_or(Fail)?))
+            }
+            Aggregate::Number(_) => Err(Fail),
+        }
+    }
+
+    /// The step's kept parameters now, for its subjects in order: the previous ones for subjects
+    /// that did not move, worked out again for the dirty ones.
+    fn new_params(
+        &self,
+        step: &Applied,
+        out: &Applied,
+        lid: LayerId,
+        overrides: &Overrides,
+    ) -> Res<Option<Arc<Vec<Vec<Value>>>>> {
+        let ops = ops_in(&out.cand, lid);
+        if !ops.iter().any(|op| op_reads_others(op)) {
+            return Ok(None);
+        }
+        let dirty_subjects = out
+            .subjects
+            .iter()
+            .any(|s| matches!(s, Subject::Object(o) if self.dirty.contains_key(o)));
+        if !dirty_subjects && Arc::ptr_eq(&out.subjects, &step.subjects) {
+            return Ok(step.params.clone());
+        }
+        if ops.iter().any(|op| {
+            matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+                || matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
+        }) {
+            return Err(Fail);
+        }
+        let old = step.params.as_deref();
+        let targets: Vec<ObjectId> = match &out.cand.created {
+            Some(c) => c.targets.to_vec(),
+            None => Vec::new(),
+        };
+        let ctx = Ctx::new(self.state, &self.sheet, out.cand.source, out.you, &targets)
+            .overriding(Some(overrides));
+        let mut params = Vec::with_capacity(out.subjects.len());
+        for s in out.subjects.iter() {
+            let dirty = matches!(s, Subject::Object(o) if self.dirty.contains_key(o));
+            let kept = match (dirty, old) {
+                (false, Some(p)) => step
+                    .subjects
+                    .binary_search(s)
+                    .ok()
+                    .and_then(|k| p.get(k).cloned()),
+                _ => None,
+            };
+            params.push(match kept {
+                Some(v) => v,
+                None => ops.iter().flat_map(|op| op_params(&ctx, *s, op)).collect(),
+            });
+        }
+        Ok(Some(Arc::new(params)))
+    }
+
+    /// Applies a step, as replayed, to the dirty objects among its subjects.
+    fn apply_new(
+        &mut self,
+        out: &Applied,
+        lid: LayerId,
+        xs: &[ObjectId],
+        overrides: &Overrides,
+    ) -> Res<()> {
+        let _ = overrides;
+        let mine = members(&out.subjects, xs);
+        if mine.is_empty() {
+            return Ok(());
+        }
+        let params = params_for(out, &mine, lid)?;
+        let mut grants = false;
+        apply_keeping(
+            self.state,
+            &mut self.sheet,
+            &out.cand,
+            lid,
+            &mine,
+            params.as_deref(),
+            None,
+            &mut |_, _, _, v| {
+                if let Value::Abilities(l) = v {
+                    grants |= l.iter().any(|a| matches!(a, Ability::Static { .. }));
+                }
+            },
+            None,
+        );
+        if grants {
+            // A static ability given to a dirty object: its effects would start.
+            return Err(Fail);
+        }
+        Ok(())
+    }
+
+    /// CR 613.8: the step was applied before each later effect of its group; it must still wait
+    /// for none that writes what it reads. Tried on the moved objects, the only ones whose answers
+    /// can differ from before.
+    #[allow(clippy::too_many_arguments)]
+    fn check_order(
+        &mut self,
+        step: &Applied,
+        out: &Applied,
+        lid: LayerId,
+        fresh: bool,
+        later: &[Later],
+        moved: &[ObjectId],
+        overrides: &Overrides,
+    ) -> Res<()> {
+        if later.is_empty() {
+            return Ok(());
+        }
+        let state = self.state;
+        let reads = step
+            .reads
+            .get_or_init(|| step.cand.reads(state, state.controller_char))
+            .clone();
+        if reads.is_empty() {
+            return Ok(());
+        }
+        let Body::Effect(def) = &out.cand.body else {
+            return Ok(());
+        };
+        for y in later {
+            let touches = y.cand.touches(state, lid);
+            if !may_read(&reads, &touches) {
+                continue;
+            }
+            // What `y` does to the objects it applies to, where its amounts read other objects, must
+            // be what it was at this point: a moved aggregate would change it, and its value here is
+            // not kept.
+            if ops_in(&y.cand, lid).into_iter().any(op_reads_others) {
+                let you = match &y.cand.created {
+                    Some(c) => Some(c.you),
+                    None => super::you_of(state, &self.sheet, &y.cand, None),
+                };
+                for op in ops_in(&y.cand, lid) {
+                    match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => {
+                            if e.refers_to_others() && !moved.is_empty() {
+                                return Err(Fail);
+                            }
+                            let mut aggs = Vec::new();
+                            e.aggregates(&mut aggs);
+                            for a in aggs {
+                                if self.delta(&y.cand, you, a, moved)? != 0 {
+                                    return Err(Fail);
+                                }
+                            }
+                        }
+                        Change::TextOf(_) | Change::AbilitiesPer { .. } if !moved.is_empty() => {
+                            return Err(Fail);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // The objects `y` would change now whose treatment may differ from before: the moved
+            // ones, and every subject of a new effect.
+            let fresh_y = y.subjects.is_none();
+            let ys: Vec<Subject> = if fresh_y {
+                match self.started.get(&y.cand.key) {
+                    Some(Some(s)) => s.to_vec(),
+                    Some(None) => Vec::new(),
+                    None => start_with(state, &self.sheet, &y.cand, None, None).unwrap_or_default(),
+                }
+            } else {
+                match (&y.cand.body, &y.cand.created) {
+                    (Body::Counter { .. } | Body::FaceDown, _) => match y.cand.source {
+                        Some(o) if moved.binary_search(&o).is_ok() => vec![Subject::Object(o)],
+                        _ => Vec::new(),
+                    },
+                    (Body::Effect(_), Some(c)) => match &c.locked {
+                        Locked::Objects(l) => l
+                            .iter()
+                            .filter(|(o, inc)| {
+                                moved.binary_search(o).is_ok()
+                                    && state.object(*o).incarnation == *inc
+                            })
+                            .map(|(o, _)| Subject::Object(*o))
+                            .collect(),
+                        Locked::Players(_) => Vec::new(),
+                    },
+                    (Body::Effect(ydef), None) => {
+                        if !is_fresh(&y.cand, lid) {
+                            let subs = match self.started.get(&y.cand.key) {
+                                Some(Some(s)) => Some(s.clone()),
+                                _ => y.subjects.clone(),
+                            };
+                            members(&subs.ok_or(Fail)?, moved)
+                        } else {
+                            let yc = match &ydef.affects {
+                                Affects::Objects(c) | Affects::Players(c) => c,
+                            };
+                            let mut ya = Vec::new();
+                            yc.aggregates(&mut ya);
+                            if !ya.is_empty() || yc.refers_to_others() {
+                                return Err(Fail);
+                            }
+                            let you = super::you_of(state, &self.sheet, &y.cand, None);
+                            if ydef.while_cond.is_some()
+                                && static_exists_with(state, &self.sheet, &y.cand, None, None)
+                                    .is_none()
+                            {
+                                Vec::new()
+                            } else {
+                                let ctx = Ctx::new(state, &self.sheet, y.cand.source, you, &[]);
+                                moved
+                                    .iter()
+                                    .map(|x| Subject::Object(*x))
+                                    .filter(|s| ctx.test(yc, *s))
+                                    .collect()
+                            }
+                        }
+                    }
+                }
+            };
+            if ys.is_empty() {
+                continue;
+            }
+            if ops_in(&y.cand, lid).into_iter().any(op_reads_others) {
+                // What it would do to them depends on values at this point that are not kept.
+                return Err(Fail);
+            }
+            let before = self.view(out, def, lid, fresh, &ys, overrides);
+            let saved: Vec<(ObjectId, Vec<Value>)> = ys
+                .iter()
+                .filter_map(|s| match s {
+                    Subject::Object(o) => Some((*o, self.sheet.objects[o.index()].to_vec())),
+                    Subject::Player(_) => None,
+                })
+                .collect();
+            apply_keeping(
+                state,
+                &mut self.sheet,
+                &y.cand,
+                lid,
+                &ys,
+                None,
+                None,
+                &mut |_, _, _, _| {},
+                None,
+            );
+            let after = self.view(out, def, lid, fresh, &ys, overrides);
+            for (o, row) in saved {
+                self.sheet.objects[o.index()].clone_from_slice(&row);
+            }
+            if before != after {
+                return Err(Fail);
+            }
+        }
+        Ok(())
+    }
+
+    /// What an effect sees of some objects: whether they are among its subjects (where it tests
+    /// them here), what they add to its aggregates, its parameters for them, and whether it exists
+    /// where one of them is its source.
+    fn view(
+        &self,
+        out: &Applied,
+        def: &EffectDef,
+        lid: LayerId,
+        fresh: bool,
+        objs: &[Subject],
+        overrides: &Overrides,
+    ) -> Vec<Vec<Value>> {
+        let state = self.state;
+        let targets: Vec<ObjectId> = match &out.cand.created {
+            Some(c) => c.targets.to_vec(),
+            None => Vec::new(),
+        };
+        let ctx = Ctx::new(state, &self.sheet, out.cand.source, out.you, &targets)
+            .overriding(Some(overrides));
+        let affects = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        let aggs = effect_aggregates(def, lid, fresh, out.cand.created.is_none());
+        let mut v = Vec::new();
+        for s in objs {
+            let Subject::Object(o) = s else { continue };
+            let mut row = Vec::new();
+            if fresh && out.cand.created.is_none() {
+                row.push(Value::Number(Some(ctx.test(affects, *s) as i64)));
+            }
+            for a in &aggs {
+                row.push(Value::Number(ctx.contribution(*a, *o)));
+            }
+            if out.subjects.binary_search(s).is_ok() {
+                for op in def.ops.iter().filter(|op| op.layer == lid) {
+                    row.extend(op_params(&ctx, *s, op));
+                }
+            }
+            if fresh && out.cand.source == Some(*o) {
+                let exists =
+                    static_exists_with(state, &self.sheet, &out.cand, None, Some(overrides));
+                row.push(Value::Number(Some(exists.is_some() as i64)));
+            }
+            v.push(row);
+        }
+        v
+    }
+
+    /// An effect that applies here now and did not before: it goes where its timestamp puts it,
+    /// reading nothing a later effect of its group writes, and its subjects become dirty.
+    fn insert(
+        &mut self,
+        c: &Candidate,
+        lid: LayerId,
+        later: &[Later],
+        old_lt: &LayerTrail,
+        upto: usize,
+    ) -> Res<Applied> {
+        let state = self.state;
+        let reads = c.reads(state, state.controller_char);
+        if !reads.is_empty()
+            && later
+                .iter()
+                .any(|y| may_read(&reads, &y.cand.touches(state, lid)))
+        {
+            return Err(Fail);
+        }
+        let subjects: Vec<Subject> = match self.started.get(&c.key) {
+            Some(Some(s)) => s.to_vec(),
+            Some(None) => Vec::new(),
+            None => {
+                if let Body::Effect(def) = &c.body {
+                    if def.while_cond.is_some() || c.created.is_none() {
+                        return Err(Fail);
+                    }
+                }
+                start_with(state, &self.sheet, c, None, None).ok_or(Fail)?
+            }
+        };
+        if ops_in(c, lid).into_iter().any(op_reads_others) {
+            return Err(Fail);
+        }
+        for s in &subjects {
+            match s {
+                Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, upto)?,
+                Subject::Player(_) => return Err(Fail),
+            }
+        }
+        let out = Applied {
+            cand: c.clone(),
+            subjects: subjects.into(),
+            looped: false,
+            reads: Arc::default(),
+            params: None,
+            you: c.created.as_ref().map(|c| c.you),
+            waited: false,
+            aggs: None,
+        };
+        let xs = self.dirty_ids();
+        self.apply_new(&out, lid, &xs, &Overrides::default())?;
+        Ok(out)
+    }
+}
