@@ -106,6 +106,74 @@ pub fn board() -> (GameState, ObjectId) {
     (s, creatures[3])
 }
 
+/// A change to time: its name, an action that sets it up (applied first, untimed), and the action.
+pub type Change = (&'static str, Option<Action>, Box<dyn Fn() -> Action>);
+
+/// The board and the single changes the benchmark times: a counter put on and taken off, one that
+/// crosses a threshold another effect counts, a creature entering and leaving, an effect starting
+/// and ending.
+pub fn changes() -> (GameState, Vec<Change>) {
+    let (s, creature) = board();
+    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    let minus = s.ruleset.counter_id("-1/-1").unwrap();
+    let bf = s.ruleset.zone_id("battlefield").unwrap();
+    let gy = s.ruleset.zone_id("graveyard").unwrap();
+    let bear = s.content.class_id("Bench Creature").unwrap();
+    let growth = s.content.class_id("Bench Growth").unwrap();
+    let counters = move |object: ObjectId, counter, count: i64| {
+        move || Action::AddCounters {
+            object,
+            counter,
+            count,
+        }
+    };
+    // A creature of player A with nothing attached and no spell on it.
+    let plain = creature;
+    let next = ObjectId(s.objects().count() as u32);
+    let spell = next;
+    let list: Vec<Change> = vec![
+        (
+            "a +1/+1 counter put on a creature",
+            None,
+            Box::new(counters(plain, plus, 1)),
+        ),
+        (
+            "a +1/+1 counter taken off a creature",
+            Some(counters(plain, plus, 1)()),
+            Box::new(counters(plain, plus, -1)),
+        ),
+        (
+            "-1/-1 counters that take a creature below power 4 (a threshold the Bench Counters count)",
+            None,
+            Box::new(counters(plain, minus, 45)),
+        ),
+        (
+            "a creature enters",
+            None,
+            Box::new(move || Action::Create(vec![NewObject::new(bear, PlayerId(0), bf)])),
+        ),
+        (
+            "a creature leaves the battlefield",
+            None,
+            Box::new(move || Action::Move {
+                object: plain,
+                zone: gy,
+            }),
+        ),
+        (
+            "an effect starts (a spell gives a creature +3/+3 until end of turn)",
+            Some(Action::Create(vec![NewObject::new(growth, PlayerId(0), gy)])),
+            Box::new(move || Action::Resolve {
+                spell,
+                controller: PlayerId(0),
+                targets: vec![plain],
+                choices: vec![],
+            }),
+        ),
+    ];
+    (s, list)
+}
+
 fn bench(c: &mut Criterion) {
     let (s, creature) = board();
     assert_eq!(s.objects().count(), 1000);

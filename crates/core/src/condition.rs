@@ -700,8 +700,9 @@ impl NumExpr {
         }
     }
 
-    /// Whether the expression, for a tested object, reads only that object's values.
-    fn is_local(&self) -> bool {
+    /// Whether the expression, for a tested object, reads only that object's values (no aggregate,
+    /// no other object, no player's property).
+    pub fn is_local(&self) -> bool {
         match self {
             NumExpr::Const(_) | NumExpr::Nothing => true,
             NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {

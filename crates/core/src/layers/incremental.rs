@@ -143,13 +143,24 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     let (d, outcome) = match Replay::new(state, prev, changes) {
         Ok(mut r) => match r.run() {
             Ok(()) => (r.finish(), 0),
-            Err(Fail) => {
+            Err(Fail(_line)) => {
+                #[cfg(debug_assertions)]
+                if std::env::var_os("RULECRAFT_TRACE_REPLAY").is_some() {
+                    let li = r.trail.len();
+                    eprintln!("replay stopped in layer {li} (incremental.rs:{_line})");
+                }
                 let d = r.fall_back();
                 let full = d.reused_layers + d.replayed_layers == 0;
                 (d, if full { 2 } else { 1 })
             }
         },
-        Err(Fail) => (derive(state, false), 2),
+        Err(Fail(_line)) => {
+            #[cfg(debug_assertions)]
+            if std::env::var_os("RULECRAFT_TRACE_REPLAY").is_some() {
+                eprintln!("replay refused (incremental.rs:{_line})");
+            }
+            (derive(state, false), 2)
+        }
     };
     OUTCOMES[outcome].fetch_add(1, Ordering::Relaxed);
     if VERIFY.load(Ordering::Relaxed) {
@@ -188,9 +199,17 @@ fn compare_with_full(state: &GameState, d: &Derived) {
     );
 }
 
-/// The replay met what it cannot show unchanged: derive from the current layer in full.
+/// The replay met what it cannot show unchanged: derive from the current layer in full. Carries
+/// the line that found it, for `RULECRAFT_TRACE_REPLAY`.
 #[derive(Debug)]
-struct Fail;
+struct Fail(u32);
+
+/// A `Fail` at this line.
+macro_rules! fail {
+    () => {
+        Fail(line!())
+    };
+}
 
 type Res<T> = Result<T, Fail>;
 
@@ -262,8 +281,10 @@ enum Entry {
 
 struct Replay<'a> {
     state: &'a GameState,
-    /// The state as the previous derivation saw it, where objects that existed changed.
+    /// The state as the previous derivation saw it, made when first needed (where objects that
+    /// existed changed).
     old: Option<GameState>,
+    changes: &'a Changes,
     prev: Vec<Arc<LayerTrail>>,
     /// New values: the dirty objects' as they stand at this point, the rest the previous result.
     sheet: Sheet,
@@ -303,10 +324,10 @@ impl<'a> Replay<'a> {
             }
             None => (Vec::new(), FxHashSet::default()),
         };
-        let old = (!changes.objects.is_empty()).then(|| state.as_before(changes));
         let mut r = Replay {
             state,
-            old,
+            old: None,
+            changes,
             prev: trail.0,
             sheet: Sheet::default(),
             dirty: BTreeMap::new(),
@@ -320,7 +341,7 @@ impl<'a> Replay<'a> {
         // now, and as they were.
         for &x in &changes.objects {
             let Some(was) = changes.old_object(x) else {
-                return Err(Fail);
+                return Err(fail!());
             };
             let diff = StateDiff::of(was, state.object(x));
             r.refuse_moving_statics(changes, x, diff)?;
@@ -365,11 +386,11 @@ impl<'a> Replay<'a> {
     /// attached) is beyond this replay, and so is a change of face, choices or class.
     fn refuse_moving_statics(&self, changes: &Changes, x: ObjectId, diff: StateDiff) -> Res<()> {
         if diff.other {
-            return Err(Fail);
+            return Err(fail!());
         }
         let now = self.state.object(x);
         if diff.new && now.face_down {
-            return Err(Fail);
+            return Err(fail!());
         }
         let statics = |o: &GameObject| !self.state.content.class(o.class).statics.is_empty();
         let has_statics = statics(now)
@@ -380,7 +401,7 @@ impl<'a> Replay<'a> {
                 .any(|lt| lt.grants.iter().any(|((o, _), _)| *o == x));
         let sources = self.state.effects.iter().any(|e| e.source == x);
         if (has_statics || sources) && (diff.new || diff.zone || diff.attached || diff.timestamp) {
-            return Err(Fail);
+            return Err(fail!());
         }
         Ok(())
     }
@@ -519,7 +540,7 @@ impl Replay<'_> {
             self.counter_changes(&old_lt, &mut gone, &mut fresh_new);
         }
         if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
-            return Err(Fail);
+            return Err(fail!());
         }
         let counters_read = old_lt.steps.iter().any(|s| reads_counters(&s.cand));
         let reached = !gone.is_empty()
@@ -549,7 +570,7 @@ impl Replay<'_> {
                 let now = statics(&self.sheet.objects[x.index()]);
                 let was = d.old.as_deref().map(statics).unwrap_or_default();
                 if now != was {
-                    return Err(Fail);
+                    return Err(fail!());
                 }
             }
         }
@@ -601,7 +622,7 @@ impl Replay<'_> {
                             if old_lt.steps[*i].waited || old_lt.steps[*i].looped)
                 });
                 if unsettled {
-                    return Err(Fail);
+                    return Err(fail!());
                 }
             }
         }
@@ -643,7 +664,7 @@ impl Replay<'_> {
                 for s in subs {
                     match s {
                         Subject::Object(o) => self.make_dirty(o, li, &old_lt, 0)?,
-                        Subject::Player(_) => return Err(Fail),
+                        Subject::Player(_) => return Err(fail!()),
                     }
                 }
             }
@@ -658,7 +679,7 @@ impl Replay<'_> {
                     for s in step.subjects.iter() {
                         match s {
                             Subject::Object(o) => self.make_dirty(*o, li, &old_lt, *i)?,
-                            Subject::Player(_) => return Err(Fail),
+                            Subject::Player(_) => return Err(fail!()),
                         }
                     }
                     self.apply_old(step, lid)?;
@@ -866,6 +887,9 @@ impl Replay<'_> {
                 Subject::Player(_) => None,
             })
             .collect();
+        if !same_for_all(&step.cand, lid) {
+            self.ensure_old();
+        }
         self.swap_old(&objs);
         let state = self.old.as_ref().unwrap_or(self.state);
         apply_keeping(
@@ -881,6 +905,13 @@ impl Replay<'_> {
         );
         self.swap_old(&objs);
         Ok(())
+    }
+
+    /// Makes the state as it was before the changes, where objects that existed changed.
+    fn ensure_old(&mut self) {
+        if self.old.is_none() && !self.changes.objects.is_empty() {
+            self.old = Some(self.state.as_before(self.changes));
+        }
     }
 
     /// Exchanges the sheet's values of these dirty objects with their old values.
@@ -907,24 +938,48 @@ fn reads_counters(c: &Candidate) -> bool {
     matches!(&c.body, Body::Effect(d) if d.reads_counters())
 }
 
+/// Whether an effect's parts in a layer do the same to every subject whatever the state: counters,
+/// face-down values, written amounts.
+fn same_for_all(cand: &Candidate, lid: LayerId) -> bool {
+    match &cand.body {
+        Body::Counter { .. } | Body::FaceDown => true,
+        Body::Effect(_) => ops_in(cand, lid)
+            .into_iter()
+            .all(|op| super::change::uniform_op(op) || reads_nothing(&op.change)),
+    }
+}
+
+/// Changes whose new value depends on nothing but the value they change.
+fn reads_nothing(c: &Change) -> bool {
+    match c {
+        Change::SwitchWith(_) | Change::SetText(_) | Change::SetValues(_) | Change::CopyOf(_) => {
+            true
+        }
+        Change::SetAbilities(l) | Change::MergeAbilities(l) => {
+            !l.iter().any(|a| matches!(a, Ability::Static { .. }))
+        }
+        _ => false,
+    }
+}
+
 /// The effects after position `k` in its group.
-fn later_in_group(
-    seq: &[Entry],
+fn later_in_group<'s>(
+    seq: &'s [Entry],
     groups: &[(bool, usize)],
     k: usize,
-    old_lt: &LayerTrail,
-) -> Vec<Later> {
+    old_lt: &'s LayerTrail,
+) -> Vec<Later<'s>> {
     seq[k + 1..]
         .iter()
         .zip(&groups[k + 1..])
         .filter(|(_, g)| **g == groups[k])
         .filter_map(|(e, _)| match e {
             Entry::Kept(j) => Some(Later {
-                cand: old_lt.steps[*j].cand.clone(),
-                subjects: Some(old_lt.steps[*j].subjects.clone()),
+                cand: &old_lt.steps[*j].cand,
+                subjects: Some(&old_lt.steps[*j].subjects),
             }),
             Entry::New(c) => Some(Later {
-                cand: c.clone(),
+                cand: c,
                 subjects: None,
             }),
             Entry::Gone(_) => None,
@@ -933,9 +988,9 @@ fn later_in_group(
 }
 
 /// An effect that comes later in a group, with its previous subjects where it had a step.
-struct Later {
-    cand: Candidate,
-    subjects: Option<Subjects>,
+struct Later<'s> {
+    cand: &'s Candidate,
+    subjects: Option<&'s Subjects>,
 }
 
 /// The subjects in `list` (in id order) that are among `xs` (in id order).
@@ -957,31 +1012,82 @@ fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
 /// the step keeps them, and a replay takes them from there.
 fn op_reads_others(op: &Op) -> bool {
     match &op.change {
-        Change::SetNumber(e) | Change::Modify(e) => !is_subjects_own(e),
+        Change::SetNumber(e) | Change::Modify(e) => !e.is_local(),
         Change::TextOf(_) | Change::AbilitiesPer { .. } => true,
         _ => false,
     }
 }
 
-/// Whether an expression reads only the subject's values and constants.
-fn is_subjects_own(e: &NumExpr) -> bool {
-    let mut aggs = Vec::new();
-    e.aggregates(&mut aggs);
-    aggs.is_empty() && !e.refers_to_others() && !reads_players(e)
+/// Whether an effect reads counters.
+fn reads_counters_in(c: &Candidate) -> bool {
+    reads_counters(c)
 }
 
-/// Whether an expression reads a player's property.
-fn reads_players(e: &NumExpr) -> bool {
+/// Whether an expression reads the subject's own values (outside aggregates).
+fn reads_own(e: &NumExpr) -> bool {
     match e {
+        NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
+            *r == crate::condition::ObjRef::This
+        }
         NumExpr::Prop(..) => true,
+        NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
         | NumExpr::Mul(a, b)
         | NumExpr::Max(a, b)
-        | NumExpr::Min(a, b) => reads_players(a) || reads_players(b),
-        NumExpr::Neg(a) => reads_players(a),
-        _ => false,
+        | NumExpr::Min(a, b) => reads_own(a) || reads_own(b),
+        NumExpr::Neg(a) => reads_own(a),
+        NumExpr::Const(_) | NumExpr::Nothing => false,
     }
+}
+
+/// How much an expression's value moves when its aggregates move by `deltas` and nothing else
+/// moves; `None` where that is not a sum (a `max`, a product of two moving parts).
+fn moves_by(e: &NumExpr, deltas: &FxHashMap<usize, i64>) -> Option<i64> {
+    let key = e as *const NumExpr as usize;
+    match e {
+        NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => {
+            let d = deltas.get(&key).copied().unwrap_or(0);
+            (d == 0 || !matches!(e, NumExpr::Distinct(..))).then_some(d)
+        }
+        NumExpr::Add(a, b) => moves_by(a, deltas)?.checked_add(moves_by(b, deltas)?),
+        NumExpr::Sub(a, b) => moves_by(a, deltas)?.checked_sub(moves_by(b, deltas)?),
+        NumExpr::Neg(a) => moves_by(a, deltas)?.checked_neg(),
+        NumExpr::Mul(a, b) => match (moves_by(a, deltas)?, moves_by(b, deltas)?) {
+            (0, 0) => Some(0),
+            (da, 0) => b.is_constant().then(|| ()).and_then(|_| {
+                let NumExpr::Const(k) = **b else { return None };
+                da.checked_mul(k)
+            }),
+            (0, db) => {
+                let NumExpr::Const(k) = **a else { return None };
+                db.checked_mul(k)
+            }
+            _ => None,
+        },
+        NumExpr::Max(a, b) | NumExpr::Min(a, b) => {
+            (moves_by(a, deltas)? == 0 && moves_by(b, deltas)? == 0).then_some(0)
+        }
+        _ => Some(0),
+    }
+}
+
+/// An effect's kept parameters (`op_params` order) moved as its aggregates moved.
+fn shift_params(ops: &[&Op], kept: &[Value], deltas: &FxHashMap<usize, i64>) -> Option<Vec<Value>> {
+    let mut out = Vec::with_capacity(kept.len());
+    let mut it = kept.iter();
+    for op in ops {
+        if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+            let v = it.next()?;
+            let d = moves_by(e, deltas)?;
+            out.push(match v.number() {
+                Some(n) if d != 0 => Value::Number(Some(n.checked_add(d)?)),
+                _ if d != 0 => return None,
+                _ => v.clone(),
+            });
+        }
+    }
+    Some(out)
 }
 
 /// The effect's operations in a layer.
@@ -998,11 +1104,11 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
     if !ops_in(&step.cand, lid).into_iter().any(op_reads_others) {
         return Ok(None);
     }
-    let p = step.params.as_ref().ok_or(Fail)?;
+    let p = step.params.as_ref().ok_or(fail!())?;
     mine.iter()
         .map(|s| {
-            let i = step.subjects.binary_search(s).map_err(|_| Fail)?;
-            p.get(i).cloned().ok_or(Fail)
+            let i = step.subjects.binary_search(s).map_err(|_| fail!())?;
+            p.get(i).cloned().ok_or(fail!())
         })
         .collect::<Res<Vec<_>>>()
         .map(Some)
@@ -1052,12 +1158,12 @@ impl Replay<'_> {
         if let Some(rec) = &step.aggs {
             let nodes = effect_aggregates(&def, lid, fresh, cand.created.is_none());
             if nodes.len() != rec.len() {
-                return Err(Fail);
+                return Err(fail!());
             }
             let mut values = Vec::with_capacity(rec.len());
             for (node, (key, old_value)) in nodes.iter().zip(rec.iter()) {
                 if node.key() != *key {
-                    return Err(Fail);
+                    return Err(fail!());
                 }
                 let v = self.moved_aggregate(
                     step,
@@ -1093,7 +1199,7 @@ impl Replay<'_> {
                     .as_ref()
                     .is_some_and(|w| w.refers_to_others())
                 {
-                    return Err(Fail);
+                    return Err(fail!());
                 }
                 let now = match &cand.created {
                     None => static_exists_with(state, &self.sheet, cand, None, Some(&overrides))
@@ -1103,14 +1209,14 @@ impl Replay<'_> {
                     }
                 };
                 if existed != Some(now) {
-                    return Err(Fail);
+                    return Err(fail!());
                 }
                 // "You" comes from its source's controller.
                 if let (Some(s), Some(c)) = (cand.source, state.controller_char) {
                     if let Some(d) = self.dirty.get(&s) {
                         let was = d.old.as_ref().map(|o| &o[c.index()]);
                         if was != Some(&self.sheet.objects[s.index()][c.index()]) {
-                            return Err(Fail);
+                            return Err(fail!());
                         }
                     }
                 }
@@ -1130,7 +1236,7 @@ impl Replay<'_> {
                     let mut a = Vec::new();
                     affects.aggregates(&mut a);
                     if in_list(&a, &moved_aggs) {
-                        return Err(Fail);
+                        return Err(fail!());
                     }
                     let source_moved = cand.source.is_some_and(|s| {
                         self.dirty
@@ -1138,11 +1244,11 @@ impl Replay<'_> {
                             .is_some_and(|d| d.diff.attached || d.diff.zone || d.diff.new)
                     });
                     if affects.names_source() && source_moved {
-                        return Err(Fail);
+                        return Err(fail!());
                     }
                     if !moved.is_empty() {
                         if affects.refers_to_others() {
-                            return Err(Fail);
+                            return Err(fail!());
                         }
                         let ctx = Ctx::new(state, &self.sheet, cand.source, step.you, &[])
                             .overriding(Some(&overrides));
@@ -1169,11 +1275,11 @@ impl Replay<'_> {
                 }
                 Some(_) => {
                     let now =
-                        start_with(state, &self.sheet, cand, None, Some(&overrides)).ok_or(Fail)?;
+                        start_with(state, &self.sheet, cand, None, Some(&overrides)).ok_or(fail!())?;
                     if now[..] != out.subjects[..] {
                         for s in out.subjects.iter().chain(now.iter()) {
                             if !matches!(s, Subject::Object(o) if self.dirty.contains_key(o)) {
-                                return Err(Fail);
+                                return Err(fail!());
                             }
                         }
                         out.subjects = now.into();
@@ -1195,7 +1301,7 @@ impl Replay<'_> {
             for s in out.subjects.clone().iter() {
                 match s {
                     Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
-                    Subject::Player(_) => return Err(Fail),
+                    Subject::Player(_) => return Err(fail!()),
                 }
             }
         }
@@ -1206,14 +1312,14 @@ impl Replay<'_> {
             .filter(|x| self.moved(*x, reads_counters))
             .collect();
         if (step.waited || step.looped) && !moved.is_empty() {
-            return Err(Fail);
+            return Err(fail!());
         }
         // CR 613.8: it must still wait for no later effect of its group.
         let reads = step
             .reads
             .get_or_init(|| cand.reads(state, state.controller_char));
         if reads.intersects(later_writes) {
-            self.check_order(step, &out, lid, fresh, later, &moved, &overrides)?;
+            self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
         }
         out.params = self.new_params(step, &out, lid, &overrides)?;
         self.apply_new(&out, lid, &xs, &overrides)?;
@@ -1237,7 +1343,7 @@ impl Replay<'_> {
         let mut inner = Vec::new();
         cond.aggregates(&mut inner);
         if !inner.is_empty() || cond.refers_to_others() {
-            return Err(Fail);
+            return Err(fail!());
         }
         let targets: Vec<ObjectId> = match &cand.created {
             Some(c) => c.targets.to_vec(),
@@ -1247,10 +1353,11 @@ impl Replay<'_> {
         for &x in moved {
             let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
                 .contribution(node, x)
-                .ok_or(Fail)?;
+                .ok_or(fail!())?;
             let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
                 None => 0,
                 Some(_) => {
+                    self.ensure_old();
                     self.swap_old(&[x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
@@ -1260,10 +1367,10 @@ impl Replay<'_> {
                         Some(0)
                     };
                     self.swap_old(&[x]);
-                    v.ok_or(Fail)?
+                    v.ok_or(fail!())?
                 }
             };
-            delta = delta.checked_add(now - before).ok_or(Fail)?;
+            delta = delta.checked_add(now - before).ok_or(fail!())?;
         }
         Ok(delta)
     }
@@ -1283,7 +1390,7 @@ impl Replay<'_> {
             return Ok(old_value);
         }
         if node.condition().refers_to_others() {
-            return Err(Fail);
+            return Err(fail!());
         }
         let cand = &step.cand;
         let targets: Vec<ObjectId> = match &cand.created {
@@ -1296,10 +1403,11 @@ impl Replay<'_> {
             let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
                 .overriding(Some(overrides))
                 .contribution(node, x)
-                .ok_or(Fail)?;
+                .ok_or(fail!())?;
             let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
                 None => 0,
                 Some(_) => {
+                    self.ensure_old();
                     self.swap_old(&[x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
@@ -1310,20 +1418,20 @@ impl Replay<'_> {
                         Some(0)
                     };
                     self.swap_old(&[x]);
-                    v.ok_or(Fail)?
+                    v.ok_or(fail!())?
                 }
             };
-            delta = delta.checked_add(now - before).ok_or(Fail)?;
+            delta = delta.checked_add(now - before).ok_or(fail!())?;
         }
         if delta == 0 {
             return Ok(old_value);
         }
         match node {
             Aggregate::Number(NumExpr::Count(_) | NumExpr::Sum(..)) | Aggregate::Exists(_) => {
-                let v = old_value.ok_or(Fail)?;
-                Ok(Some(v.checked_add(delta).ok_or(Fail)?))
+                let v = old_value.ok_or(fail!())?;
+                Ok(Some(v.checked_add(delta).ok_or(fail!())?))
             }
-            Aggregate::Number(_) => Err(Fail),
+            Aggregate::Number(_) => Err(fail!()),
         }
     }
 
@@ -1351,7 +1459,7 @@ impl Replay<'_> {
             matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
                 || matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
         }) {
-            return Err(Fail);
+            return Err(fail!());
         }
         let old = step.params.as_deref();
         let targets: Vec<ObjectId> = match &out.cand.created {
@@ -1411,25 +1519,27 @@ impl Replay<'_> {
         );
         if grants {
             // A static ability given to a dirty object: its effects would start.
-            return Err(Fail);
+            return Err(fail!());
         }
         Ok(())
     }
 
     /// CR 613.8: the step was applied before each later effect of its group; it must still wait
-    /// for none that writes what it reads. Tried on the moved objects, the only ones whose answers
-    /// can differ from before.
+    /// for none that writes what it reads. Tried on the objects whose treatment can differ from
+    /// before: the moved ones, every subject of a new effect, and every subject of one whose amounts
+    /// moved. Keeps, in `out`, what those later effects would do at this point.
     #[allow(clippy::too_many_arguments)]
     fn check_order(
         &mut self,
-        step: &Applied,
-        out: &Applied,
+        old_lt: &LayerTrail,
+        i: usize,
+        out: &mut Applied,
         lid: LayerId,
         fresh: bool,
         later: &[Later],
-        moved: &[ObjectId],
         overrides: &Overrides,
     ) -> Res<()> {
+        let step = &old_lt.steps[i];
         if later.is_empty() {
             return Ok(());
         }
@@ -1444,108 +1554,137 @@ impl Replay<'_> {
         let Body::Effect(def) = &out.cand.body else {
             return Ok(());
         };
+        let def = def.clone();
+        let reads_counters = def.reads_counters();
+        let mut partners: Vec<super::PartnerThen> =
+            step.partners.as_deref().map(<[_]>::to_vec).unwrap_or_default();
+        let mut partners_changed = false;
         for y in later {
             let touches = y.cand.touches(state, lid);
             if !may_read(&reads, &touches) {
                 continue;
             }
-            // What `y` does to the objects it applies to, where its amounts read other objects, must
-            // be what it was at this point: a moved aggregate would change it, and its value here is
-            // not kept.
-            if ops_in(&y.cand, lid).into_iter().any(op_reads_others) {
-                let you = match &y.cand.created {
-                    Some(c) => Some(c.you),
-                    None => super::you_of(state, &self.sheet, &y.cand, None),
-                };
-                for op in ops_in(&y.cand, lid) {
-                    match &op.change {
-                        Change::SetNumber(e) | Change::Modify(e) => {
-                            if e.refers_to_others() && !moved.is_empty() {
-                                return Err(Fail);
-                            }
-                            let mut aggs = Vec::new();
-                            e.aggregates(&mut aggs);
-                            for a in aggs {
-                                if self.delta(&y.cand, you, a, moved)? != 0 {
-                                    return Err(Fail);
-                                }
-                            }
-                        }
-                        Change::TextOf(_) | Change::AbilitiesPer { .. } if !moved.is_empty() => {
-                            return Err(Fail);
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            // The objects `y` would change now whose treatment may differ from before: the moved
-            // ones, and every subject of a new effect.
+            let moved: Vec<ObjectId> = self
+                .dirty_ids()
+                .into_iter()
+                .filter(|x| self.moved(*x, reads_counters || reads_counters_in(&y.cand)))
+                .collect();
+            // Whom `y` applies to at this point, among the moved objects.
             let fresh_y = y.subjects.is_none();
-            let ys: Vec<Subject> = if fresh_y {
+            let mut ys: Vec<Subject> = if fresh_y {
                 match self.started.get(&y.cand.key) {
                     Some(Some(s)) => s.to_vec(),
                     Some(None) => Vec::new(),
-                    None => start_with(state, &self.sheet, &y.cand, None, None).unwrap_or_default(),
+                    None => start_with(state, &self.sheet, y.cand, None, None).unwrap_or_default(),
                 }
             } else {
-                match (&y.cand.body, &y.cand.created) {
-                    (Body::Counter { .. } | Body::FaceDown, _) => match y.cand.source {
-                        Some(o) if moved.binary_search(&o).is_ok() => vec![Subject::Object(o)],
-                        _ => Vec::new(),
-                    },
-                    (Body::Effect(_), Some(c)) => match &c.locked {
-                        Locked::Objects(l) => l
-                            .iter()
-                            .filter(|(o, inc)| {
-                                moved.binary_search(o).is_ok()
-                                    && state.object(*o).incarnation == *inc
-                            })
-                            .map(|(o, _)| Subject::Object(*o))
-                            .collect(),
-                        Locked::Players(_) => Vec::new(),
-                    },
-                    (Body::Effect(ydef), None) => {
-                        if !is_fresh(&y.cand, lid) {
-                            let subs = match self.started.get(&y.cand.key) {
-                                Some(Some(s)) => Some(s.clone()),
-                                _ => y.subjects.clone(),
-                            };
-                            members(&subs.ok_or(Fail)?, moved)
-                        } else {
-                            let yc = match &ydef.affects {
-                                Affects::Objects(c) | Affects::Players(c) => c,
-                            };
-                            let mut ya = Vec::new();
-                            yc.aggregates(&mut ya);
-                            if !ya.is_empty() || yc.refers_to_others() {
-                                return Err(Fail);
-                            }
-                            let you = super::you_of(state, &self.sheet, &y.cand, None);
-                            if ydef.while_cond.is_some()
-                                && static_exists_with(state, &self.sheet, &y.cand, None, None)
-                                    .is_none()
-                            {
-                                Vec::new()
-                            } else {
-                                let ctx = Ctx::new(state, &self.sheet, y.cand.source, you, &[]);
-                                moved
-                                    .iter()
-                                    .map(|x| Subject::Object(*x))
-                                    .filter(|s| ctx.test(yc, *s))
-                                    .collect()
-                            }
+                self.members_now(y, lid, &moved)?
+            };
+            // What `y` does, where its amounts read other objects: its parameters at this point
+            // as kept, moved with the aggregates they read.
+            let mut known: Option<Vec<Vec<Value>>> = None;
+            if ops_in(y.cand, lid).into_iter().any(op_reads_others) {
+                let ydef = match &y.cand.body {
+                    Body::Effect(d) => d.clone(),
+                    _ => return Err(fail!()),
+                };
+                let ops = ops_in(y.cand, lid);
+                if ops.iter().any(|op| {
+                    !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
+                        && op_reads_others(op)
+                }) {
+                    if moved.is_empty() && ys.is_empty() {
+                        continue;
+                    }
+                    return Err(fail!());
+                }
+                let you = match &y.cand.created {
+                    Some(c) => Some(c.you),
+                    None => super::you_of(state, &self.sheet, y.cand, None),
+                };
+                let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
+                for op in &ops {
+                    if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                        if e.refers_to_others() && !moved.is_empty() {
+                            return Err(fail!());
+                        }
+                        let mut aggs = Vec::new();
+                        e.aggregates(&mut aggs);
+                        for a in aggs {
+                            let d = self.delta(y.cand, you, a, &moved)?;
+                            deltas.insert(a.key(), d);
                         }
                     }
                 }
-            };
+                let shifted = deltas.values().any(|d| *d != 0);
+                let Some(pos) = partners.iter().position(|(k, _)| *k == y.cand.key) else {
+                    if !shifted && ys.is_empty() {
+                        continue;
+                    }
+                    return Err(fail!());
+                };
+                let (then_subjects, then_params) = &*partners[pos].1;
+                if shifted {
+                    for s in then_subjects {
+                        if !ys.contains(s) {
+                            ys.push(*s);
+                        }
+                    }
+                    ys.sort();
+                }
+                if ys.is_empty() {
+                    continue;
+                }
+                // The parameters for each: kept and moved, or (for a moved object, where the
+                // amounts read no subject's own values) any subject's kept and moved.
+                let mut list = Vec::with_capacity(ys.len());
+                for s in &ys {
+                    let own_moved = matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok());
+                    let base = match then_subjects.binary_search(s) {
+                        Ok(k) if !own_moved => then_params.get(k),
+                        _ => {
+                            let closed = ops.iter().all(|op| match &op.change {
+                                Change::SetNumber(e) | Change::Modify(e) => !reads_own(e),
+                                _ => true,
+                            });
+                            if !closed {
+                                return Err(fail!());
+                            }
+                            then_params.first()
+                        }
+                    };
+                    let base = base.ok_or(fail!())?;
+                    list.push(shift_params(&ops, base, &deltas).ok_or(fail!())?);
+                }
+                // Keep what `y` would now do here, for a later replay.
+                let mut subs = then_subjects.clone();
+                let mut params = then_params.clone();
+                for (s, p) in ys.iter().zip(&list) {
+                    match subs.binary_search(s) {
+                        Ok(k) => params[k] = p.clone(),
+                        Err(k) => {
+                            subs.insert(k, *s);
+                            params.insert(k, p.clone());
+                        }
+                    }
+                }
+                if shifted || subs.len() != then_subjects.len() {
+                    partners[pos].1 = Arc::new((subs, params));
+                    partners_changed = true;
+                }
+                let _ = ydef;
+                known = Some(list);
+            }
             if ys.is_empty() {
                 continue;
             }
-            if ops_in(&y.cand, lid).into_iter().any(op_reads_others) {
-                // What it would do to them depends on values at this point that are not kept.
-                return Err(Fail);
+            for s in &ys {
+                match s {
+                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
+                    Subject::Player(_) => return Err(fail!()),
+                }
             }
-            let before = self.view(out, def, lid, fresh, &ys, overrides);
+            let before = self.view(out, &def, lid, fresh, &ys, overrides);
             let saved: Vec<(ObjectId, Vec<Value>)> = ys
                 .iter()
                 .filter_map(|s| match s {
@@ -1556,23 +1695,77 @@ impl Replay<'_> {
             apply_keeping(
                 state,
                 &mut self.sheet,
-                &y.cand,
+                y.cand,
                 lid,
                 &ys,
-                None,
+                known.as_deref(),
                 None,
                 &mut |_, _, _, _| {},
                 None,
             );
-            let after = self.view(out, def, lid, fresh, &ys, overrides);
+            let after = self.view(out, &def, lid, fresh, &ys, overrides);
             for (o, row) in saved {
                 self.sheet.objects[o.index()].clone_from_slice(&row);
             }
             if before != after {
-                return Err(Fail);
+                return Err(fail!());
             }
         }
+        if partners_changed {
+            out.partners = Some(partners.into());
+        }
         Ok(())
+    }
+
+    /// The moved objects a later effect that started before this layer, or that starts here by
+    /// testing each object, applies to now.
+    fn members_now(&self, y: &Later, lid: LayerId, moved: &[ObjectId]) -> Res<Vec<Subject>> {
+        let state = self.state;
+        Ok(match (&y.cand.body, &y.cand.created) {
+            (Body::Counter { .. } | Body::FaceDown, _) => match y.cand.source {
+                Some(o) if moved.binary_search(&o).is_ok() => vec![Subject::Object(o)],
+                _ => Vec::new(),
+            },
+            (Body::Effect(_), Some(c)) => match &c.locked {
+                Locked::Objects(l) => l
+                    .iter()
+                    .filter(|(o, inc)| {
+                        moved.binary_search(o).is_ok() && state.object(*o).incarnation == *inc
+                    })
+                    .map(|(o, _)| Subject::Object(*o))
+                    .collect(),
+                Locked::Players(_) => Vec::new(),
+            },
+            (Body::Effect(ydef), None) => {
+                if !is_fresh(y.cand, lid) {
+                    let subs = match self.started.get(&y.cand.key) {
+                        Some(Some(s)) => Some(s.clone()),
+                        _ => y.subjects.cloned(),
+                    };
+                    members(&subs.ok_or(fail!())?, moved)
+                } else {
+                    let yc = match &ydef.affects {
+                        Affects::Objects(c) | Affects::Players(c) => c,
+                    };
+                    let mut ya = Vec::new();
+                    yc.aggregates(&mut ya);
+                    if !ya.is_empty() || yc.refers_to_others() {
+                        return Err(fail!());
+                    }
+                    if static_exists_with(state, &self.sheet, y.cand, None, None).is_none() {
+                        Vec::new()
+                    } else {
+                        let you = super::you_of(state, &self.sheet, y.cand, None);
+                        let ctx = Ctx::new(state, &self.sheet, y.cand.source, you, &[]);
+                        moved
+                            .iter()
+                            .map(|x| Subject::Object(*x))
+                            .filter(|s| ctx.test(yc, *s))
+                            .collect()
+                    }
+                }
+            }
+        })
     }
 
     /// What an effect sees of some objects: whether they are among its subjects (where it tests
@@ -1640,7 +1833,7 @@ impl Replay<'_> {
                 .iter()
                 .any(|y| may_read(&reads, &y.cand.touches(state, lid)))
         {
-            return Err(Fail);
+            return Err(fail!());
         }
         let subjects: Vec<Subject> = match self.started.get(&c.key) {
             Some(Some(s)) => s.to_vec(),
@@ -1648,19 +1841,19 @@ impl Replay<'_> {
             None => {
                 if let Body::Effect(def) = &c.body {
                     if def.while_cond.is_some() || c.created.is_none() {
-                        return Err(Fail);
+                        return Err(fail!());
                     }
                 }
-                start_with(state, &self.sheet, c, None, None).ok_or(Fail)?
+                start_with(state, &self.sheet, c, None, None).ok_or(fail!())?
             }
         };
         if ops_in(c, lid).into_iter().any(op_reads_others) {
-            return Err(Fail);
+            return Err(fail!());
         }
         for s in &subjects {
             match s {
                 Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, upto)?,
-                Subject::Player(_) => return Err(Fail),
+                Subject::Player(_) => return Err(fail!()),
             }
         }
         let out = Applied {
@@ -1672,6 +1865,7 @@ impl Replay<'_> {
             you: c.created.as_ref().map(|c| c.you),
             waited: false,
             aggs: None,
+            partners: None,
         };
         let xs = self.dirty_ids();
         self.apply_new(&out, lid, &xs, &Overrides::default())?;

@@ -124,6 +124,24 @@ struct Applied {
     waited: bool,
     /// The values of the aggregates it read (`Aggregate::key`, value), where it read any.
     aggs: Option<AggregateValues>,
+    /// The later effects of its group that it was tried against and whose amounts read other
+    /// objects: their subjects and parameters at this step.
+    partners: Option<Arc<[PartnerThen]>>,
+}
+
+/// A later effect's subjects and parameters at an earlier effect's step.
+type PartnerThen = (EffectKey, Arc<(Vec<Subject>, Vec<Vec<Value>>)>);
+
+/// Whether an effect's amounts in a layer read more than the subject: aggregates, other objects,
+/// player properties.
+fn amounts_read_others(cand: &Candidate, lid: LayerId) -> bool {
+    match &cand.body {
+        Body::Effect(def) => def.ops.iter().filter(|o| o.layer == lid).any(|op| match &op.change {
+            Change::SetNumber(e) | Change::Modify(e) => !e.is_constant() && !e.is_local(),
+            _ => false,
+        }),
+        _ => false,
+    }
 }
 
 /// The values of the aggregates an effect read at a step: (`Aggregate::key`, value).
@@ -788,6 +806,26 @@ impl Deriver<'_> {
                 }
             };
             let mut picked = analyses[pick].take();
+            // What the later effects it was tried against, whose amounts read other objects, would
+            // have done at this point: a later derivation that starts from this one tries them again.
+            let partners_then: Vec<PartnerThen> = if self.trail.is_some() {
+                partners[pick]
+                    .iter()
+                    .filter(|b| alive[**b] && amounts_read_others(&cands[**b], lid))
+                    .filter_map(|b| {
+                        let an = analyses[*b].as_ref()?;
+                        Some((
+                            cands[*b].key,
+                            Arc::new((
+                                an.instruction.subjects.clone(),
+                                an.instruction.params.clone(),
+                            )),
+                        ))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             // Before the effect applies: probes of what its writes can change in the analyses of
             // other effects, so that bringing them up to date after it can skip what did not change.
             let mut probes: HashMap<usize, Vec<Option<dependency::Probe>>> = HashMap::default();
@@ -819,6 +857,9 @@ impl Deriver<'_> {
                 if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
                     if step.cand.key == cand.key {
                         step.waited = !waited[pick].is_empty();
+                        if !partners_then.is_empty() {
+                            step.partners = Some(partners_then.into());
+                        }
                         if let Some(p) = picked.as_mut() {
                             if step.subjects[..] == p.instruction.subjects[..] {
                                 step.params =
@@ -1014,6 +1055,7 @@ impl Deriver<'_> {
                     you,
                     waited: false,
                     aggs,
+                    partners: None,
                 });
             }
         }
