@@ -6,7 +6,10 @@
 mod layers_bench;
 
 fn main() {
-    let which: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(0);
+    let which: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(0);
     let (s, changes) = layers_bench::changes();
     let (what, setup, action) = &changes[which];
     let mut base = s.clone();

@@ -411,11 +411,9 @@ impl<'a> Replay<'a> {
     fn undo_row(&self, final_row: &[Value], x: ObjectId, from: usize) -> Vec<Value> {
         let mut row = final_row.to_vec();
         for lt in self.prev[from..].iter().rev() {
-            for (cell, v) in lt.before.iter() {
-                if let Cell::Object(o, c) = cell {
-                    if *o == x {
-                        row[c.index()] = v.clone();
-                    }
+            for (cell, v) in lt.before_of(x) {
+                if let Cell::Object(_, c) = cell {
+                    row[c.index()] = v.clone();
                 }
             }
         }
@@ -542,7 +540,8 @@ impl Replay<'_> {
         if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
             return Err(fail!());
         }
-        let counters_read = old_lt.steps.iter().any(|s| reads_counters(&s.cand));
+        let counters_moved = self.dirty.values().any(|d| d.diff.counters);
+        let counters_read = counters_moved && old_lt.steps.iter().any(|s| reads_counters(&s.cand));
         let reached = !gone.is_empty()
             || !fresh_new.is_empty()
             || self
@@ -633,43 +632,26 @@ impl Replay<'_> {
             .map(|(k, _, s)| (*k, s.is_some()))
             .collect();
 
-        // What each entry writes, and what the later entries of its group write together: an
-        // effect that reads none of that cannot come to wait for them.
-        let writes: Vec<Footprint> = seq
-            .iter()
-            .map(|e| match e {
-                Entry::Kept(i) | Entry::Gone(i) => old_lt.steps[*i].cand.writes(state, lid),
-                Entry::New(c) => c.writes(state, lid),
-            })
-            .collect();
-        let mut suffix: Vec<Footprint> = vec![Footprint::default(); seq.len()];
-        for k in (0..seq.len()).rev() {
-            if k + 1 < seq.len() && groups[k + 1] == groups[k] {
-                let mut f = suffix[k + 1].clone();
-                if !matches!(seq[k + 1], Entry::Gone(_)) {
-                    f.union(&writes[k + 1]);
+        // What each group writes: an effect that reads none of it cannot come to wait for a later
+        // effect of its group.
+        let mut group_writes: Vec<((bool, usize), Footprint)> = Vec::new();
+        for (e, g) in seq.iter().zip(&groups) {
+            let w = match e {
+                Entry::Kept(i) => {
+                    let step = &old_lt.steps[*i];
+                    step.writes.get_or_init(|| step.cand.writes(state, lid))
                 }
-                suffix[k] = f;
+                Entry::Gone(_) => continue,
+                Entry::New(c) => &c.writes(state, lid),
+            };
+            match group_writes.iter_mut().find(|(x, _)| x == g) {
+                Some((_, f)) => f.union(w),
+                None => group_writes.push((*g, w.clone())),
             }
         }
-        // The objects a new effect applies to are dirty from the layer's start: each earlier effect
-        // of its group is tried against it on them (it must not come to wait for it).
-        for e in &seq {
-            if let Entry::New(c) = e {
-                let subs = match self.started.get(&c.key) {
-                    Some(Some(s)) => s.to_vec(),
-                    Some(None) => Vec::new(),
-                    None => start_with(state, &self.sheet, c, None, None).unwrap_or_default(),
-                };
-                for s in subs {
-                    match s {
-                        Subject::Object(o) => self.make_dirty(o, li, &old_lt, 0)?,
-                        Subject::Player(_) => return Err(fail!()),
-                    }
-                }
-            }
-        }
-        let mut new_steps: Vec<Applied> = Vec::with_capacity(seq.len());
+        let writes_of =
+            |g: &(bool, usize)| group_writes.iter().find(|(x, _)| x == g).map(|(_, f)| f);
+        let mut new_steps: Vec<Arc<Applied>> = Vec::with_capacity(seq.len());
         let mut started_list: Vec<(EffectKey, Candidate, Option<Subjects>)> = Vec::new();
         let mut old_pos = 0usize;
         for k in 0..seq.len() {
@@ -688,7 +670,7 @@ impl Replay<'_> {
                 Entry::New(c) => {
                     let c = c.clone();
                     let later = later_in_group(&seq, &groups, k, &old_lt);
-                    let applied = self.insert(&c, lid, &later, &old_lt, old_pos)?;
+                    let applied = Arc::new(self.insert(&c, lid, &later, &old_lt, old_pos)?);
                     if is_fresh(&c, lid) {
                         let subs = Some(applied.subjects.clone());
                         self.started.insert(c.key, subs.clone());
@@ -698,13 +680,20 @@ impl Replay<'_> {
                 }
                 Entry::Kept(i) => {
                     let i = *i;
-                    let later = if suffix[k].is_empty() {
-                        Vec::new()
-                    } else {
+                    let empty = Footprint::default();
+                    let group_writes = writes_of(&groups[k]).unwrap_or(&empty);
+                    let reads = {
+                        let step = &old_lt.steps[i];
+                        step.reads
+                            .get_or_init(|| step.cand.reads(state, state.controller_char))
+                    };
+                    let later = if reads.intersects(group_writes) {
                         later_in_group(&seq, &groups, k, &old_lt)
+                    } else {
+                        Vec::new()
                     };
                     let existed = old_exists.get(&old_lt.steps[i].cand.key).copied();
-                    let applied = self.kept(&old_lt, i, lid, existed, &later, &suffix[k])?;
+                    let applied = self.kept(&old_lt, i, lid, existed, &later)?;
                     old_pos = i + 1;
                     if is_fresh(&applied.cand, lid) {
                         let subs = existed.unwrap_or(true).then(|| applied.subjects.clone());
@@ -723,11 +712,11 @@ impl Replay<'_> {
         // the cells it writes or wrote, and the new steps and started effects.
         let mut lt = LayerTrail::clone(&old_lt);
         let mut old_cells: FxHashMap<ObjectId, Vec<CharId>> = FxHashMap::default();
-        if self.dirty.values().any(|d| d.final_old.is_some()) {
-            for (cell, _) in old_lt.before.iter() {
-                if let Cell::Object(o, c) = cell {
-                    if self.dirty.get(o).is_some_and(|d| d.final_old.is_some()) {
-                        old_cells.entry(*o).or_default().push(*c);
+        for (x, d) in &self.dirty {
+            if d.final_old.is_some() {
+                for (cell, _) in old_lt.before_of(*x) {
+                    if let Cell::Object(_, c) = cell {
+                        old_cells.entry(*x).or_default().push(*c);
                     }
                 }
             }
@@ -747,6 +736,15 @@ impl Replay<'_> {
             more: Vec::new(),
         };
         lt.steps = Arc::new(new_steps);
+        // Entries added by replays are searched one by one: past a size, they join the indexed part.
+        if lt.before.more.len() > 256 && lt.before.more.len() * 4 > lt.before.base.len() {
+            let all: Vec<(Cell, Value)> = lt.before.iter().cloned().collect();
+            lt.before = Shared {
+                base: Arc::new(all),
+                more: Vec::new(),
+            };
+            lt.before_index = Arc::default();
+        }
         Ok(Some(lt))
     }
 
@@ -977,10 +975,12 @@ fn later_in_group<'s>(
             Entry::Kept(j) => Some(Later {
                 cand: &old_lt.steps[*j].cand,
                 subjects: Some(&old_lt.steps[*j].subjects),
+                step: Some(&old_lt.steps[*j]),
             }),
             Entry::New(c) => Some(Later {
                 cand: c,
                 subjects: None,
+                step: None,
             }),
             Entry::Gone(_) => None,
         })
@@ -991,6 +991,21 @@ fn later_in_group<'s>(
 struct Later<'s> {
     cand: &'s Candidate,
     subjects: Option<&'s Subjects>,
+    /// Its step, where it had one (for what it touches, worked out once).
+    step: Option<&'s Applied>,
+}
+
+impl Later<'_> {
+    fn touches(
+        &self,
+        state: &GameState,
+        lid: LayerId,
+    ) -> Vec<(crate::ruleset::SlotTarget, super::dependency::Touch)> {
+        match self.step {
+            Some(s) => s.touches.get_or_init(|| s.cand.touches(state, lid)).clone(),
+            None => self.cand.touches(state, lid),
+        }
+    }
 }
 
 /// The subjects in `list` (in id order) that are among `xs` (in id order).
@@ -1055,10 +1070,10 @@ fn moves_by(e: &NumExpr, deltas: &FxHashMap<usize, i64>) -> Option<i64> {
         NumExpr::Neg(a) => moves_by(a, deltas)?.checked_neg(),
         NumExpr::Mul(a, b) => match (moves_by(a, deltas)?, moves_by(b, deltas)?) {
             (0, 0) => Some(0),
-            (da, 0) => b.is_constant().then(|| ()).and_then(|_| {
+            (da, 0) => {
                 let NumExpr::Const(k) = **b else { return None };
                 da.checked_mul(k)
-            }),
+            }
             (0, db) => {
                 let NumExpr::Const(k) = **a else { return None };
                 db.checked_mul(k)
@@ -1124,19 +1139,18 @@ impl Replay<'_> {
         lid: LayerId,
         existed: Option<bool>,
         later: &[Later],
-        later_writes: &Footprint,
-    ) -> Res<Applied> {
+    ) -> Res<Arc<Applied>> {
         let state = self.state;
         let step = &old_lt.steps[i];
         let cand = &step.cand;
         let fresh = is_fresh(cand, lid);
-        let mut out = step.clone();
+        let mut out = Applied::clone(step);
         let Body::Effect(def) = &cand.body else {
             // Counters and face-down values: the object itself, the same change.
             let xs = self.dirty_ids();
             self.apply_new(&out, lid, &xs, &Overrides::default())?;
             self.apply_old(step, lid)?;
-            return Ok(out);
+            return Ok(step.clone());
         };
         let def = def.clone();
         if !fresh {
@@ -1144,13 +1158,29 @@ impl Replay<'_> {
                 out.subjects = s.clone();
             }
         }
-        let reads_counters = def.reads_counters();
+        let reads_counters = self.dirty.values().any(|d| d.diff.counters) && def.reads_counters();
         let xs = self.dirty_ids();
         let moved: Vec<ObjectId> = xs
             .iter()
             .copied()
             .filter(|x| self.moved(*x, reads_counters))
             .collect();
+        // Nothing to do where the effect started earlier (whom it applies to is settled), read no
+        // aggregate, applies (and applied) to no dirty object, and no moved object can make it
+        // wait.
+        if !fresh
+            && step.aggs.is_none()
+            && later.is_empty()
+            && members(&out.subjects, &xs).is_empty()
+            && members(&step.subjects, &xs).is_empty()
+            && (moved.is_empty() || !ops_in(cand, lid).into_iter().any(op_reads_others))
+        {
+            return Ok(if Arc::ptr_eq(&out.subjects, &step.subjects) {
+                step.clone()
+            } else {
+                Arc::new(out)
+            });
+        }
         // Aggregates: the old value plus what the moved objects add now, less what they added.
         let mut overrides = Overrides::default();
         let mut old_overrides = Overrides::default();
@@ -1222,7 +1252,7 @@ impl Replay<'_> {
                 }
             }
             if existed == Some(false) {
-                return Ok(out);
+                return Ok(step.clone());
             }
         }
         let affects = match &def.affects {
@@ -1274,8 +1304,8 @@ impl Replay<'_> {
                     }
                 }
                 Some(_) => {
-                    let now =
-                        start_with(state, &self.sheet, cand, None, Some(&overrides)).ok_or(fail!())?;
+                    let now = start_with(state, &self.sheet, cand, None, Some(&overrides))
+                        .ok_or(fail!())?;
                     if now[..] != out.subjects[..] {
                         for s in out.subjects.iter().chain(now.iter()) {
                             if !matches!(s, Subject::Object(o) if self.dirty.contains_key(o)) {
@@ -1306,25 +1336,37 @@ impl Replay<'_> {
             }
         }
         let xs = self.dirty_ids();
-        let moved: Vec<ObjectId> = xs
-            .iter()
-            .copied()
-            .filter(|x| self.moved(*x, reads_counters))
-            .collect();
+        let moved: Vec<ObjectId> = if amounts_move {
+            xs.iter()
+                .copied()
+                .filter(|x| self.moved(*x, reads_counters))
+                .collect()
+        } else {
+            moved
+        };
         if (step.waited || step.looped) && !moved.is_empty() {
             return Err(fail!());
         }
         // CR 613.8: it must still wait for no later effect of its group.
-        let reads = step
-            .reads
-            .get_or_init(|| cand.reads(state, state.controller_char));
-        if reads.intersects(later_writes) {
+        if !later.is_empty() {
             self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
         }
         out.params = self.new_params(step, &out, lid, &overrides)?;
         self.apply_new(&out, lid, &xs, &overrides)?;
         self.apply_old(step, lid)?;
-        Ok(out)
+        let same = Arc::ptr_eq(&out.subjects, &step.subjects)
+            && match (&out.params, &step.params) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+            && out.aggs == step.aggs
+            && match (&out.partners, &step.partners) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            };
+        Ok(if same { step.clone() } else { Arc::new(out) })
     }
 
     /// How much the moved objects change an aggregate of an effect now: what each adds now less
@@ -1556,18 +1598,29 @@ impl Replay<'_> {
         };
         let def = def.clone();
         let reads_counters = def.reads_counters();
-        let mut partners: Vec<super::PartnerThen> =
-            step.partners.as_deref().map(<[_]>::to_vec).unwrap_or_default();
+        let mut partners: Vec<super::PartnerThen> = step
+            .partners
+            .as_deref()
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
         let mut partners_changed = false;
+        let moved_all: Vec<(ObjectId, bool)> = self
+            .dirty
+            .iter()
+            .filter(|(x, _)| self.moved(**x, true))
+            .map(|(x, d)| (*x, d.diff.counters && !self.moved(*x, false)))
+            .collect();
         for y in later {
-            let touches = y.cand.touches(state, lid);
+            let touches = y.touches(state, lid);
             if !may_read(&reads, &touches) {
                 continue;
             }
-            let moved: Vec<ObjectId> = self
-                .dirty_ids()
-                .into_iter()
-                .filter(|x| self.moved(*x, reads_counters || reads_counters_in(&y.cand)))
+            // The moved objects (those moved by their counters only where counters are read).
+            let counters = reads_counters || reads_counters_in(y.cand);
+            let moved: Vec<ObjectId> = moved_all
+                .iter()
+                .filter(|(_, by_counters_only)| counters || !by_counters_only)
+                .map(|(x, _)| *x)
                 .collect();
             // Whom `y` applies to at this point, among the moved objects.
             let fresh_y = y.subjects.is_none();
@@ -1639,7 +1692,8 @@ impl Replay<'_> {
                 // amounts read no subject's own values) any subject's kept and moved.
                 let mut list = Vec::with_capacity(ys.len());
                 for s in &ys {
-                    let own_moved = matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok());
+                    let own_moved =
+                        matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok());
                     let base = match then_subjects.binary_search(s) {
                         Ok(k) if !own_moved => then_params.get(k),
                         _ => {
@@ -1866,6 +1920,8 @@ impl Replay<'_> {
             waited: false,
             aggs: None,
             partners: None,
+            writes: Arc::default(),
+            touches: Arc::default(),
         };
         let xs = self.dirty_ids();
         self.apply_new(&out, lid, &xs, &Overrides::default())?;

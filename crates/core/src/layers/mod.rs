@@ -66,10 +66,12 @@ impl std::fmt::Debug for Trail {
 struct LayerTrail {
     /// Later entries for a cell replace earlier ones.
     before: Shared<(Cell, Value)>,
+    /// Where each object's entries are in `before`'s shared part, worked out when first asked.
+    before_index: Arc<std::sync::OnceLock<HashMap<ObjectId, Vec<u32>>>>,
     started: Shared<(EffectKey, Candidate, Option<Subjects>)>,
     grants: Shared<((ObjectId, Ability), Timestamp)>,
     /// The effects in the order they applied.
-    steps: Arc<Vec<Applied>>,
+    steps: Arc<Vec<Arc<Applied>>>,
 }
 
 /// A list kept by one derivation and shared with the ones that start from it, which may add to
@@ -89,6 +91,33 @@ impl<T> Default for Shared<T> {
     }
 }
 
+impl LayerTrail {
+    /// This layer's entries in `before` for one object, in order.
+    fn before_of(&self, x: ObjectId) -> impl Iterator<Item = &(Cell, Value)> {
+        let base = &self.before.base;
+        let index = self.before_index.get_or_init(|| {
+            let mut m: HashMap<ObjectId, Vec<u32>> = HashMap::default();
+            for (i, (cell, _)) in base.iter().enumerate() {
+                if let Cell::Object(o, _) = cell {
+                    m.entry(*o).or_default().push(i as u32);
+                }
+            }
+            m
+        });
+        index
+            .get(&x)
+            .into_iter()
+            .flatten()
+            .map(move |i| &base[*i as usize])
+            .chain(
+                self.before
+                    .more
+                    .iter()
+                    .filter(move |(c, _)| matches!(c, Cell::Object(o, _) if *o == x)),
+            )
+    }
+}
+
 impl<T> Shared<T> {
     fn iter(&self) -> impl Iterator<Item = &T> {
         self.base.iter().chain(self.more.iter())
@@ -96,7 +125,8 @@ impl<T> Shared<T> {
     fn push(&mut self, t: T) {
         self.more.push(t);
     }
-    /// Makes what a derivation recorded shareable (its list starts empty).
+    /// Makes what a derivation recorded shareable (its list starts empty). A sealed list's index
+    /// (`LayerTrail::before_index`) is worked out anew.
     fn seal(&mut self) {
         if self.base.is_empty() && !self.more.is_empty() {
             self.base = Arc::new(std::mem::take(&mut self.more));
@@ -114,6 +144,10 @@ struct Applied {
     looped: bool,
     /// What it reads (`Candidate::reads`), worked out when first asked.
     reads: Arc<std::sync::OnceLock<Footprint>>,
+    /// What it writes in its layer (`Candidate::writes`), worked out when first asked.
+    writes: Arc<std::sync::OnceLock<Footprint>>,
+    /// How it changes what it writes in its layer (`Candidate::touches`), when first asked.
+    touches: Arc<std::sync::OnceLock<Vec<(SlotTarget, Touch)>>>,
     /// The parameters it applied with, per subject (as `op_params` gives them), where they are
     /// numbers that differ by subject or an analysis worked them out.
     params: Option<Arc<Vec<Vec<Value>>>>,
@@ -136,10 +170,14 @@ type PartnerThen = (EffectKey, Arc<(Vec<Subject>, Vec<Vec<Value>>)>);
 /// player properties.
 fn amounts_read_others(cand: &Candidate, lid: LayerId) -> bool {
     match &cand.body {
-        Body::Effect(def) => def.ops.iter().filter(|o| o.layer == lid).any(|op| match &op.change {
-            Change::SetNumber(e) | Change::Modify(e) => !e.is_constant() && !e.is_local(),
-            _ => false,
-        }),
+        Body::Effect(def) => def
+            .ops
+            .iter()
+            .filter(|o| o.layer == lid)
+            .any(|op| match &op.change {
+                Change::SetNumber(e) | Change::Modify(e) => !e.is_constant() && !e.is_local(),
+                _ => false,
+            }),
         _ => false,
     }
 }
@@ -855,6 +893,7 @@ impl Deriver<'_> {
             // later derivation that starts from this one.
             if let Some((_, log)) = self.trail.as_mut() {
                 if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
+                    let step = Arc::make_mut(step);
                     if step.cand.key == cand.key {
                         step.waited = !waited[pick].is_empty();
                         if !partners_then.is_empty() {
@@ -1046,7 +1085,7 @@ impl Deriver<'_> {
             };
             let aggs = self.aggregate_values(cand, lid, fresh);
             if let Some((_, log)) = &mut self.trail {
-                Arc::make_mut(&mut log.trail.steps).push(Applied {
+                Arc::make_mut(&mut log.trail.steps).push(Arc::new(Applied {
                     cand: cand.clone(),
                     subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
                     looped,
@@ -1056,7 +1095,9 @@ impl Deriver<'_> {
                     waited: false,
                     aggs,
                     partners: None,
-                });
+                    writes: Arc::default(),
+                    touches: Arc::default(),
+                }));
             }
         }
         subjects
@@ -1097,6 +1138,7 @@ impl Deriver<'_> {
                 granted.into_iter().for_each(|g| log.trail.grants.push(g));
                 if !kept.is_empty() {
                     if let Some(step) = Arc::make_mut(&mut log.trail.steps).last_mut() {
+                        let step = Arc::make_mut(step);
                         if step.cand.key == cand.key {
                             step.params = Some(Arc::new(kept));
                         }
