@@ -153,7 +153,7 @@ enum Body {
 struct Created {
     you: PlayerId,
     locked: Locked,
-    targets: Arc<[ObjectId]>,
+    targets: Arc<[Subject]>,
 }
 
 /// An effect that may apply in the current layer.
@@ -217,6 +217,8 @@ impl Candidate {
             },
             reads,
             counts: None,
+            outer: None,
+            memo: None,
         }
     }
 
@@ -1312,6 +1314,8 @@ fn start(
                     targets: &created.targets,
                     reads,
                     counts: None,
+                    outer: None,
+                    memo: None,
                 };
                 if !ctx.test(w, Subject::Object(src)) {
                     return None;

@@ -177,8 +177,19 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     format!("counter `{name}` is declared twice"),
                 ));
             }
-            c.expect_punct(":")?;
+            if name == "any" {
+                return Err(Diagnostic::new(
+                    ns,
+                    "`any` is not a counter name: `counters(any)` counts counters of every kind",
+                ));
+            }
             let mut changes = Vec::new();
+            // `counter time`: a counter that changes no characteristic (time, charge, lore).
+            if c.at_end() {
+                env.ruleset.counters.push(CounterDef { name, changes });
+                return Ok(());
+            }
+            c.expect_punct(":")?;
             loop {
                 let (ch, chs) = c.name("a number characteristic")?;
                 let id = number_char(env, &ch, chs)?;
@@ -208,7 +219,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 ));
             }
             c.expect_punct(":")?;
-            let cond = condition(env, &mut c, Allow { target: false })?;
+            let cond = condition(env, &mut c, Allow::default())?;
             c.finish()?;
             env.terms.insert(name, cond);
         }
@@ -244,7 +255,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 let mut ic = Cursor::new(&item.head);
                 if ic.eat_word("when") {
                     ic.expect_punct(":")?;
-                    when = Some(condition(env, &mut ic, Allow { target: false })?);
+                    when = Some(condition(env, &mut ic, Allow::default())?);
                 } else if ic.eat_words(&["move", "to"]) {
                     ic.expect_punct(":")?;
                     let (z, zs) = ic.name("a zone")?;
