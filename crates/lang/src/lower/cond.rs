@@ -390,7 +390,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                     (true, Some(i)) => Cond::HasChoice(obj, ch, i),
                     _ => {
                         if bare {
-                            env.note_symbol(sym_span, ch, &sym);
+                            env.note_symbol(sym_span, ch, &sym, lacks);
                         }
                         Cond::Has(obj, ch, Symbol::new(&sym))
                     }

@@ -30,6 +30,8 @@ pub struct SymbolNote {
     pub span: Span,
     pub ch: rulecraft_core::CharId,
     pub symbol: String,
+    /// Written after `lacks` rather than `has`.
+    pub lacks: bool,
 }
 
 /// Notes taken while lowering (behind a lock: the environment is shared once loaded).
@@ -50,6 +52,10 @@ impl Notes {
     pub fn take(&self) -> Vec<SymbolNote> {
         std::mem::take(&mut *self.lock())
     }
+    /// Adds notes taken elsewhere.
+    pub fn extend(&self, more: Vec<SymbolNote>) {
+        self.lock().extend(more);
+    }
 }
 
 impl Env {
@@ -61,11 +67,12 @@ impl Env {
     }
 
     /// Notes a symbol written as a bare word after `has` / `lacks`.
-    pub fn note_symbol(&self, span: Span, ch: rulecraft_core::CharId, symbol: &str) {
+    pub fn note_symbol(&self, span: Span, ch: rulecraft_core::CharId, symbol: &str, lacks: bool) {
         self.notes.lock().push(SymbolNote {
             span,
             ch,
             symbol: symbol.to_string(),
+            lacks,
         });
     }
 }
