@@ -21,12 +21,31 @@ pub fn is_class(s: &Stmt) -> bool {
     s.head[0].is_word("card") || s.head[0].is_word("object")
 }
 
-/// Lowers every class in a content file into `content`.
+/// Whether a statement declares a term: `term NAME: COND` (a content file may name conditions its
+/// cards share, "merfolk creature").
+pub fn is_term(s: &Stmt) -> bool {
+    s.head[0].is_word("term")
+}
+
+/// Lowers the terms of a content file into `env`, where the content's classes will find them.
+pub fn terms(env: &mut Env, stmts: &[Stmt]) -> Res<()> {
+    for s in stmts.iter().filter(|s| is_term(s)) {
+        super::ruleset::term_stmt(env, s)?;
+    }
+    Ok(())
+}
+
+/// Lowers every class in a content file into `content` (its terms were lowered by `terms`).
 pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
     for s in stmts {
+        if is_term(s) {
+            continue;
+        }
         if !is_class(s) {
             let c = Cursor::new(&s.head);
-            return Err(c.err("`card \"Name\" { ... }` or `object \"Name\" { ... }`"));
+            return Err(c.err(
+                "`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`",
+            ));
         }
         let class = class(env, s, content)?;
         content.add(class);
