@@ -307,13 +307,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The same context for testing a condition after `among` on each object, for the subject
-    /// `this` (what `outer` names there).
-    pub fn around(mut self, this: Subject) -> Self {
-        self.outer = this_object(this);
-        self
-    }
-
     /// Runs `f` with the context in which an aggregate tests `c` on every object (reading `ch` of
     /// those that pass), for the subject `this`: notes what it reads of every object (recording
     /// nothing more), and shares the memo of nested aggregates (a new one at the outermost).
