@@ -157,15 +157,29 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
     if format == Format::Json {
         out!(
             "{}",
-            json!({"scenarios": json_out, "passed": passed, "failed": failed})
+            json!({"scenarios": json_out, "passed": passed, "failed": failed, "warnings": loader.warning_lines()})
         );
     } else {
+        print_warnings(&loader);
         out!("{passed} passed, {failed} failed");
     }
     if failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Each warning with its line and caret, after the results.
+fn print_warnings(loader: &Loader) {
+    for w in &loader.warnings {
+        let rendered = loader.map.render(w);
+        let mut lines = rendered.lines();
+        lines.next();
+        out!("{}", loader.map.warning(w));
+        for l in lines {
+            out!("{l}");
+        }
     }
 }
 
@@ -298,10 +312,10 @@ fn check(paths: &[PathBuf], ruleset: Option<&str>, format: Format) -> ExitCode {
                 },
                 // Without a ruleset only the syntax can be checked.
                 None => loader.parse_file(&file, None).and_then(|stmts| {
-                    match stmts.iter().find(|s| !lcontent::is_class(s)) {
+                    match stmts.iter().find(|s| !lcontent::is_class(s) && !lcontent::is_term(s)) {
                         Some(s) => {
                             let c = rulecraft_lang::lower::cursor::Cursor::new(&s.head);
-                            Err(c.err("`card \"Name\" { ... }` or `object \"Name\" { ... }`").into())
+                            Err(c.err("`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`").into())
                         }
                         None => Ok(()),
                     }
@@ -322,11 +336,15 @@ fn check(paths: &[PathBuf], ruleset: Option<&str>, format: Format) -> ExitCode {
         }
     }
     if format == Format::Json {
-        out!("{}", json!({"checked": checked, "errors": errors}));
+        out!(
+            "{}",
+            json!({"checked": checked, "errors": errors, "warnings": loader.warning_lines()})
+        );
     } else {
         for e in &errors {
             out!("{e}\n");
         }
+        print_warnings(&loader);
         out!("{checked} files checked, {} with errors", errors.len());
     }
     if errors.is_empty() {

@@ -5,6 +5,7 @@
 use crate::condition::{Ctx, Subject};
 use crate::content::OneShot;
 use crate::decision::{Choice, DecisionRequest};
+use crate::effect::TurnOf;
 use crate::effect::{
     Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind,
 };
@@ -80,6 +81,14 @@ pub enum Action {
         spell: ObjectId,
         controller: PlayerId,
         targets: Vec<ObjectId>,
+        choices: Vec<crate::value::Symbol>,
+    },
+    /// `Resolve` with targets that may be objects or players, in the order the spell's `target`
+    /// lines are written.
+    ResolveTargeting {
+        spell: ObjectId,
+        controller: PlayerId,
+        targets: Vec<Subject>,
         choices: Vec<crate::value::Symbol>,
     },
     /// End every created effect whose source is this object.
@@ -304,10 +313,26 @@ impl GameState {
                 targets,
                 choices,
             } => {
+                return self.apply(Action::ResolveTargeting {
+                    spell,
+                    controller,
+                    targets: targets.into_iter().map(Subject::Object).collect(),
+                    choices,
+                });
+            }
+            Action::ResolveTargeting {
+                spell,
+                controller,
+                targets,
+                choices,
+            } => {
                 self.check_object(spell)?;
                 self.check_player(controller)?;
                 for t in &targets {
-                    self.check_object(*t)?;
+                    match t {
+                        Subject::Object(o) => self.check_object(*o)?,
+                        Subject::Player(p) => self.check_player(*p)?,
+                    }
                 }
                 let before = self.object(spell).choices.clone();
                 if !choices.is_empty() {
@@ -365,6 +390,11 @@ impl GameState {
                     .retain(|e| e.duration != Duration::UntilEndOfTurn);
                 self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
                 self.turn += 1;
+                // "Until your next turn", "until its controller's next untap step": that player's
+                // turn, whose first step is the untap step, begins.
+                let active = self.active;
+                self.effects
+                    .retain(|e| e.duration != Duration::UntilTurnOfPlayer(active));
             }
         }
         self.run_state_checks(&mut out)?;
@@ -545,7 +575,7 @@ impl GameState {
     }
 
     /// A copy effect written "copy of target" takes the target's copiable values now.
-    fn snapshot_copies(&self, def: &Arc<EffectDef>, targets: &[ObjectId]) -> Arc<EffectDef> {
+    fn snapshot_copies(&self, def: &Arc<EffectDef>, targets: &[Subject]) -> Arc<EffectDef> {
         if !def
             .ops
             .iter()
@@ -555,13 +585,18 @@ impl GameState {
         }
         let mut d = (**def).clone();
         for op in &mut d.ops {
-            if let Change::CopyOf(CopySource::Target) = op.change {
-                let values = targets
-                    .first()
-                    .map(|t| crate::layers::copiable_values(self, *t))
-                    .unwrap_or_default();
-                op.change = Change::SetValues(Arc::new(values));
-            }
+            let from = match op.change {
+                Change::CopyOf(CopySource::Target) => first_object(targets),
+                Change::CopyOf(CopySource::TargetAt(i)) => match targets.get(i as usize) {
+                    Some(Subject::Object(o)) => Some(*o),
+                    _ => None,
+                },
+                _ => continue,
+            };
+            let values = from
+                .map(|t| crate::layers::copiable_values(self, t))
+                .unwrap_or_default();
+            op.change = Change::SetValues(Arc::new(values));
         }
         Arc::new(d)
     }
@@ -570,7 +605,7 @@ impl GameState {
         &mut self,
         spell: ObjectId,
         controller: PlayerId,
-        targets: &[ObjectId],
+        targets: &[Subject],
     ) -> Result<(), ActionError> {
         let name = self.object(spell).name.clone();
         let class = self.object(spell).class;
@@ -578,7 +613,7 @@ impl GameState {
         let Some(sp) = &content.class(class).spell else {
             return Err(ActionError::NotASpell(name.to_string()));
         };
-        let expected = usize::from(sp.target.is_some());
+        let expected = sp.targets.len();
         if targets.len() != expected {
             return Err(ActionError::WrongTargetCount {
                 spell: name.to_string(),
@@ -596,14 +631,17 @@ impl GameState {
                 Some(controller),
                 targets,
             );
-            if let Some(tc) = &sp.target {
-                for t in targets {
-                    if !ctx.test(tc, Subject::Object(*t)) {
-                        return Err(ActionError::IllegalTarget {
-                            spell: name.to_string(),
-                            target: self.object(*t).name.to_string(),
-                        });
-                    }
+            // Each target against its own condition (CR 601.2c: the same object or player may be
+            // the target of different instances of the word "target").
+            for (spec, t) in sp.targets.iter().zip(targets) {
+                if !ctx.test(&spec.cond, *t) {
+                    return Err(ActionError::IllegalTarget {
+                        spell: name.to_string(),
+                        target: match t {
+                            Subject::Object(o) => self.object(*o).name.to_string(),
+                            Subject::Player(p) => self.player_name(*p).to_string(),
+                        },
+                    });
                 }
             }
             for (duration, def) in &sp.effects {
@@ -626,7 +664,17 @@ impl GameState {
                             .collect(),
                     ),
                 };
-                created.push((*duration, self.snapshot_copies(def, targets), locked));
+                let duration = match duration {
+                    Duration::UntilTurnOf(TurnOf::You) => Duration::UntilTurnOfPlayer(controller),
+                    Duration::UntilTurnOf(TurnOf::ItsController) => match first_object(targets) {
+                        Some(o) => {
+                            Duration::UntilTurnOfPlayer(ctx.controller_of(o).unwrap_or(controller))
+                        }
+                        None => Duration::UntilTurnOfPlayer(controller),
+                    },
+                    d => d.clone(),
+                };
+                created.push((duration, self.snapshot_copies(def, targets), locked));
             }
         }
         // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
@@ -646,16 +694,28 @@ impl GameState {
                 targets: Arc::from(targets),
             }));
         }
+        let objects: Vec<ObjectId> = targets.iter().filter_map(|t| object_of(*t)).collect();
+        let at = |i: &u8| targets.get(*i as usize).and_then(|t| object_of(*t));
         for os in &sp.one_shots {
             match os {
                 OneShot::MoveTargets(z) => {
-                    for t in targets {
+                    for t in &objects {
                         self.move_object(*t, *z);
                     }
                 }
                 OneShot::TurnTargets { face_down } => {
-                    for t in targets {
+                    for t in &objects {
                         self.turn_face(*t, *face_down);
+                    }
+                }
+                OneShot::MoveTargetAt(i, z) => {
+                    if let Some(t) = at(i) {
+                        self.move_object(t, *z);
+                    }
+                }
+                OneShot::TurnTargetAt { index, face_down } => {
+                    if let Some(t) = at(index) {
+                        self.turn_face(t, *face_down);
                     }
                 }
             }
@@ -669,10 +729,11 @@ impl GameState {
     }
 
     /// Runs the ruleset's state-based checks until none applies; all objects a round finds move at
-    /// once.
+    /// once. Effects "for as long as" something that no longer holds end first, in every round.
     fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
         let rs = self.ruleset.clone();
         for round in 0..1000 {
+            let lapsed = self.end_lapsed_effects();
             let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
             self.refresh();
             // After a change that reached only some objects, only those can newly fail a check:
@@ -705,7 +766,7 @@ impl GameState {
                     }
                 }
             }
-            if moves.is_empty() {
+            if moves.is_empty() && !lapsed {
                 self.settled = true;
                 return Ok(());
             }
@@ -717,4 +778,16 @@ impl GameState {
         }
         Err(ActionError::StateChecksLoop)
     }
+}
+
+fn object_of(s: Subject) -> Option<ObjectId> {
+    match s {
+        Subject::Object(o) => Some(o),
+        Subject::Player(_) => None,
+    }
+}
+
+/// The first target that is an object.
+fn first_object(targets: &[Subject]) -> Option<ObjectId> {
+    targets.iter().find_map(|t| object_of(*t))
 }

@@ -17,6 +17,10 @@ pub enum ObjRef {
     Attached,
     /// The top object (latest to enter) of a zone owned by "you".
     Top(ZoneId),
+    /// Inside `count`, `sum`, `exists` (and after `among`): the object the enclosing condition is
+    /// tested on ("each other creature that shares a creature type with it": the creature whose
+    /// value is being derived).
+    Outer,
 }
 
 /// A player relative to the effect.
@@ -30,6 +34,9 @@ pub enum PlayerRef {
     Active,
     /// The owner of the object being tested.
     Owner,
+    /// A player the spell targets: the one of that index among its targets, or (`None`) any
+    /// player among them (as a value: the first).
+    Target(Option<u8>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -61,6 +68,8 @@ pub enum NumExpr {
     Max(Box<NumExpr>, Box<NumExpr>),
     Min(Box<NumExpr>, Box<NumExpr>),
     Counters(ObjRef, CounterId),
+    /// How many counters of every kind are on the object ("has a counter").
+    AllCounters(ObjRef),
     Add(Box<NumExpr>, Box<NumExpr>),
     Sub(Box<NumExpr>, Box<NumExpr>),
     Mul(Box<NumExpr>, Box<NumExpr>),
@@ -98,6 +107,26 @@ pub enum Cond {
     OnTop(ZoneId),
     /// The tested object is attached to the source (an imprinted or linked card).
     Linked,
+    /// The tested object is the enclosing subject (`ObjRef::Outer`): "other" in "each other
+    /// creature that shares a creature type with it".
+    IsOuter,
+    /// The tested object and the referenced one have a symbol of the characteristic in common
+    /// ("shares at least one creature type with it").
+    Shares(ObjRef, CharId),
+    /// The referenced object's symbols (or abilities) hold the source's choice of that index
+    /// ("creatures of the chosen type").
+    HasChoice(ObjRef, CharId, u8),
+    /// The tested object's name characteristic is this name ("named ...").
+    Named(CharId, Word),
+    /// The tested subject is the spell's target of that index (a named target).
+    IsTargetAt(u8),
+}
+
+/// A word a condition names: written, or one of the source's choices ("the chosen name").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Word {
+    Lit(std::sync::Arc<str>),
+    Choice(u8),
 }
 
 /// Characteristic values of every object and player: the base values, a derivation in progress, or
@@ -201,7 +230,8 @@ pub struct Ctx<'a> {
     pub sheet: &'a Sheet,
     pub source: Option<ObjectId>,
     pub you: Option<PlayerId>,
-    pub targets: &'a [ObjectId],
+    /// The spell's targets, objects or players, in the order its `target` lines are written.
+    pub targets: &'a [Subject],
     /// Where to record the cells read, if anywhere.
     pub reads: Option<&'a Reads>,
     /// Counts to share with other evaluations, if any (see `Counts`).
@@ -210,7 +240,18 @@ pub struct Ctx<'a> {
     /// the address of their node (see `Aggregate`): a recomputation that knows how a change moved
     /// them supplies them.
     pub overrides: Option<&'a Overrides>,
+    /// Inside an aggregate: the object the enclosing condition is tested on (`ObjRef::Outer`).
+    pub outer: Option<ObjectId>,
+    /// Inside an aggregate: the values of the aggregates nested in it (see `Memo`).
+    pub memo: Option<&'a Memo>,
 }
+
+/// The values of aggregates (`exists`, `count`, `sum`, `count(... among ...)`) nested inside an
+/// aggregate, worked out once per evaluation of the outermost one: an aggregate's value depends
+/// only on the fixed context and, where its condition says `outer`, on the enclosing subject, so
+/// nesting costs the sum of its levels, not their product. Keyed by the aggregate's condition (its
+/// address: the outermost condition is borrowed while the memo lives) and that subject.
+pub type Memo = std::cell::RefCell<rustc_hash::FxHashMap<(usize, Option<ObjectId>), Option<i64>>>;
 
 /// Values of aggregates by the address of their node: a number for `count`, `sum` and the other
 /// numeric aggregates; for `exists`, how many objects satisfy its condition.
@@ -230,7 +271,7 @@ impl<'a> Ctx<'a> {
         sheet: &'a Sheet,
         source: Option<ObjectId>,
         you: Option<PlayerId>,
-        targets: &'a [ObjectId],
+        targets: &'a [Subject],
     ) -> Self {
         Ctx {
             state,
@@ -241,6 +282,8 @@ impl<'a> Ctx<'a> {
             reads: None,
             counts: None,
             overrides: None,
+            outer: None,
+            memo: None,
         }
     }
 
@@ -281,7 +324,70 @@ impl<'a> Ctx<'a> {
             reads: None,
             counts: self.counts,
             overrides: self.overrides,
+            outer: self.outer,
+            memo: None,
         }
+    }
+
+    /// Runs `f` with the context in which an aggregate tests `c` on every object (reading `ch` of
+    /// those that pass), for the subject `this`: notes what it reads of every object (recording
+    /// nothing more), and shares the memo of nested aggregates (a new one at the outermost).
+    pub fn within<R>(
+        &self,
+        c: &Cond,
+        ch: Option<CharId>,
+        this: Subject,
+        f: impl FnOnce(&Ctx<'_>) -> R,
+    ) -> R {
+        if let Some(r) = self.reads {
+            let mut r = r.borrow_mut();
+            c.reads(self.state.controller_char, &mut r.every);
+            if let Some(ch) = ch {
+                r.every.add_char(ch);
+            }
+        }
+        let local = Memo::default();
+        let each = Ctx {
+            state: self.state,
+            sheet: self.sheet,
+            source: self.source,
+            you: self.you,
+            targets: self.targets,
+            reads: None,
+            counts: self.counts,
+            overrides: self.overrides,
+            outer: this_object(this),
+            memo: Some(self.memo.unwrap_or(&local)),
+        };
+        f(&each)
+    }
+
+    /// An aggregate's value (`within`), taken from the memo where an enclosing aggregate already
+    /// worked it out for the same subject (or for any, when `c` does not say `outer`).
+    fn aggregate_value(
+        &self,
+        c: &Cond,
+        ch: Option<CharId>,
+        this: Subject,
+        f: impl FnOnce(&Ctx<'_>) -> Option<i64>,
+    ) -> Option<i64> {
+        let key = (
+            c as *const Cond as usize,
+            if c.refers_outer() {
+                this_object(this)
+            } else {
+                None
+            },
+        );
+        if let Some(v) = self.memo.and_then(|m| m.borrow().get(&key).copied()) {
+            // What it reads is noted as if it were worked out again.
+            return self.within(c, ch, this, |_| v);
+        }
+        let v = self.within(c, ch, this, f);
+        if let Some(m) = self.memo {
+            m.borrow_mut().insert(key, v);
+        }
+        v
     }
 
     /// An object's value, recorded as read.
@@ -333,6 +439,25 @@ impl Ctx<'_> {
                     .max_by_key(|o| o.timestamp)
                     .map(|o| o.id)
             }
+            ObjRef::Outer => self.outer,
+        }
+    }
+
+    /// The source's choice of that index ("the chosen creature type").
+    fn choice(&self, i: u8) -> Option<Symbol> {
+        let s = self.source?;
+        self.state.object(s).choices.get(i as usize).cloned()
+    }
+
+    /// Whether object `o`'s symbols (or abilities) hold `sym`, read only for `sym`.
+    fn holds(&self, o: ObjectId, ch: CharId, sym: &Symbol) -> bool {
+        match self.value_for(o, ch, sym) {
+            Value::Symbols(s) => s.contains(sym),
+            Value::Abilities(a) => a.iter().any(|x| match x {
+                Ability::Keyword(k) => k == sym,
+                Ability::Static { text, .. } => **text == *sym.as_str(),
+            }),
+            _ => false,
         }
     }
 
@@ -352,6 +477,14 @@ impl Ctx<'_> {
                 let n = self.state.players.len() as u8;
                 (n == 2).then(|| PlayerId(1 - you.0.min(1)))
             }
+            PlayerRef::Target(Some(i)) => match self.targets.get(i as usize) {
+                Some(Subject::Player(p)) => Some(*p),
+                _ => None,
+            },
+            PlayerRef::Target(None) => self.targets.iter().find_map(|t| match t {
+                Subject::Player(p) => Some(*p),
+                Subject::Object(_) => None,
+            }),
         }
     }
 
@@ -359,8 +492,14 @@ impl Ctx<'_> {
         let Some(p) = p else { return false };
         match r {
             PlayerRef::Opponent => self.you.is_some_and(|y| y != p),
+            PlayerRef::Target(None) => self.targets.contains(&Subject::Player(p)),
             _ => self.player(r, this) == Some(p),
         }
+    }
+
+    /// An object's controller, as derived (recorded as read).
+    pub fn controller_of(&self, o: ObjectId) -> Option<PlayerId> {
+        self.controller(o)
     }
 
     fn controller(&self, o: ObjectId) -> Option<PlayerId> {
@@ -380,19 +519,32 @@ impl Ctx<'_> {
             Cond::And(cs) => cs.iter().all(|c| self.test(c, this)),
             Cond::Or(cs) => cs.iter().any(|c| self.test(c, this)),
             Cond::Not(c) => !self.test(c, this),
-            Cond::Has(r, ch, sym) => {
-                let Some(o) = self.object(*r, this) else {
+            Cond::Has(r, ch, sym) => self
+                .object(*r, this)
+                .is_some_and(|o| self.holds(o, *ch, sym)),
+            Cond::HasChoice(r, ch, i) => match (self.object(*r, this), self.choice(*i)) {
+                (Some(o), Some(sym)) => self.holds(o, *ch, &sym),
+                _ => false,
+            },
+            Cond::Shares(r, ch) => match (this_object(this), self.object(*r, this)) {
+                (Some(a), Some(b)) => shares(self.value(a, *ch), self.value(b, *ch)),
+                _ => false,
+            },
+            Cond::Named(ch, w) => {
+                let Some(o) = this_object(this) else {
                     return false;
                 };
-                match self.value_for(o, *ch, sym) {
-                    Value::Symbols(s) => s.contains(sym),
-                    Value::Abilities(a) => a.iter().any(|x| match x {
-                        Ability::Keyword(k) => k == sym,
-                        Ability::Static { text, .. } => **text == *sym.as_str(),
-                    }),
-                    _ => false,
-                }
+                let name = match w {
+                    Word::Lit(t) => t.clone(),
+                    Word::Choice(i) => match self.choice(*i) {
+                        Some(s) => std::sync::Arc::from(s.as_str()),
+                        None => return false,
+                    },
+                };
+                matches!(self.value(o, *ch), Value::Text(t) if **t == *name)
             }
+            Cond::IsOuter => this_object(this).is_some_and(|o| Some(o) == self.outer),
+            Cond::IsTargetAt(i) => self.targets.get(*i as usize) == Some(&this),
             Cond::Cmp(l, op, r) => match (self.eval(l, this), self.eval(r, this)) {
                 (Some(a), Some(b)) => match op {
                     CmpOp::Lt => a < b,
@@ -423,7 +575,7 @@ impl Ctx<'_> {
                 Subject::Player(_) => false,
             },
             Cond::IsSource => this_object(this).is_some_and(|o| Some(o) == self.source),
-            Cond::IsTarget => this_object(this).is_some_and(|o| self.targets.contains(&o)),
+            Cond::IsTarget => self.targets.contains(&this),
             Cond::IsAttached => this_object(this).is_some_and(|o| {
                 self.source
                     .is_some_and(|s| self.state.object(s).attached_to == Some(o))
@@ -444,10 +596,14 @@ impl Ctx<'_> {
                 if let Some(n) = self.overridden(cond) {
                     return n.is_some_and(|n| n > 0);
                 }
-                let each = self.aggregate(c, None);
-                self.state
-                    .object_ids()
-                    .any(|o| each.test(c, Subject::Object(o)))
+                self.aggregate_value(c, None, this, |each| {
+                    Some(
+                        each.state
+                            .object_ids()
+                            .any(|o| each.test(c, Subject::Object(o)))
+                            as i64,
+                    )
+                }) == Some(1)
             }
         }
     }
@@ -471,37 +627,42 @@ impl Ctx<'_> {
                 self.prop_value(pl, *p).number()?
             }
             NumExpr::Count(c) => {
-                let each = self.aggregate(c, None);
-                if let Some(n) = each.shared_count(c) {
-                    return Some(n);
-                }
-                self.state
-                    .object_ids()
-                    .filter(|o| each.test(c, Subject::Object(*o)))
-                    .count() as i64
+                return self.aggregate_value(c, None, this, |each| {
+                    if let Some(n) = each.shared_count(c) {
+                        return Some(n);
+                    }
+                    Some(
+                        each.state
+                            .object_ids()
+                            .filter(|o| each.test(c, Subject::Object(*o)))
+                            .count() as i64,
+                    )
+                })
             }
             NumExpr::Sum(ch, c) => {
-                let each = self.aggregate(c, Some(*ch));
-                self.state
-                    .object_ids()
-                    .filter(|o| each.test(c, Subject::Object(*o)))
-                    .filter_map(|o| each.value(o, *ch).number())
-                    .try_fold(0i64, |a, n| a.checked_add(n))?
+                return self.aggregate_value(c, Some(*ch), this, |each| {
+                    each.state
+                        .object_ids()
+                        .filter(|o| each.test(c, Subject::Object(*o)))
+                        .filter_map(|o| each.value(o, *ch).number())
+                        .try_fold(0i64, |a, n| a.checked_add(n))
+                })
             }
             NumExpr::Distinct(ch, c) => {
-                let each = self.aggregate(c, Some(*ch));
-                let mut all = crate::value::SymbolSet::default();
-                for o in self.state.object_ids() {
-                    if each.test(c, Subject::Object(o)) {
-                        if let Value::Symbols(s) = each.value(o, *ch) {
-                            all.extend(s);
+                return self.aggregate_value(c, Some(*ch), this, |each| {
+                    let mut all = crate::value::SymbolSet::default();
+                    for o in each.state.object_ids() {
+                        if each.test(c, Subject::Object(o)) {
+                            if let Value::Symbols(s) = each.value(o, *ch) {
+                                all.extend(s);
+                            }
                         }
                     }
-                }
-                if all.is_every() {
-                    return None;
-                }
-                all.len() as i64
+                    if all.is_every() {
+                        return None;
+                    }
+                    Some(all.len() as i64)
+                })
             }
             NumExpr::Max(a, b) => self.eval(a, this)?.max(self.eval(b, this)?),
             NumExpr::Min(a, b) => self.eval(a, this)?.min(self.eval(b, this)?),
@@ -518,6 +679,14 @@ impl Ctx<'_> {
             NumExpr::Counters(r, k) => {
                 let o = self.object(*r, this)?;
                 self.state.object(o).counter_count(*k)?
+            }
+            NumExpr::AllCounters(r) => {
+                let o = self.object(*r, this)?;
+                self.state
+                    .object(o)
+                    .counters
+                    .iter()
+                    .try_fold(0i64, |a, c| a.checked_add(c.count))?
             }
             NumExpr::Add(a, b) => self.eval(a, this)?.checked_add(self.eval(b, this)?)?,
             NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,
@@ -544,7 +713,8 @@ impl Ctx<'_> {
             NumExpr::Char(..)
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)
-            | NumExpr::Counters(..) => {
+            | NumExpr::Counters(..)
+            | NumExpr::AllCounters(..) => {
                 out.push(self.eval(e, this));
                 true
             }
@@ -587,7 +757,7 @@ impl Ctx<'_> {
             .iter()
             .position(|x| matches!(x, Cond::Not(n) if matches!(**n, Cond::IsSource)))?;
         let rest = || cs.iter().enumerate().filter(move |(i, _)| *i != other);
-        if rest().any(|(_, x)| x.names_source() || x.uses_targets()) {
+        if rest().any(|(_, x)| x.names_source() || x.uses_targets() || x.refers_outer()) {
             return None;
         }
         let key = (c as *const Cond as usize, self.you);
@@ -613,13 +783,41 @@ impl Ctx<'_> {
     }
 }
 
+/// Whether two values have a symbol in common; the set of every symbol shares any symbol.
+fn shares(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Symbols(a), Value::Symbols(b)) => {
+            (a.is_every() && !b.is_empty())
+                || (b.is_every() && !a.is_empty())
+                || a.iter().any(|s| b.contains(s))
+        }
+        _ => false,
+    }
+}
+
 impl Cond {
     /// Whether the condition refers to the spell's targets.
     pub fn uses_targets(&self) -> bool {
+        let player = |r: &PlayerRef| matches!(r, PlayerRef::Target(_));
         match self {
-            Cond::IsTarget => true,
+            Cond::IsTarget | Cond::IsTargetAt(_) => true,
+            Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r) => player(r),
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::uses_targets),
             Cond::Not(c) | Cond::Exists(c) => c.uses_targets(),
+            Cond::Cmp(a, _, b) => a.uses_targets() || b.uses_targets(),
+            _ => false,
+        }
+    }
+
+    /// Whether the condition, at its own level, refers to `outer`: the subject of the condition
+    /// around it. (Inside a nested `exists` or `count`, `outer` is this level's own subject.)
+    pub fn refers_outer(&self) -> bool {
+        match self {
+            Cond::IsOuter => true,
+            Cond::Has(r, ..) | Cond::HasChoice(r, ..) | Cond::Shares(r, _) => *r == ObjRef::Outer,
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_outer),
+            Cond::Not(c) => c.refers_outer(),
+            Cond::Cmp(a, _, b) => a.refers_outer() || b.refers_outer(),
             _ => false,
         }
     }
@@ -649,12 +847,16 @@ impl Cond {
             | Cond::IsPlayer(_)
             | Cond::AnyPlayer
             | Cond::FaceDown
-            | Cond::Linked => true,
+            | Cond::Linked
+            | Cond::Named(..)
+            | Cond::IsTargetAt(_) => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
             Cond::Not(c) => c.is_local(),
-            Cond::Has(r, _, _) => *r == ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) => *r == ObjRef::This,
+            Cond::Shares(r, _) => *r == ObjRef::This,
             Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
-            Cond::Exists(_) | Cond::OnTop(_) => false,
+            // `outer` is not part of the context a test of the tested object alone has.
+            Cond::Exists(_) | Cond::OnTop(_) | Cond::IsOuter => false,
         }
     }
 }
@@ -673,10 +875,38 @@ impl NumExpr {
         }
     }
 
+    /// Whether the expression refers to the spell's targets.
+    pub fn uses_targets(&self) -> bool {
+        match self {
+            NumExpr::Prop(r, _) => matches!(r, PlayerRef::Target(_)),
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.uses_targets(),
+            _ => self
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::uses_targets),
+        }
+    }
+
+    /// Whether the expression, at its own level, refers to `outer` (see `Cond::refers_outer`).
+    pub fn refers_outer(&self) -> bool {
+        match self {
+            NumExpr::Char(r, _)
+            | NumExpr::SetSize(r, _)
+            | NumExpr::Counters(r, _)
+            | NumExpr::AllCounters(r) => *r == ObjRef::Outer,
+            _ => self
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::refers_outer),
+        }
+    }
+
     /// Whether the expression reads how many counters an object has.
     pub fn reads_counters(&self) -> bool {
         match self {
-            NumExpr::Counters(..) => true,
+            NumExpr::Counters(..) | NumExpr::AllCounters(_) => true,
             NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.reads_counters(),
             _ => self
                 .operands()
@@ -705,9 +935,10 @@ impl NumExpr {
     pub fn is_local(&self) -> bool {
         match self {
             NumExpr::Const(_) | NumExpr::Nothing => true,
-            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
-                *r == ObjRef::This
-            }
+            NumExpr::Char(r, _)
+            | NumExpr::SetSize(r, _)
+            | NumExpr::Counters(r, _)
+            | NumExpr::AllCounters(r) => *r == ObjRef::This,
             NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => {
                 false
             }
@@ -721,10 +952,12 @@ impl Cond {
     /// the source is).
     pub fn names_source(&self) -> bool {
         match self {
-            Cond::IsSource | Cond::IsAttached | Cond::Linked => true,
+            // A choice is the source's.
+            Cond::IsSource | Cond::IsAttached | Cond::Linked | Cond::HasChoice(..) => true,
+            Cond::Named(_, w) => matches!(w, Word::Choice(_)),
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
             Cond::Not(c) | Cond::Exists(c) => c.names_source(),
-            Cond::Has(r, _, _) => *r != ObjRef::This,
+            Cond::Has(r, _, _) | Cond::Shares(r, _) => names_source(*r),
             Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
             _ => false,
         }
@@ -741,7 +974,15 @@ impl Cond {
                     .into_iter()
                     .collect(),
             ),
-            Cond::IsTarget => Some(ctx.targets.to_vec()),
+            Cond::IsTarget => Some(ctx.targets.iter().filter_map(|t| this_object(*t)).collect()),
+            Cond::IsTargetAt(i) => Some(
+                ctx.targets
+                    .get(*i as usize)
+                    .and_then(|t| this_object(*t))
+                    .into_iter()
+                    .collect(),
+            ),
+            Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
             Cond::And(cs) => {
                 // The narrowest of the parts that narrow.
@@ -752,6 +993,12 @@ impl Cond {
             _ => None,
         }
     }
+}
+
+/// Whether a reference's object depends on which object the source is (`outer` and the tested
+/// object do not).
+fn names_source(r: ObjRef) -> bool {
+    !matches!(r, ObjRef::This | ObjRef::Outer)
 }
 
 fn this_object(s: Subject) -> Option<ObjectId> {
@@ -861,10 +1108,16 @@ impl Cond {
             | Cond::FaceDown
             | Cond::OnTop(_)
             | Cond::Linked
-            | Cond::OwnedBy(_) => {}
+            | Cond::OwnedBy(_)
+            | Cond::IsOuter
+            | Cond::IsTargetAt(_) => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
             Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
             Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
+            // The symbol a choice names is not known here: any change to the characteristic.
+            Cond::HasChoice(_, ch, _) | Cond::Shares(_, ch) | Cond::Named(ch, _) => {
+                out.add_char(*ch)
+            }
             Cond::Cmp(a, _, b) => {
                 a.reads(controller, out);
                 b.reads(controller, out);
@@ -882,9 +1135,10 @@ impl NumExpr {
     /// Whether the expression refers to the effect's source.
     pub fn names_source(&self) -> bool {
         match self {
-            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
-                *r != ObjRef::This
-            }
+            NumExpr::Char(r, _)
+            | NumExpr::SetSize(r, _)
+            | NumExpr::Counters(r, _)
+            | NumExpr::AllCounters(r) => names_source(*r),
             NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.names_source(),
             e => e
                 .operands()
@@ -897,7 +1151,10 @@ impl NumExpr {
     /// Adds every characteristic and property this expression reads.
     pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
         match self {
-            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Counters(..) => {}
+            NumExpr::Const(_)
+            | NumExpr::Nothing
+            | NumExpr::Counters(..)
+            | NumExpr::AllCounters(_) => {}
             NumExpr::Char(_, c) | NumExpr::SetSize(_, c) => out.add_char(*c),
             NumExpr::Prop(_, p) => out.add_prop(*p),
             NumExpr::Count(c) => c.reads(controller, out),
@@ -933,6 +1190,11 @@ pub enum Aggregate<'a> {
 }
 
 impl<'a> Aggregate<'a> {
+    /// Whether its value is the same for every subject: its condition does not say `outer`.
+    pub fn is_closed(self) -> bool {
+        !self.condition().refers_outer()
+    }
+
     /// The key overrides use: the address of the node.
     pub fn key(self) -> usize {
         match self {
@@ -963,7 +1225,7 @@ impl Ctx<'_> {
     }
 
     /// An aggregate's value now (for `exists`, how many objects satisfy its condition).
-    pub fn aggregate_value(&self, a: Aggregate, this: Subject) -> Option<i64> {
+    pub fn aggregate_now(&self, a: Aggregate, this: Subject) -> Option<i64> {
         match a {
             Aggregate::Number(e) => self.eval(e, this),
             Aggregate::Exists(node @ Cond::Exists(c)) => {
@@ -1029,9 +1291,10 @@ impl NumExpr {
     /// aggregates: the source, the object it is attached to, the top of a zone.
     pub fn refers_to_others(&self) -> bool {
         match self {
-            NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
-                *r != ObjRef::This
-            }
+            NumExpr::Char(r, _)
+            | NumExpr::SetSize(r, _)
+            | NumExpr::Counters(r, _)
+            | NumExpr::AllCounters(r) => *r != ObjRef::This,
             NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
                 c.refers_to_others()
             }
@@ -1058,7 +1321,25 @@ impl Cond {
                 a.aggregates(out);
                 b.aggregates(out);
             }
-            _ => {}
+            Cond::True
+            | Cond::Has(..)
+            | Cond::InZone(_)
+            | Cond::InPlay
+            | Cond::ControlledBy(_)
+            | Cond::OwnedBy(_)
+            | Cond::IsSource
+            | Cond::IsTarget
+            | Cond::IsAttached
+            | Cond::IsPlayer(_)
+            | Cond::AnyPlayer
+            | Cond::FaceDown
+            | Cond::OnTop(_)
+            | Cond::Linked
+            | Cond::IsOuter
+            | Cond::Shares(..)
+            | Cond::HasChoice(..)
+            | Cond::Named(..)
+            | Cond::IsTargetAt(_) => {}
         }
     }
 
@@ -1068,10 +1349,23 @@ impl Cond {
         match self {
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_to_others),
             Cond::Not(c) | Cond::Exists(c) => c.refers_to_others(),
-            Cond::Has(r, _, _) => *r != ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) => *r != ObjRef::This,
             Cond::Cmp(a, _, b) => a.refers_to_others() || b.refers_to_others(),
-            Cond::OnTop(_) => true,
-            _ => false,
+            Cond::OnTop(_) | Cond::IsOuter | Cond::Shares(..) => true,
+            Cond::True
+            | Cond::InZone(_)
+            | Cond::InPlay
+            | Cond::ControlledBy(_)
+            | Cond::OwnedBy(_)
+            | Cond::IsSource
+            | Cond::IsTarget
+            | Cond::IsAttached
+            | Cond::IsPlayer(_)
+            | Cond::AnyPlayer
+            | Cond::FaceDown
+            | Cond::Linked
+            | Cond::Named(..)
+            | Cond::IsTargetAt(_) => false,
         }
     }
 }

@@ -15,14 +15,27 @@ pub enum OneShot {
     MoveTargets(ZoneId),
     /// Turn each target face up or face down (Break Open).
     TurnTargets { face_down: bool },
+    /// Put the target of that index into a zone (a named target).
+    MoveTargetAt(u8, ZoneId),
+    /// Turn the target of that index face up or face down (a named target).
+    TurnTargetAt { index: u8, face_down: bool },
+}
+
+/// One target a spell takes: what a legal one is, and its name where the spell names its targets
+/// ("target \"first\": creature you control").
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetSpec {
+    pub name: Option<Arc<str>>,
+    pub cond: Cond,
 }
 
 /// What happens when an object of this class resolves as a spell.
 #[derive(Clone, Debug, Serialize)]
 pub struct Spell {
     pub text: Arc<str>,
-    /// What a legal target is; `None` when the spell has no target.
-    pub target: Option<Cond>,
+    /// The targets it takes, in order (none when the spell has no target). Each may be an object
+    /// or a player, as its condition says.
+    pub targets: Vec<TargetSpec>,
     pub effects: Vec<(Duration, Arc<EffectDef>)>,
     pub one_shots: Vec<OneShot>,
 }

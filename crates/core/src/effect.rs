@@ -82,8 +82,10 @@ pub enum Change {
 /// The object a copy or text effect takes values from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum CopySource {
-    /// The spell's target.
+    /// The spell's target (its first object target).
     Target,
+    /// The spell's target of that index (a named target).
+    TargetAt(u8),
     /// The top object (latest to enter) of a zone that "you" own.
     Top(ZoneId),
 }
@@ -217,12 +219,51 @@ impl EffectDef {
 }
 
 /// How long a created effect lasts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub enum Duration {
     UntilEndOfTurn,
     /// Until its source leaves play.
     WhileSourceInPlay,
     Indefinite,
+    /// Until a player's next turn begins, as written in content: whose turn is decided when the
+    /// effect is created (`UntilTurnOfPlayer`). "Until its controller's next untap step" ends
+    /// here too: the untap step is the first step of that player's turn.
+    UntilTurnOf(TurnOf),
+    /// Until this player's next turn begins.
+    UntilTurnOfPlayer(PlayerId),
+    /// "For as long as ...": ends, once and for all, the first time the condition (tested on the
+    /// spell, like a spell effect's "as long as") does not hold (CR 611.2b); an effect whose
+    /// condition does not hold as it is created does nothing.
+    ForAsLongAs(Arc<Cond>),
+}
+
+/// Whose next turn ends an effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TurnOf {
+    /// The spell's caster.
+    You,
+    /// The controller, as the spell resolves, of its first object target.
+    ItsController,
+}
+
+/// Durations are equal when of the same kind with the same player, or the same condition.
+impl PartialEq for Duration {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Duration::UntilTurnOf(a), Duration::UntilTurnOf(b)) => a == b,
+            (Duration::UntilTurnOfPlayer(a), Duration::UntilTurnOfPlayer(b)) => a == b,
+            (Duration::ForAsLongAs(a), Duration::ForAsLongAs(b)) => Arc::ptr_eq(a, b),
+            (a, b) => {
+                std::mem::discriminant(a) == std::mem::discriminant(b)
+                    && !matches!(
+                        a,
+                        Duration::UntilTurnOf(_)
+                            | Duration::UntilTurnOfPlayer(_)
+                            | Duration::ForAsLongAs(_)
+                    )
+            }
+        }
+    }
 }
 
 /// Who an effect locked in when it was created (seed 003 / rule 611: a resolved spell's effect affects
@@ -247,5 +288,5 @@ pub struct CreatedEffect {
     pub def: Arc<EffectDef>,
     pub locked: Locked,
     /// The spell's targets, for expressions that read them.
-    pub targets: Arc<[ObjectId]>,
+    pub targets: Arc<[crate::condition::Subject]>,
 }

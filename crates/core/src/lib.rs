@@ -8,6 +8,7 @@ pub mod action;
 pub mod condition;
 pub mod content;
 pub mod decision;
+mod durations;
 pub mod effect;
 pub mod explain;
 pub mod ids;

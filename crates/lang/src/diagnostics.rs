@@ -106,6 +106,11 @@ impl SourceMap {
     pub fn short(&self, d: &Diagnostic) -> String {
         format!("{}: {}", self.location(d.span), d.message)
     }
+    /// The one-line form of a warning: `file:line:col: warning: message`.
+    pub fn warning(&self, d: &Diagnostic) -> String {
+        format!("{}: warning: {}", self.location(d.span), d.message)
+    }
+
     /// The one-line form followed by the line with a caret and any help.
     pub fn render(&self, d: &Diagnostic) -> String {
         let mut cs = CsDiagnostic::error().with_labels(vec![Label::primary(

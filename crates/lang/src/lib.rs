@@ -11,5 +11,6 @@ pub mod loader;
 pub mod lower;
 pub mod scenario;
 pub mod syntax;
+pub mod warnings;
 
 pub use diagnostics::{Diagnostic, SourceMap, Span};

@@ -2,9 +2,10 @@
 //! project root's `rulesets/` and `content/`) or by a path relative to the scenario file.
 
 use crate::diagnostics::{Diagnostic, SourceMap, Span};
-use crate::lower::scenario::{self as lsc, Scenario};
-use crate::lower::{content as lcontent, ruleset as lruleset, Env};
+use crate::lower::scenario::{self as lsc, Scenario, StepKind};
+use crate::lower::{content as lcontent, ruleset as lruleset, Env, SymbolNote};
 use crate::syntax::{parse, Stmt};
+use crate::warnings::unnamed_symbols;
 use rulecraft_core::content::Content;
 use rulecraft_core::GameState;
 use std::collections::HashMap;
@@ -33,7 +34,19 @@ impl From<Diagnostic> for LoadError {
 pub struct Loader {
     pub map: SourceMap,
     rulesets: HashMap<PathBuf, Arc<Env>>,
-    contents: HashMap<(PathBuf, Vec<PathBuf>), Arc<Content>>,
+    contents: HashMap<(PathBuf, Vec<PathBuf>), Library>,
+    /// Warnings about what was loaded (each once, in the order found): input that loads but
+    /// probably does not say what was meant (`crate::warnings`).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Content files loaded against a ruleset: their classes, the ruleset's environment with the
+/// terms the files declare, and the symbols their conditions name (for warnings).
+#[derive(Clone)]
+struct Library {
+    content: Arc<Content>,
+    env: Arc<Env>,
+    notes: Vec<SymbolNote>,
 }
 
 /// File extensions: `.rules` rulesets, `.cards` content, `.scenario` scenarios.
@@ -59,6 +72,20 @@ impl Loader {
                 None => format!("{}: cannot read: {message}", path.display()),
             },
         }
+    }
+
+    /// Keeps warnings not kept before.
+    fn warn(&mut self, list: Vec<Diagnostic>) {
+        for w in list {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
+
+    /// The warnings in their one-line form: `file:line:col: warning: message`.
+    pub fn warning_lines(&self) -> Vec<String> {
+        self.warnings.iter().map(|w| self.map.warning(w)).collect()
     }
 
     /// The one-line form of an error.
@@ -90,11 +117,13 @@ impl Loader {
         let stmts = self.parse_file(path, at)?;
         let file = self.map.find(path).unwrap_or(0);
         let env = Arc::new(lruleset::lower(file, &stmts)?);
+        // A ruleset's terms name the game's vocabulary: no warnings there.
+        env.notes.take();
         self.rulesets.insert(key, env.clone());
         Ok(env)
     }
 
-    /// Loads content files against a ruleset (once per pair).
+    /// Loads content files against a ruleset (once per pair), with warnings about them.
     pub fn content(
         &mut self,
         env: &Env,
@@ -102,18 +131,43 @@ impl Loader {
         files: &[PathBuf],
         at: Option<Span>,
     ) -> Result<Arc<Content>, LoadError> {
+        let lib = self.library(env, ruleset, files, at)?;
+        self.warn(unnamed_symbols(&env.ruleset, &lib.content, &[], &lib.notes));
+        Ok(lib.content)
+    }
+
+    /// Loads content files against a ruleset (once per pair): the terms of every file first, so
+    /// that every class may use them, then the classes.
+    fn library(
+        &mut self,
+        env: &Env,
+        ruleset: &Path,
+        files: &[PathBuf],
+        at: Option<Span>,
+    ) -> Result<Library, LoadError> {
         let key = (ruleset.to_path_buf(), files.to_vec());
-        if let Some(c) = self.contents.get(&key) {
-            return Ok(c.clone());
+        if let Some(lib) = self.contents.get(&key) {
+            return Ok(lib.clone());
         }
-        let mut content = Content::default();
+        let mut ext = env.clone();
+        let mut parsed = Vec::new();
         for f in files {
             let stmts = self.parse_file(f, at)?;
-            lcontent::lower(env, &stmts, &mut content)?;
+            lcontent::terms(&mut ext, &stmts)?;
+            parsed.push(stmts);
         }
-        let c = Arc::new(content);
-        self.contents.insert(key, c.clone());
-        Ok(c)
+        let mut content = Content::default();
+        for stmts in &parsed {
+            lcontent::lower(&ext, stmts, &mut content)?;
+        }
+        let notes = ext.notes.take();
+        let lib = Library {
+            content: Arc::new(content),
+            env: Arc::new(ext),
+            notes,
+        };
+        self.contents.insert(key, lib.clone());
+        Ok(lib)
     }
 
     /// A new game with no objects: a ruleset file, content files or folders (every `.cards` file
@@ -172,10 +226,17 @@ impl Loader {
                 })?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
-            let content =
-                self.content(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
-            let sc = lsc::lower(&env, &content, s, header)?;
-            out.push((env, sc));
+            let lib = self.library(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
+            let sc = lsc::lower(&lib.env, &lib.content, s, header)?;
+            let mut notes = lib.notes.clone();
+            notes.extend(lib.env.notes.take());
+            self.warn(unnamed_symbols(
+                &env.ruleset,
+                &sc.content,
+                &choices_of(&sc),
+                &notes,
+            ));
+            out.push((lib.env, sc));
         }
         Ok(out)
     }
@@ -240,6 +301,22 @@ pub fn files_with_ext(p: &Path, ext: &str) -> Vec<PathBuf> {
             } else if e.extension().is_some_and(|x| x == ext) {
                 out.push(e);
             }
+        }
+    }
+    out
+}
+
+/// Every choice a scenario makes (as objects enter, as spells are cast).
+fn choices_of(sc: &Scenario) -> Vec<rulecraft_core::Symbol> {
+    let mut out = Vec::new();
+    for step in &sc.steps {
+        match &step.kind {
+            StepKind::Enter(e) => out.extend(e.choices.iter().cloned()),
+            StepKind::EnterTogether(list) => {
+                out.extend(list.iter().flat_map(|e| e.choices.iter().cloned()))
+            }
+            StepKind::Cast { choices, .. } => out.extend(choices.iter().cloned()),
+            _ => {}
         }
     }
     out

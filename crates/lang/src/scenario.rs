@@ -5,6 +5,7 @@ use crate::diagnostics::Span;
 use crate::lower::scenario::{ability_names, Expect, Ref, Scenario, StepKind, Want};
 use crate::lower::Env;
 use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::condition::Subject;
 use rulecraft_core::decision::Choice;
 use rulecraft_core::explain::{describe_char, describe_player};
 use rulecraft_core::{GameState, ObjectId, PlayerId, Value, ZoneId};
@@ -284,13 +285,17 @@ fn run_step(
                     .created[0]
                 }
             };
+            // A player's name names the player (as in `expect`), else an object.
             let mut ts = Vec::new();
             for t in &targets {
-                ts.push(obj(state, names, t)?);
+                ts.push(match state.player_id(&t.name) {
+                    Some(p) => Subject::Player(p),
+                    None => Subject::Object(obj(state, names, t)?),
+                });
             }
             act(
                 state,
-                Action::Resolve {
+                Action::ResolveTargeting {
                     spell,
                     controller: PlayerId(by as u8),
                     targets: ts,

@@ -55,7 +55,8 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
                 crate::effect::CopySource::Top(z) => {
                     ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
                 }
-                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+                crate::effect::CopySource::Target => first_target_object(ctx.targets),
+                crate::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
             };
             match from {
                 Some(f) => ctx
@@ -69,15 +70,17 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
             }
         }
         Change::AbilitiesPer { of, among, .. } => {
-            let mut syms = crate::value::SymbolSet::default();
-            let each = ctx.aggregate(among, Some(*of));
-            for o in ctx.state.object_ids() {
-                if each.test(among, Subject::Object(o)) {
-                    if let Value::Symbols(s) = each.value(o, *of) {
-                        syms.extend(s);
+            let syms = ctx.within(among, Some(*of), subject, |each| {
+                let mut syms = crate::value::SymbolSet::default();
+                for o in each.state.object_ids() {
+                    if each.test(among, Subject::Object(o)) {
+                        if let Value::Symbols(s) = each.value(o, *of) {
+                            syms.extend(s);
+                        }
                     }
                 }
-            }
+                syms
+            });
             vec![Value::Symbols(syms)]
         }
         _ => Vec::new(),
@@ -248,7 +251,8 @@ pub(super) fn change(
                 crate::effect::CopySource::Top(z) => {
                     ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
                 }
-                crate::effect::CopySource::Target => ctx.targets.first().copied(),
+                crate::effect::CopySource::Target => first_target_object(ctx.targets),
+                crate::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
             };
             let Some(from) = from else {
                 return Vec::new();
@@ -307,14 +311,17 @@ pub(super) fn change(
                 Value::Abilities(x) => x.to_vec(),
                 _ => Vec::new(),
             };
-            let mut syms = crate::value::SymbolSet::default();
-            for o in ctx.state.object_ids() {
-                if ctx.test(among, Subject::Object(o)) {
-                    if let Value::Symbols(s) = &sheet.objects[o.index()][of.index()] {
-                        syms.extend(s);
+            let syms = ctx.within(among, Some(*of), subject, |each| {
+                let mut syms = crate::value::SymbolSet::default();
+                for o in ctx.state.object_ids() {
+                    if each.test(among, Subject::Object(o)) {
+                        if let Value::Symbols(s) = &sheet.objects[o.index()][of.index()] {
+                            syms.extend(s);
+                        }
                     }
                 }
-            }
+                syms
+            });
             for s in syms.iter() {
                 let a = Ability::Keyword(crate::value::Symbol::new(
                     &template.replace("{}", s.as_str()),
@@ -864,5 +871,21 @@ impl<'a> Program<'a> {
                 },
             }
         }
+    }
+}
+
+/// The first of a spell's targets that is an object.
+fn first_target_object(targets: &[Subject]) -> Option<crate::ids::ObjectId> {
+    targets.iter().find_map(|t| match t {
+        Subject::Object(o) => Some(*o),
+        Subject::Player(_) => None,
+    })
+}
+
+/// A spell's target of that index, if it is an object.
+fn target_object(targets: &[Subject], i: u8) -> Option<crate::ids::ObjectId> {
+    match targets.get(i as usize) {
+        Some(Subject::Object(o)) => Some(*o),
+        _ => None,
     }
 }

@@ -1041,9 +1041,10 @@ fn reads_counters_in(c: &Candidate) -> bool {
 /// Whether an expression reads the subject's own values (outside aggregates).
 fn reads_own(e: &NumExpr) -> bool {
     match e {
-        NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
-            *r == crate::condition::ObjRef::This
-        }
+        NumExpr::Char(r, _)
+        | NumExpr::SetSize(r, _)
+        | NumExpr::Counters(r, _)
+        | NumExpr::AllCounters(r) => *r == crate::condition::ObjRef::This,
         NumExpr::Prop(..) => true,
         NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
         NumExpr::Add(a, b)
@@ -1165,6 +1166,12 @@ impl Replay<'_> {
             .copied()
             .filter(|x| self.moved(*x, reads_counters))
             .collect();
+        // An aggregate whose value differs by subject (`outer`) is not kept: one the moved objects
+        // may reach cannot be replayed.
+        if !moved.is_empty() && super::has_open_aggregates(&def, lid, fresh, cand.created.is_none())
+        {
+            return Err(fail!());
+        }
         // Nothing to do where the effect started earlier (whom it applies to is settled), read no
         // aggregate, applies (and applied) to no dirty object, and no moved object can make it
         // wait.
@@ -1387,7 +1394,7 @@ impl Replay<'_> {
         if !inner.is_empty() || cond.refers_to_others() {
             return Err(fail!());
         }
-        let targets: Vec<ObjectId> = match &cand.created {
+        let targets: Vec<Subject> = match &cand.created {
             Some(c) => c.targets.to_vec(),
             None => Vec::new(),
         };
@@ -1435,7 +1442,7 @@ impl Replay<'_> {
             return Err(fail!());
         }
         let cand = &step.cand;
-        let targets: Vec<ObjectId> = match &cand.created {
+        let targets: Vec<Subject> = match &cand.created {
             Some(c) => c.targets.to_vec(),
             None => Vec::new(),
         };
@@ -1504,7 +1511,7 @@ impl Replay<'_> {
             return Err(fail!());
         }
         let old = step.params.as_deref();
-        let targets: Vec<ObjectId> = match &out.cand.created {
+        let targets: Vec<Subject> = match &out.cand.created {
             Some(c) => c.targets.to_vec(),
             None => Vec::new(),
         };
@@ -1835,7 +1842,7 @@ impl Replay<'_> {
         overrides: &Overrides,
     ) -> Vec<Vec<Value>> {
         let state = self.state;
-        let targets: Vec<ObjectId> = match &out.cand.created {
+        let targets: Vec<Subject> = match &out.cand.created {
             Some(c) => c.targets.to_vec(),
             None => Vec::new(),
         };

@@ -223,7 +223,7 @@ enum Body {
 struct Created {
     you: PlayerId,
     locked: Locked,
-    targets: Arc<[ObjectId]>,
+    targets: Arc<[Subject]>,
 }
 
 /// An effect that may apply in the current layer.
@@ -276,7 +276,7 @@ impl Candidate {
         sheet: &'a Sheet,
         reads: Option<&'a Reads>,
     ) -> Ctx<'a> {
-        let targets: &[ObjectId] = match &self.created {
+        let targets: &[Subject] = match &self.created {
             Some(c) => &c.targets,
             None => &[],
         };
@@ -1041,7 +1041,7 @@ impl Deriver<'_> {
         };
         Some(
             aggs.into_iter()
-                .map(|a| (a.key(), ctx.aggregate_value(a, this)))
+                .map(|a| (a.key(), ctx.aggregate_now(a, this)))
                 .collect(),
         )
     }
@@ -1219,7 +1219,31 @@ fn effect_aggregates(
             e.aggregates(&mut out);
         }
     }
+    // One that says `outer` has a value per subject: it is not kept (a replay that reaches it
+    // derives in full).
+    out.retain(|a| a.is_closed());
     out
+}
+
+/// Whether an effect reads, in a layer, an aggregate whose value differs by subject (`outer`).
+fn has_open_aggregates(def: &EffectDef, lid: LayerId, fresh: bool, scans: bool) -> bool {
+    let mut out = Vec::new();
+    if fresh {
+        if scans {
+            match &def.affects {
+                Affects::Objects(c) | Affects::Players(c) => c.aggregates(&mut out),
+            }
+        }
+        if let Some(w) = &def.while_cond {
+            w.aggregates(&mut out);
+        }
+    }
+    for op in def.ops.iter().filter(|o| o.layer == lid) {
+        if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+            e.aggregates(&mut out);
+        }
+    }
+    out.iter().any(|a| !a.is_closed())
 }
 
 /// The objects whose cells these are; `None` if a player's property is among them.

@@ -5,7 +5,7 @@ use super::cursor::{unknown, Cursor, Res};
 use super::Env;
 use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
-use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef};
+use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
 use rulecraft_core::ruleset::CharKind;
 use rulecraft_core::Symbol;
 
@@ -13,16 +13,82 @@ use rulecraft_core::Symbol;
 const STOP: [&str; 5] = ["or", "and", "then", "to", "of"];
 
 /// What the statement's condition may refer to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Allow {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Allow<'a> {
     /// `target` (a spell's effects and its target condition).
     pub target: bool,
+    /// The names of the spell's targets, in order, where it names them (`target "first": ...`).
+    pub names: &'a [String],
+    /// `outer`: inside `exists`, `no`, `count`, `sum` or after `among`.
+    pub outer: bool,
+}
+
+impl<'a> Allow<'a> {
+    /// Inside an aggregate, where `outer` names the subject of the condition around it.
+    pub fn inside(self) -> Self {
+        Allow {
+            outer: true,
+            ..self
+        }
+    }
+}
+
+/// The most parts a condition or expression may have once its terms are written out: terms may
+/// use terms, so without a bound a few lines could stand for more parts than any machine holds.
+pub const MAX_PARTS: usize = 10_000;
+
+/// How many parts a condition has, terms written out (saturating).
+pub fn cond_size(c: &Cond) -> usize {
+    1usize.saturating_add(match c {
+        Cond::And(cs) | Cond::Or(cs) => cs
+            .iter()
+            .fold(0usize, |a, c| a.saturating_add(cond_size(c))),
+        Cond::Not(c) | Cond::Exists(c) => cond_size(c),
+        Cond::Cmp(a, _, b) => num_size(a).saturating_add(num_size(b)),
+        _ => 0,
+    })
+}
+
+/// How many parts an expression has, terms written out (saturating).
+pub fn num_size(e: &NumExpr) -> usize {
+    1usize.saturating_add(match e {
+        NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => cond_size(c),
+        NumExpr::Add(a, b)
+        | NumExpr::Sub(a, b)
+        | NumExpr::Mul(a, b)
+        | NumExpr::Max(a, b)
+        | NumExpr::Min(a, b) => num_size(a).saturating_add(num_size(b)),
+        NumExpr::Neg(a) => num_size(a),
+        _ => 0,
+    })
+}
+
+/// Adds a part's size to a running total; an error at the part (tokens `from` up to the cursor)
+/// once the total passes `MAX_PARTS`.
+fn budget(c: &Cursor, from: usize, total: &mut usize, size: usize, what: &str) -> Res<()> {
+    *total = total.saturating_add(size);
+    if *total <= MAX_PARTS {
+        return Ok(());
+    }
+    let first = c.toks[from.min(c.toks.len() - 1)].span;
+    let last = c.toks[c.pos.max(from + 1).min(c.toks.len()) - 1].span;
+    Err(Diagnostic::new(
+        first.to(last),
+        format!("this {what} is too large: written out with its terms it has more than {MAX_PARTS} parts"),
+    ))
 }
 
 pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
-    let mut parts = vec![and(env, c, allow)?];
+    let mut total = 0;
+    let from = c.pos;
+    let first = and(env, c, allow)?;
+    budget(c, from, &mut total, cond_size(&first), "condition")?;
+    let mut parts = vec![first];
     while c.eat_word("or") {
-        parts.push(and(env, c, allow)?);
+        let from = c.pos;
+        let part = and(env, c, allow)?;
+        budget(c, from, &mut total, cond_size(&part), "condition")?;
+        parts.push(part);
     }
     Ok(if parts.len() == 1 {
         parts.pop().unwrap_or(Cond::True)
@@ -44,16 +110,25 @@ fn filler(c: &mut Cursor) {
 
 fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     filler(c);
-    let mut parts = vec![unary(env, c, allow)?];
+    let mut total = 0;
+    let from = c.pos;
+    let first = unary(env, c, allow)?;
+    budget(c, from, &mut total, cond_size(&first), "condition")?;
+    let mut parts = vec![first];
     loop {
+        let from = c.pos;
         if c.eat_word("and") {
-            parts.push(unary(env, c, allow)?);
+            let part = unary(env, c, allow)?;
+            budget(c, from, &mut total, cond_size(&part), "condition")?;
+            parts.push(part);
             continue;
         }
         // Juxtaposition is "and": `other creature you control`.
         match c.peek() {
             Some(t) if t.is_punct("(") || t.word().is_some_and(|w| !STOP.contains(&w)) => {
-                parts.push(unary(env, c, allow)?)
+                let part = unary(env, c, allow)?;
+                budget(c, from, &mut total, cond_size(&part), "condition")?;
+                parts.push(part)
             }
             _ => break,
         }
@@ -192,6 +267,11 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             c.bump();
             return Ok(Cond::IsSource);
         }
+        "outer" if !dotted => {
+            c.bump();
+            check_outer(allow, span)?;
+            return Ok(Cond::IsOuter);
+        }
         "target" | "targeted" => {
             c.bump();
             if !allow.target {
@@ -200,7 +280,66 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                     "`target` is only allowed in a spell's effects: a static ability has no target",
                 ));
             }
-            return Ok(Cond::IsTarget);
+            let at = target_name(c, allow)?;
+            // `target.life > 3`: a comparison on a player target.
+            if c.peek().is_some_and(|t| t.is_punct(".")) {
+                c.pos = save;
+                return comparison(env, c, allow);
+            }
+            // `target controls`, `target "victim" owns`: the target is a player.
+            if c.eat_word("control") || c.eat_word("controls") {
+                return Ok(Cond::ControlledBy(PlayerRef::Target(at)));
+            }
+            if c.eat_word("own") || c.eat_word("owns") {
+                return Ok(Cond::OwnedBy(PlayerRef::Target(at)));
+            }
+            return Ok(match at {
+                Some(i) => Cond::IsTargetAt(i),
+                None => Cond::IsTarget,
+            });
+        }
+        "shares" => {
+            // `shares subtypes with outer`: "shares a creature type with it".
+            c.bump();
+            let (w, sp) = c.name("a symbols characteristic after `shares`")?;
+            let ch = rs.char_id(&w).ok_or_else(|| {
+                unknown(
+                    sp,
+                    "characteristic",
+                    &w,
+                    rs.characteristics.iter().map(|c| c.name.as_str()),
+                )
+            })?;
+            let kind = rs.char(ch).kind;
+            if kind != CharKind::Symbols {
+                return Err(Diagnostic::new(
+                    sp,
+                    format!(
+                        "`{w}` is a {} characteristic: `shares` compares symbols",
+                        kind.name()
+                    ),
+                ));
+            }
+            c.expect_word("with")?;
+            let r = ref_word(c, allow)?;
+            return Ok(Cond::Shares(r, ch));
+        }
+        "named" => {
+            // `named "Grizzly Bears"`, `named chosen`.
+            c.bump();
+            let Some(ch) = rs.char_of_kind(CharKind::Name) else {
+                return Err(Diagnostic::new(
+                    span,
+                    "this ruleset declares no `name` characteristic: `named` compares an object's name",
+                ));
+            };
+            let bare = c.peek().is_some_and(|t| t.word().is_some());
+            let (n, _) = c.name_or_string("a name after `named`")?;
+            let w = match (bare, choice_index(&n)) {
+                (true, Some(i)) => Word::Choice(i),
+                _ => Word::Lit(n.as_str().into()),
+            };
+            return Ok(Cond::Named(ch, w));
         }
         "enchanted" | "equipped" | "attached" | "fortified" if !dotted => {
             c.bump();
@@ -209,7 +348,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
         "exists" | "no" => {
             c.bump();
             c.expect_punct("(")?;
-            let inner = condition(env, c, allow)?;
+            let inner = condition(env, c, allow.inside())?;
             c.expect_punct(")")?;
             let e = Cond::Exists(Box::new(inner));
             return Ok(if word == "no" {
@@ -222,7 +361,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     }
     // `colors has red`, `source.colors has red`
     let (obj, char_tok) = if c.peek_at(1).is_some_and(|t| t.is_punct(".")) {
-        (obj_ref(c)?, c.peek_at(0))
+        (obj_ref(c, allow)?, c.peek_at(0))
     } else {
         (ObjRef::This, Some(tok))
     };
@@ -244,8 +383,18 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                         ),
                     ));
                 }
-                let (sym, _) = c.name_or_string("a symbol after `has`")?;
-                let cond = Cond::Has(obj, ch, Symbol::new(&sym));
+                let bare = c.peek().is_some_and(|t| t.word().is_some());
+                let (sym, sym_span) = c.name_or_string("a symbol after `has`")?;
+                // `has chosen`: the source's choice, as `chosen` is in an operation's symbols.
+                let cond = match (bare, choice_index(&sym)) {
+                    (true, Some(i)) => Cond::HasChoice(obj, ch, i),
+                    _ => {
+                        if bare {
+                            env.note_symbol(sym_span, ch, &sym, lacks);
+                        }
+                        Cond::Has(obj, ch, Symbol::new(&sym))
+                    }
+                };
                 return Ok(if lacks {
                     Cond::Not(Box::new(cond))
                 } else {
@@ -292,17 +441,22 @@ fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     Ok(Cond::Cmp(l, op, r))
 }
 
-fn obj_ref(c: &mut Cursor) -> Res<ObjRef> {
+/// `R.` before a characteristic.
+fn obj_ref(c: &mut Cursor, allow: Allow) -> Res<ObjRef> {
     let (w, sp) = c.name("`source`, `this` or `enchanted`")?;
     let r = match w.as_str() {
         "source" | "self" => ObjRef::Source,
         "this" | "it" => ObjRef::This,
         "enchanted" | "equipped" | "attached" | "fortified" => ObjRef::Attached,
+        "outer" => {
+            check_outer(allow, sp)?;
+            ObjRef::Outer
+        }
         _ => {
             return Err(Diagnostic::new(
                 sp,
                 format!(
-                    "unknown object `{w}`: expected `source`, `this` or `enchanted` before `.`"
+                    "unknown object `{w}`: expected `source`, `this`, `enchanted` or `outer` before `.`"
                 ),
             ))
         }
@@ -311,26 +465,117 @@ fn obj_ref(c: &mut Cursor) -> Res<ObjRef> {
     Ok(r)
 }
 
+/// An object named alone, as after `shares ... with`.
+fn ref_word(c: &mut Cursor, allow: Allow) -> Res<ObjRef> {
+    let (w, sp) = c.name("`source`, `this`, `enchanted` or `outer`")?;
+    Ok(match w.as_str() {
+        "source" | "self" => ObjRef::Source,
+        "this" | "it" => ObjRef::This,
+        "enchanted" | "equipped" | "attached" | "fortified" => ObjRef::Attached,
+        "outer" => {
+            check_outer(allow, sp)?;
+            ObjRef::Outer
+        }
+        _ => {
+            return Err(Diagnostic::new(
+                sp,
+                format!("unknown object `{w}`: expected `source`, `this`, `enchanted` or `outer`"),
+            ))
+        }
+    })
+}
+
+/// `outer` names the subject of the condition around an aggregate: only inside one.
+fn check_outer(allow: Allow, sp: crate::diagnostics::Span) -> Res<()> {
+    if allow.outer {
+        return Ok(());
+    }
+    Err(Diagnostic::new(
+        sp,
+        "`outer` names the object the condition around it is tested on: it is only allowed inside `exists(...)`, `no(...)`, `count(...)`, `sum(...)` or after `among`",
+    ))
+}
+
+/// Which of the source's choices a word names: `chosen` and `first_choice` the first,
+/// `second_choice` the second.
+pub fn choice_index(w: &str) -> Option<u8> {
+    match w {
+        "chosen" | "first_choice" => Some(0),
+        "second_choice" => Some(1),
+        _ => None,
+    }
+}
+
+/// After `target`: the name of one of the spell's targets, if one follows (a string, or a word that
+/// names one of them); its index.
+fn target_name(c: &mut Cursor, allow: Allow) -> Res<Option<u8>> {
+    let Some(t) = c.peek() else { return Ok(None) };
+    let (name, is_str) = match &t.tok {
+        Tok::Str(s) => (s.as_str(), true),
+        Tok::Word(w) if allow.names.iter().any(|n| n == w) => (w.as_str(), false),
+        _ => return Ok(None),
+    };
+    match allow.names.iter().position(|n| n == name) {
+        Some(i) => {
+            c.bump();
+            Ok(Some(i as u8))
+        }
+        None if is_str => Err(if allow.names.is_empty() {
+            Diagnostic::new(
+                t.span,
+                format!("unknown target `{name}`: this spell names no targets (`target \"{name}\": ...`)"),
+            )
+        } else {
+            unknown(
+                t.span,
+                "target",
+                name,
+                allow.names.iter().map(|s| s.as_str()),
+            )
+        }),
+        None => Ok(None),
+    }
+}
+
 /// A numeric expression: sums of products of numbers, characteristics, properties and counts.
 pub fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let mut total = 0;
+    let from = c.pos;
     let mut e = product(env, c, allow)?;
+    budget(c, from, &mut total, num_size(&e), "expression")?;
     loop {
-        if c.eat_punct("+") {
-            e = NumExpr::Add(Box::new(e), Box::new(product(env, c, allow)?));
+        let from = c.pos;
+        let add = if c.eat_punct("+") {
+            true
         } else if c.eat_punct("-") {
-            e = NumExpr::Sub(Box::new(e), Box::new(product(env, c, allow)?));
+            false
         } else {
             return Ok(e);
-        }
+        };
+        let r = product(env, c, allow)?;
+        budget(c, from, &mut total, num_size(&r) + 1, "expression")?;
+        e = if add {
+            NumExpr::Add(Box::new(e), Box::new(r))
+        } else {
+            NumExpr::Sub(Box::new(e), Box::new(r))
+        };
     }
 }
 
 fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let mut total = 0;
+    let from = c.pos;
     let mut e = atom(env, c, allow)?;
-    while c.eat_punct("*") {
-        e = NumExpr::Mul(Box::new(e), Box::new(atom(env, c, allow)?));
+    budget(c, from, &mut total, num_size(&e), "expression")?;
+    loop {
+        let from = c.pos;
+        if !c.eat_punct("*") {
+            return Ok(e);
+        }
+        let r = atom(env, c, allow)?;
+        budget(c, from, &mut total, num_size(&r) + 1, "expression")?;
+        e = NumExpr::Mul(Box::new(e), Box::new(r));
     }
-    Ok(e)
 }
 
 fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
@@ -368,7 +613,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             ) {
                 c.bump();
                 c.bump();
-                let inner = condition(env, c, allow)?;
+                let inner = condition(env, c, allow.inside())?;
                 c.expect_punct(")")?;
                 return Ok(NumExpr::Distinct(ch, Box::new(inner)));
             }
@@ -383,7 +628,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             if c.peek_at(1).is_some_and(|t| t.is_punct("."))
                 && c.peek_at(3).is_some_and(|t| t.is_punct(")"))
             {
-                let r = obj_ref(c)?;
+                let r = obj_ref(c, allow)?;
                 let (w, sp) = c.name("a characteristic")?;
                 let ch = rs.char_id(&w).ok_or_else(|| {
                     unknown(
@@ -396,7 +641,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
                 c.expect_punct(")")?;
                 return Ok(NumExpr::SetSize(r, ch));
             }
-            let inner = condition(env, c, allow)?;
+            let inner = condition(env, c, allow.inside())?;
             c.expect_punct(")")?;
             return Ok(NumExpr::Count(Box::new(inner)));
         }
@@ -422,14 +667,20 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
                 unreachable!("number_char returns a characteristic")
             };
             c.expect_word("of")?;
-            let inner = condition(env, c, allow)?;
+            let inner = condition(env, c, allow.inside())?;
             c.expect_punct(")")?;
             return Ok(NumExpr::Sum(ch, Box::new(inner)));
         }
         "counters" => {
             c.bump();
             c.expect_punct("(")?;
-            let (name, sp) = c.name_or_string("a counter name")?;
+            // `counters(any)`: counters of every kind ("has a counter").
+            if c.peek().is_some_and(|t| t.is_word("any")) {
+                c.bump();
+                c.expect_punct(")")?;
+                return Ok(NumExpr::AllCounters(ObjRef::This));
+            }
+            let (name, sp) = c.name_or_string("a counter name or `any`")?;
             let k = rs.counter_id(&name).ok_or_else(|| {
                 unknown(
                     sp,
@@ -440,6 +691,28 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             })?;
             c.expect_punct(")")?;
             return Ok(NumExpr::Counters(ObjRef::This, k));
+        }
+        "target" | "targeted" => {
+            // `target.life`, `target "victim".life`: a player target's property.
+            c.bump();
+            if !allow.target {
+                return Err(Diagnostic::new(
+                    tok.span,
+                    "`target` is only allowed in a spell's effects: a static ability has no target",
+                ));
+            }
+            let at = target_name(c, allow)?;
+            c.expect_punct(".")?;
+            let (w, sp) = c.name("a player property")?;
+            let prop = rs.prop_id(&w).ok_or_else(|| {
+                unknown(
+                    sp,
+                    "player property",
+                    &w,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                )
+            })?;
+            return Ok(NumExpr::Prop(PlayerRef::Target(at), prop));
         }
         _ => {}
     }
@@ -460,7 +733,7 @@ fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             return Ok(NumExpr::Prop(p, prop));
         }
         c.pos = save;
-        let r = obj_ref(c)?;
+        let r = obj_ref(c, allow)?;
         let (w, sp) = c.name("a characteristic")?;
         return number_char(env, r, &w, sp);
     }

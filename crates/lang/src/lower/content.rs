@@ -8,9 +8,9 @@ use crate::diagnostics::{Diagnostic, Span};
 use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
-use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
+use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell, TargetSpec};
 use rulecraft_core::effect::{
-    Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef,
+    Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef, TurnOf,
 };
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
 use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
@@ -21,12 +21,31 @@ pub fn is_class(s: &Stmt) -> bool {
     s.head[0].is_word("card") || s.head[0].is_word("object")
 }
 
-/// Lowers every class in a content file into `content`.
+/// Whether a statement declares a term: `term NAME: COND` (a content file may name conditions its
+/// cards share, "merfolk creature").
+pub fn is_term(s: &Stmt) -> bool {
+    s.head[0].is_word("term")
+}
+
+/// Lowers the terms of a content file into `env`, where the content's classes will find them.
+pub fn terms(env: &mut Env, stmts: &[Stmt]) -> Res<()> {
+    for s in stmts.iter().filter(|s| is_term(s)) {
+        super::ruleset::term_stmt(env, s)?;
+    }
+    Ok(())
+}
+
+/// Lowers every class in a content file into `content` (its terms were lowered by `terms`).
 pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
     for s in stmts {
+        if is_term(s) {
+            continue;
+        }
         if !is_class(s) {
             let c = Cursor::new(&s.head);
-            return Err(c.err("`card \"Name\" { ... }` or `object \"Name\" { ... }`"));
+            return Err(c.err(
+                "`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`",
+            ));
         }
         let class = class(env, s, content)?;
         content.add(class);
@@ -59,7 +78,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.bump();
                 let (text, _) = ic.string("the ability's rules text")?;
                 ic.finish()?;
-                let def = effect(env, item, &text, kw == "defining", EffectKind::Static)?;
+                let def = effect(env, item, &text, kw == "defining", EffectKind::Static, &[])?;
                 statics.push(Arc::new(def));
             }
             Some("enters") => {
@@ -226,11 +245,21 @@ enum EffectKind {
     Spell { has_target: bool },
 }
 
-/// An effect's statements: `affects:`, `as long as:`, and operations.
-fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> Res<EffectDef> {
+/// An effect's statements: `affects:`, `as long as:`, and operations. `names`: the spell's target
+/// names, where it names them.
+fn effect(
+    env: &Env,
+    s: &Stmt,
+    text: &str,
+    defining: bool,
+    kind: EffectKind,
+    names: &[String],
+) -> Res<EffectDef> {
     let rs = &env.ruleset;
     let allow = Allow {
         target: matches!(kind, EffectKind::Spell { .. }),
+        names,
+        outer: false,
     };
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
@@ -274,7 +303,10 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                 if !allow.target {
                     return Err(Diagnostic::new(c.toks[c.pos - 1].span, "`target` is only allowed in a spell's effects: a static ability has no target"));
                 }
-                CopySource::Target
+                match target_ref(&mut c, names)? {
+                    Some(i) => CopySource::TargetAt(i),
+                    None => CopySource::Target,
+                }
             } else if c.eat_word("top") {
                 c.expect_punct("(")?;
                 let (z, zs) = c.name("a zone")?;
@@ -288,7 +320,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             };
             c.finish()?;
             let change = if is_copy {
-                if src != CopySource::Target {
+                if matches!(src, CopySource::Top(_)) {
                     return Err(Diagnostic::new(item.head[0].span, "a copy takes its values when it is created: write `copy of target` in a spell"));
                 }
                 Change::CopyOf(src)
@@ -416,7 +448,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                     ));
                 }
                 c.expect_word("among")?;
-                let among = condition(env, &mut c, allow)?;
+                let among = condition(env, &mut c, allow.inside())?;
                 Change::AbilitiesPer {
                     template: Arc::from(template.as_str()),
                     of,
@@ -426,7 +458,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
             (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),
             (CharKind::Controller, '=') => {
-                let (w, sp) = c.name("`you`, `owner` or `active`")?;
+                let (w, sp) = c.name("`you`, `owner`, `active` or `target`")?;
                 Change::SetPlayer(match w.as_str() {
                     "you" => PlayerRef::You,
                     "owner" => PlayerRef::Owner,
@@ -434,7 +466,16 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                         c.eat_word("player");
                         PlayerRef::Active
                     }
-                    _ => return Err(unknown(sp, "player", &w, ["you", "owner", "active player"])),
+                    // Donate: "target player gains control of ...".
+                    "target" if allow.target => PlayerRef::Target(target_ref(&mut c, names)?),
+                    _ => {
+                        return Err(unknown(
+                            sp,
+                            "player",
+                            &w,
+                            ["you", "owner", "active player", "target"],
+                        ))
+                    }
                 })
             }
             (CharKind::Text | CharKind::Name, '=') => {
@@ -501,6 +542,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             }
             None => match kind {
                 EffectKind::Static => Cond::IsSource,
+                // Every target (of the kind the effect changes).
                 EffectKind::Spell { has_target: true } => Cond::IsTarget,
                 EffectKind::Spell { has_target: false } => return Err(Diagnostic::new(
                     s.head[0].span,
@@ -551,52 +593,162 @@ fn char_named(env: &Env, n: &str, sp: Span) -> Res<rulecraft_core::CharId> {
     })
 }
 
+/// After `target` in an effect or one-shot: the name of one of the spell's targets, if one follows
+/// (a string, or a word that names one); its index.
+fn target_ref(c: &mut Cursor, names: &[String]) -> Res<Option<u8>> {
+    let Some(t) = c.peek() else { return Ok(None) };
+    let (name, is_str) = match &t.tok {
+        Tok::Str(s) => (s.clone(), true),
+        Tok::Word(w) if names.iter().any(|n| n == w) => (w.clone(), false),
+        _ => return Ok(None),
+    };
+    match names.iter().position(|n| *n == name) {
+        Some(i) => {
+            c.bump();
+            Ok(Some(i as u8))
+        }
+        None if is_str => Err(if names.is_empty() {
+            Diagnostic::new(
+                t.span,
+                format!("unknown target `{name}`: this spell names no targets (`target \"{name}\": ...`)"),
+            )
+        } else {
+            unknown(t.span, "target", &name, names.iter().map(|s| s.as_str()))
+        }),
+        None => Ok(None),
+    }
+}
+
+/// A spell's duration line (before its block), if the line is one.
+fn duration(env: &Env, c: &mut Cursor, allow: Allow, has_target: bool) -> Res<Option<Duration>> {
+    let at = c.here();
+    if c.eat_words(&["until", "end", "of", "turn"]) {
+        return Ok(Some(Duration::UntilEndOfTurn));
+    }
+    if c.eat_words(&["while", "source", "in", "play"]) {
+        return Ok(Some(Duration::WhileSourceInPlay));
+    }
+    if c.eat_word("effect") {
+        return Ok(Some(Duration::Indefinite));
+    }
+    // "Until your next turn", "until your next untap step".
+    if c.eat_words(&["until", "your", "next"]) {
+        if !(c.eat_word("turn") || c.eat_words(&["untap", "step"])) {
+            return Err(c.err("`turn` or `untap step`"));
+        }
+        return Ok(Some(Duration::UntilTurnOf(TurnOf::You)));
+    }
+    // "Until its controller's next untap step": `until next untap step of its controller`.
+    if c.eat_words(&["until", "next"]) {
+        if !(c.eat_word("turn") || c.eat_words(&["untap", "step"])) {
+            return Err(c.err("`turn` or `untap step`"));
+        }
+        c.expect_word("of")?;
+        if c.eat_word("you") {
+            return Ok(Some(Duration::UntilTurnOf(TurnOf::You)));
+        }
+        c.eat_word("its");
+        c.expect_word("controller")?;
+        if !has_target {
+            return Err(Diagnostic::new(
+                at.to(c.toks[c.pos - 1].span),
+                "`its controller` is the controller of the spell's target: the spell needs a `target:`",
+            ));
+        }
+        return Ok(Some(Duration::UntilTurnOf(TurnOf::ItsController)));
+    }
+    // "For as long as you control ...": ends the first time the condition does not hold.
+    if c.eat_words(&["for", "as", "long", "as"]) {
+        c.expect_punct(":")?;
+        let cond = condition(env, c, allow)?;
+        return Ok(Some(Duration::ForAsLongAs(Arc::new(cond))));
+    }
+    Ok(None)
+}
+
 fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
-    let mut target = None;
+    let mut targets: Vec<TargetSpec> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut unnamed: Option<Span> = None;
     let mut effects = Vec::new();
     let mut one_shots = Vec::new();
     let items = block(s, "the spell")?;
-    // The target comes first so that effects know whether they may say `target`.
+    // The targets come first so that effects know which they may name.
     for item in items {
         let mut c = Cursor::new(&item.head);
         if c.eat_word("target") {
             no_block(item)?;
+            let name = if c.peek().is_some_and(|t| t.is_punct(":")) {
+                None
+            } else {
+                Some(c.name_or_string("`:` or the target's name")?)
+            };
             c.expect_punct(":")?;
-            target = Some(condition(env, &mut c, Allow { target: false })?);
+            let cond = condition(env, &mut c, Allow::default())?;
             c.finish()?;
+            // One unnamed target, or every target named (each is an instance of "target").
+            let clash = matches!(
+                (&name, unnamed, targets.is_empty()),
+                (None, _, false) | (Some(_), Some(_), _)
+            );
+            if clash {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "a spell with several targets names each: `target \"first\": ...`, `target \"second\": ...`",
+                ));
+            }
+            match name {
+                None => unnamed = Some(item.head[0].span),
+                Some((n, sp)) => {
+                    if names.contains(&n) {
+                        return Err(Diagnostic::new(sp, format!("target `{n}` is named twice")));
+                    }
+                    if names.len() >= u8::MAX as usize {
+                        return Err(Diagnostic::new(
+                            sp,
+                            "too many targets: expected at most 255",
+                        ));
+                    }
+                    names.push(n);
+                }
+            }
+            targets.push(TargetSpec {
+                name: names
+                    .last()
+                    .filter(|_| unnamed.is_none())
+                    .map(|n| Arc::from(n.as_str())),
+                cond,
+            });
         }
     }
-    let kind = EffectKind::Spell {
-        has_target: target.is_some(),
+    let has_target = !targets.is_empty();
+    let kind = EffectKind::Spell { has_target };
+    let allow = Allow {
+        target: true,
+        names: &names,
+        outer: false,
     };
     for item in items {
         let mut c = Cursor::new(&item.head);
-        if c.eat_word("target") {
+        if c.peek().is_some_and(|t| t.is_word("target")) {
             continue;
         }
-        let duration = if c.eat_words(&["until", "end", "of", "turn"]) {
-            Some(Duration::UntilEndOfTurn)
-        } else if c.eat_words(&["while", "source", "in", "play"]) {
-            Some(Duration::WhileSourceInPlay)
-        } else if c.eat_word("effect") {
-            Some(Duration::Indefinite)
-        } else {
-            None
-        };
-        if let Some(d) = duration {
+        if let Some(d) = duration(env, &mut c, allow, has_target)? {
             c.finish()?;
-            let def = effect(env, item, &text, false, kind)?;
+            let def = effect(env, item, &text, false, kind, &names)?;
             effects.push((d, Arc::new(def)));
             continue;
         }
-        if c.eat_words(&["turn", "target", "face"]) {
+        if c.eat_words(&["turn", "target"]) {
             no_block(item)?;
-            if target.is_none() {
+            if !has_target {
                 return Err(Diagnostic::new(
                     item.head[0].span,
                     "`turn target` needs the spell to have a `target:`",
                 ));
             }
+            let at = target_ref(&mut c, &names)?;
+            c.expect_word("face")?;
             let face_down = if c.eat_word("down") {
                 true
             } else if c.eat_word("up") {
@@ -605,13 +757,18 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
                 return Err(c.err("`up` or `down`"));
             };
             c.finish()?;
-            one_shots.push(OneShot::TurnTargets { face_down });
+            one_shots.push(match at {
+                Some(index) => OneShot::TurnTargetAt { index, face_down },
+                None => OneShot::TurnTargets { face_down },
+            });
             continue;
         }
-        if c.eat_words(&["move", "target", "to"]) {
+        if c.eat_words(&["move", "target"]) {
             no_block(item)?;
+            let at = target_ref(&mut c, &names)?;
+            c.expect_word("to")?;
             c.expect_punct(":")?;
-            if target.is_none() {
+            if !has_target {
                 return Err(Diagnostic::new(
                     item.head[0].span,
                     "`move target` needs the spell to have a `target:`",
@@ -627,14 +784,17 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
                 )
             })?;
             c.finish()?;
-            one_shots.push(OneShot::MoveTargets(zone));
+            one_shots.push(match at {
+                Some(i) => OneShot::MoveTargetAt(i, zone),
+                None => OneShot::MoveTargets(zone),
+            });
             continue;
         }
-        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {` or `move target to:`"));
+        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {` or `move target to:`"));
     }
     Ok(Spell {
         text: Arc::from(text.as_str()),
-        target,
+        targets,
         effects,
         one_shots,
     })

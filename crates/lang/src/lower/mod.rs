@@ -13,11 +13,49 @@ use rulecraft_core::condition::Cond;
 use rulecraft_core::ruleset::Ruleset;
 use std::collections::HashMap;
 
-/// A loaded ruleset with its terms, the names conditions may use ("creature", "permanent").
+/// A loaded ruleset with its terms, the names conditions may use ("creature", "permanent"), and
+/// the terms content files add.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     pub ruleset: Ruleset,
     pub terms: HashMap<String, Cond>,
+    /// Symbols written as bare words after `has` / `lacks`, noted as they are read: the loader warns
+    /// about those nothing could produce (`Loader::warnings`).
+    pub notes: Notes,
+}
+
+/// A symbol written after `has` or `lacks` in a condition, with where and of which characteristic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolNote {
+    pub span: Span,
+    pub ch: rulecraft_core::CharId,
+    pub symbol: String,
+    /// Written after `lacks` rather than `has`.
+    pub lacks: bool,
+}
+
+/// Notes taken while lowering (behind a lock: the environment is shared once loaded).
+#[derive(Debug, Default)]
+pub struct Notes(std::sync::Mutex<Vec<SymbolNote>>);
+
+impl Clone for Notes {
+    fn clone(&self) -> Self {
+        Notes(std::sync::Mutex::new(self.lock().clone()))
+    }
+}
+
+impl Notes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<SymbolNote>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    /// Takes the notes taken so far.
+    pub fn take(&self) -> Vec<SymbolNote> {
+        std::mem::take(&mut *self.lock())
+    }
+    /// Adds notes taken elsewhere.
+    pub fn extend(&self, more: Vec<SymbolNote>) {
+        self.lock().extend(more);
+    }
 }
 
 impl Env {
@@ -26,6 +64,16 @@ impl Env {
         self.terms
             .get(w)
             .or_else(|| w.strip_suffix('s').and_then(|s| self.terms.get(s)))
+    }
+
+    /// Notes a symbol written as a bare word after `has` / `lacks`.
+    pub fn note_symbol(&self, span: Span, ch: rulecraft_core::CharId, symbol: &str, lacks: bool) {
+        self.notes.lock().push(SymbolNote {
+            span,
+            ch,
+            symbol: symbol.to_string(),
+            lacks,
+        });
     }
 }
 

@@ -91,6 +91,25 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
     Ok(())
 }
 
+/// `term NAME: COND`, in a ruleset or a content file: a name for a condition, usable after it.
+pub fn term_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
+    no_block(s)?;
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("term")?;
+    let (name, ns) = c.name("a term name")?;
+    if env.terms.contains_key(&name) {
+        return Err(Diagnostic::new(
+            ns,
+            format!("term `{name}` is declared twice"),
+        ));
+    }
+    c.expect_punct(":")?;
+    let cond = condition(env, &mut c, Allow::default())?;
+    c.finish()?;
+    env.terms.insert(name, cond);
+    Ok(())
+}
+
 fn name_taken(env: &Env, name: &str) -> bool {
     env.ruleset.char_id(name).is_some() || env.ruleset.prop_id(name).is_some()
 }
@@ -177,8 +196,19 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     format!("counter `{name}` is declared twice"),
                 ));
             }
-            c.expect_punct(":")?;
+            if name == "any" {
+                return Err(Diagnostic::new(
+                    ns,
+                    "`any` is not a counter name: `counters(any)` counts counters of every kind",
+                ));
+            }
             let mut changes = Vec::new();
+            // `counter time`: a counter that changes no characteristic (time, charge, lore).
+            if c.at_end() {
+                env.ruleset.counters.push(CounterDef { name, changes });
+                return Ok(());
+            }
+            c.expect_punct(":")?;
             loop {
                 let (ch, chs) = c.name("a number characteristic")?;
                 let id = number_char(env, &ch, chs)?;
@@ -198,20 +228,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             c.finish()?;
             env.ruleset.counters.push(CounterDef { name, changes });
         }
-        "term" => {
-            no_block(s)?;
-            let (name, ns) = c.name("a term name")?;
-            if env.terms.contains_key(&name) {
-                return Err(Diagnostic::new(
-                    ns,
-                    format!("term `{name}` is declared twice"),
-                ));
-            }
-            c.expect_punct(":")?;
-            let cond = condition(env, &mut c, Allow { target: false })?;
-            c.finish()?;
-            env.terms.insert(name, cond);
-        }
+        "term" => term_stmt(env, s)?,
         "layer" => {
             let (label, _) = c.label("a layer label such as `4` or `7`")?;
             let (lname, _) = c.name_or_string("the layer's name")?;
@@ -244,7 +261,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 let mut ic = Cursor::new(&item.head);
                 if ic.eat_word("when") {
                     ic.expect_punct(":")?;
-                    when = Some(condition(env, &mut ic, Allow { target: false })?);
+                    when = Some(condition(env, &mut ic, Allow::default())?);
                 } else if ic.eat_words(&["move", "to"]) {
                     ic.expect_punct(":")?;
                     let (z, zs) = ic.name("a zone")?;

@@ -1,7 +1,7 @@
 //! Scenario files (docs/language.md, "Scenarios"): set-up, steps and expectations, lowered against
 //! the scenario's ruleset and content.
 
-use super::content::{class, is_class};
+use super::content::{class, is_class, is_term};
 use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
@@ -135,9 +135,10 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-const ITEMS: [&str; 20] = [
-    "ruleset", "content", "players", "active", "card", "object", "setup", "enter", "together",
-    "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn", "mutate",
+const ITEMS: [&str; 21] = [
+    "ruleset", "content", "players", "active", "card", "object", "term", "setup", "enter",
+    "together", "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn",
+    "mutate",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -189,11 +190,28 @@ pub fn header(s: &Stmt) -> Res<Header> {
 /// Lowers the scenario's body once its ruleset and library content are loaded.
 pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scenario> {
     let items = block(s, "the scenario")?;
-    // Inline object classes first: they add to (or replace) the library's for this scenario.
+    // Terms first, then inline object classes: they add to (or replace) the library's for this
+    // scenario.
+    let with_terms;
+    let outer_env = env;
+    let env = if items.iter().any(is_term) {
+        let mut e = env.clone();
+        e.notes.take();
+        for item in items.iter().filter(|i| is_term(i)) {
+            super::ruleset::term_stmt(&mut e, item)?;
+        }
+        with_terms = e;
+        &with_terms
+    } else {
+        env
+    };
     let mut content = library.clone();
     for item in items.iter().filter(|i| is_class(i)) {
         let cl = class(env, item, &content)?;
         content.add(cl);
+    }
+    if !std::ptr::eq(env, outer_env) {
+        outer_env.notes.extend(env.notes.take());
     }
     let mut players: Vec<String> = Vec::new();
     let mut active_ref = None;
@@ -253,7 +271,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         let mut c = Cursor::new(&item.head);
         c.bump();
         let kind = match kw {
-            "ruleset" | "content" | "players" | "active" | "card" | "object" => continue,
+            "ruleset" | "content" | "players" | "active" | "card" | "object" | "term" => continue,
             "setup" => {
                 c.finish()?;
                 for e in block(item, "the set-up")? {

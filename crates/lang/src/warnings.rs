@@ -1,0 +1,137 @@
+//! Warnings: input that loads but probably does not say what its author meant. A symbol written as
+//! a bare word after `has` or `lacks` that no ruleset value, content or choice names can never be
+//! held by an object (save one holding every symbol): the author probably meant a reference such
+//! as `chosen` (the source's choice), or mistyped a word.
+
+use crate::diagnostics::{did_you_mean, Diagnostic};
+use crate::lower::SymbolNote;
+use rulecraft_core::content::Content;
+use rulecraft_core::effect::{Change, EffectDef, SymRef};
+use rulecraft_core::ruleset::Ruleset;
+use rulecraft_core::{Ability, Symbol, Value};
+use std::collections::HashSet;
+
+/// The words a game can give objects: every symbol and keyword the ruleset's face-down values, the
+/// content's printed values and operations, and the choices name; the words a template or a word
+/// replacement can make.
+struct Produced {
+    names: HashSet<String>,
+    /// Ability templates (`"protection from {}"`): prefix and suffix around the symbol.
+    templates: Vec<(String, String)>,
+    /// Words a replacement writes in (`replace island with forest`): a word containing one.
+    parts: Vec<String>,
+}
+
+impl Produced {
+    fn of(rs: &Ruleset, content: &Content, choices: &[Symbol]) -> Self {
+        let mut p = Produced {
+            names: choices.iter().map(|s| s.to_string()).collect(),
+            templates: Vec::new(),
+            parts: Vec::new(),
+        };
+        for (_, v) in &rs.face_down {
+            p.value(v);
+        }
+        for class in &content.classes {
+            for (_, v) in &class.printed {
+                p.value(v);
+            }
+            let spells = class
+                .spell
+                .iter()
+                .flat_map(|s| s.effects.iter().map(|(_, d)| d));
+            for def in class.statics.iter().chain(spells) {
+                p.effect(def, choices);
+            }
+        }
+        p
+    }
+
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Symbols(s) => self.names.extend(s.iter().map(|s| s.to_string())),
+            Value::Abilities(list) => self.abilities(list),
+            _ => {}
+        }
+    }
+
+    fn abilities(&mut self, list: &[Ability]) {
+        for a in list {
+            if let Ability::Keyword(k) = a {
+                self.names.insert(k.to_string());
+            }
+        }
+    }
+
+    fn effect(&mut self, def: &EffectDef, choices: &[Symbol]) {
+        for op in &def.ops {
+            match &op.change {
+                Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
+                    self.names.extend(l.set.iter().map(|s| s.to_string()))
+                }
+                Change::SetAbilities(l)
+                | Change::AddAbilities(l)
+                | Change::RemoveAbilities(l)
+                | Change::MergeAbilities(l) => self.abilities(l),
+                Change::SetValues(vals) => vals.iter().for_each(|(_, v)| self.value(v)),
+                Change::AbilitiesPer { template, .. } => {
+                    if let Some((a, b)) = template.split_once("{}") {
+                        self.templates.push((a.to_string(), b.to_string()));
+                    }
+                }
+                Change::ReplaceWord(_, to) => match to {
+                    SymRef::Lit(s) => self.parts.push(s.to_string()),
+                    SymRef::Chosen(_) => self.parts.extend(choices.iter().map(|s| s.to_string())),
+                },
+                _ => {}
+            }
+        }
+    }
+
+    fn makes(&self, w: &str) -> bool {
+        self.names.contains(w)
+            || self
+                .templates
+                .iter()
+                .any(|(a, b)| w.len() >= a.len() + b.len() && w.starts_with(a) && w.ends_with(b))
+            || self
+                .parts
+                .iter()
+                .any(|p| !p.is_empty() && w.contains(p.as_str()))
+    }
+}
+
+/// A warning for each noted symbol that nothing names.
+pub fn unnamed_symbols(
+    rs: &Ruleset,
+    content: &Content,
+    choices: &[Symbol],
+    notes: &[SymbolNote],
+) -> Vec<Diagnostic> {
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let p = Produced::of(rs, content, choices);
+    let refs = ["chosen", "first_choice", "second_choice"];
+    notes
+        .iter()
+        .filter(|n| !p.makes(&n.symbol))
+        .map(|n| {
+            let known = p.names.iter().map(|s| s.as_str()).chain(refs);
+            let mut msg = format!(
+                "`{} {} {}`: no ruleset, content or choice names the symbol `{}`",
+                rs.char(n.ch).name,
+                if n.lacks { "lacks" } else { "has" },
+                n.symbol,
+                n.symbol
+            );
+            if let Some(h) = did_you_mean(&n.symbol, known) {
+                msg = format!("{msg}: {h}");
+            }
+            Diagnostic::new(n.span, msg).with_help(format!(
+                "`chosen`, `first_choice` and `second_choice` name the source's choices; write \"{}\" as a string to mean the word itself",
+                n.symbol
+            ))
+        })
+        .collect()
+}
