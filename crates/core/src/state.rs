@@ -199,7 +199,8 @@ impl GameState {
 
     fn build_base_sheet(&self) -> Sheet {
         let rows = self.objects.iter().map(|o| self.base_row(o));
-        let objects = crate::condition::Rows::new(self.ruleset.characteristics.len(), rows);
+        let mut objects = crate::condition::Rows::new(self.ruleset.characteristics.len(), rows);
+        objects.share();
         Sheet {
             objects,
             players: (*self.player_props).clone(),

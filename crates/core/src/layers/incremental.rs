@@ -22,10 +22,10 @@
 
 use super::change::{apply_keeping, op_params};
 use super::{
-    continue_from, derive, effect_aggregates, kind_rank, may_read, start_with, static_exists_with,
-    Applied, Body, Candidate, Derived, EffectKey, LayerTrail, Shared, Subjects, Trail,
+    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, Applied, Body,
+    Candidate, Derived, EffectKey, LayerTrail, Shared, Subjects, Trail,
 };
-use crate::condition::{Aggregate, Cell, Ctx, Footprint, NumExpr, Overrides, Sheet, Subject};
+use crate::condition::{Aggregate, Cell, Cond, Ctx, Footprint, NumExpr, Overrides, Sheet, Subject};
 use crate::effect::{Affects, Change, CreatedEffect, EffectDef, Locked, Op};
 use crate::ids::{CharId, LayerId, ObjectId};
 use crate::object::GameObject;
@@ -197,6 +197,72 @@ fn compare_with_full(state: &GameState, d: &Derived) {
         d.replayed_layers,
         diff.join("\n")
     );
+}
+
+/// What an effect's conditions and amounts read at one step, by kind (worked out once per step).
+#[derive(Default)]
+pub(super) struct Shape {
+    reads_counters: bool,
+    /// An aggregate whose value differs by subject (`outer`).
+    open_aggregates: bool,
+    /// The aggregates (keys) of "as long as", "affects" and the amounts.
+    while_aggs: Vec<usize>,
+    affects_aggs: Vec<usize>,
+    ops_aggs: Vec<usize>,
+    while_refers: bool,
+    affects_refers: bool,
+    affects_names_source: bool,
+    /// The amounts read another object than the subject (not through aggregates).
+    ops_refer: bool,
+    /// A text effect or one ability per symbol among objects.
+    text_like: bool,
+    /// The amounts read more than the subject (`op_reads_others`).
+    ops_read_others: bool,
+}
+
+impl Shape {
+    fn of(def: &EffectDef, lid: LayerId, fresh: bool, scans: bool) -> Shape {
+        fn keys(a: Vec<Aggregate<'_>>) -> Vec<usize> {
+            a.into_iter().map(|n| n.key()).collect()
+        }
+        let of_cond = |c: &Cond| {
+            let mut a = Vec::new();
+            c.aggregates(&mut a);
+            keys(a)
+        };
+        let affects = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c,
+        };
+        let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == lid).collect();
+        Shape {
+            reads_counters: def.reads_counters(),
+            open_aggregates: super::has_open_aggregates(def, lid, fresh, scans),
+            while_aggs: def.while_cond.as_ref().map(of_cond).unwrap_or_default(),
+            affects_aggs: of_cond(affects),
+            ops_aggs: {
+                let mut a = Vec::new();
+                for op in &ops {
+                    if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                        e.aggregates(&mut a);
+                    }
+                }
+                keys(a)
+            },
+            while_refers: def
+                .while_cond
+                .as_ref()
+                .is_some_and(|w| w.refers_to_others()),
+            affects_refers: affects.refers_to_others(),
+            affects_names_source: affects.names_source(),
+            ops_refer: ops.iter().any(|op| {
+                matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
+            }),
+            text_like: ops
+                .iter()
+                .any(|op| matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })),
+            ops_read_others: ops.iter().any(|op| op_reads_others(op)),
+        }
+    }
 }
 
 /// The replay met what it cannot show unchanged: derive from the current layer in full. Carries
@@ -440,8 +506,10 @@ impl<'a> Replay<'a> {
     fn finish(self) -> Derived {
         let n = self.trail.len();
         let reused = self.reached.unwrap_or(n);
+        let mut sheet = self.sheet;
+        sheet.objects.share();
         Derived {
-            sheet: self.sheet,
+            sheet,
             explanation: None,
             reused_layers: reused,
             replayed_layers: n - reused,
@@ -625,12 +693,6 @@ impl Replay<'_> {
                 }
             }
         }
-        // The previous existence of the effects that start here.
-        let old_exists: FxHashMap<EffectKey, bool> = old_lt
-            .started
-            .iter()
-            .map(|(k, _, s)| (*k, s.is_some()))
-            .collect();
 
         // What each group writes: an effect that reads none of it cannot come to wait for a later
         // effect of its group.
@@ -652,7 +714,6 @@ impl Replay<'_> {
         let writes_of =
             |g: &(bool, usize)| group_writes.iter().find(|(x, _)| x == g).map(|(_, f)| f);
         let mut new_steps: Vec<Arc<Applied>> = Vec::with_capacity(seq.len());
-        let mut started_list: Vec<(EffectKey, Candidate, Option<Subjects>)> = Vec::new();
         let mut old_pos = 0usize;
         for k in 0..seq.len() {
             match &seq[k] {
@@ -671,10 +732,8 @@ impl Replay<'_> {
                     let c = c.clone();
                     let later = later_in_group(&seq, &groups, k, &old_lt);
                     let applied = Arc::new(self.insert(&c, lid, &later, &old_lt, old_pos)?);
-                    if is_fresh(&c, lid) {
-                        let subs = Some(applied.subjects.clone());
-                        self.started.insert(c.key, subs.clone());
-                        started_list.push((c.key, c.clone(), subs));
+                    if applied.started_here {
+                        self.started.insert(c.key, Some(applied.subjects.clone()));
                     }
                     new_steps.push(applied);
                 }
@@ -692,17 +751,18 @@ impl Replay<'_> {
                     } else {
                         Vec::new()
                     };
-                    let existed = old_exists.get(&old_lt.steps[i].cand.key).copied();
+                    let existed = {
+                        let s = &old_lt.steps[i];
+                        s.started_here.then_some(s.exists)
+                    };
                     let applied = self.kept(&old_lt, i, lid, existed, &later)?;
                     old_pos = i + 1;
-                    if is_fresh(&applied.cand, lid) {
-                        let subs = existed.unwrap_or(true).then(|| applied.subjects.clone());
-                        if let Some(s) = &subs {
-                            if !Arc::ptr_eq(s, &old_lt.steps[i].subjects) {
-                                self.started.insert(applied.cand.key, subs.clone());
-                            }
-                        }
-                        started_list.push((applied.cand.key, applied.cand.clone(), subs));
+                    if applied.started_here
+                        && applied.exists
+                        && !Arc::ptr_eq(&applied.subjects, &old_lt.steps[i].subjects)
+                    {
+                        self.started
+                            .insert(applied.cand.key, Some(applied.subjects.clone()));
                     }
                     new_steps.push(applied);
                 }
@@ -731,10 +791,6 @@ impl Replay<'_> {
                 }
             }
         }
-        lt.started = Shared {
-            base: Arc::new(started_list),
-            more: Vec::new(),
-        };
         lt.steps = Arc::new(new_steps);
         // Entries added by replays are searched one by one: past a size, they join the indexed part.
         if lt.before.more.len() > 256 && lt.before.more.len() * 4 > lt.before.base.len() {
@@ -1057,6 +1113,28 @@ fn reads_own(e: &NumExpr) -> bool {
     }
 }
 
+/// The characteristics an expression reads of the subject itself, outside aggregates.
+fn own_reads(e: &NumExpr, out: &mut Vec<crate::ids::CharId>) {
+    match e {
+        NumExpr::Char(crate::condition::ObjRef::This, c)
+        | NumExpr::SetSize(crate::condition::ObjRef::This, c) => {
+            if !out.contains(c) {
+                out.push(*c);
+            }
+        }
+        NumExpr::Add(a, b)
+        | NumExpr::Sub(a, b)
+        | NumExpr::Mul(a, b)
+        | NumExpr::Max(a, b)
+        | NumExpr::Min(a, b) => {
+            own_reads(a, out);
+            own_reads(b, out);
+        }
+        NumExpr::Neg(a) => own_reads(a, out),
+        _ => {}
+    }
+}
+
 /// How much an expression's value moves when its aggregates move by `deltas` and nothing else
 /// moves; `None` where that is not a sum (a `max`, a product of two moving parts).
 fn moves_by(e: &NumExpr, deltas: &FxHashMap<usize, i64>) -> Option<i64> {
@@ -1154,12 +1232,15 @@ impl Replay<'_> {
             return Ok(step.clone());
         };
         let def = def.clone();
+        let shape = step
+            .shape
+            .get_or_init(|| Shape::of(&def, lid, fresh, cand.created.is_none()));
         if !fresh {
             if let Some(Some(s)) = self.started.get(&cand.key) {
                 out.subjects = s.clone();
             }
         }
-        let reads_counters = self.dirty.values().any(|d| d.diff.counters) && def.reads_counters();
+        let reads_counters = shape.reads_counters && self.dirty.values().any(|d| d.diff.counters);
         let xs = self.dirty_ids();
         let moved: Vec<ObjectId> = xs
             .iter()
@@ -1168,8 +1249,7 @@ impl Replay<'_> {
             .collect();
         // An aggregate whose value differs by subject (`outer`) is not kept: one the moved objects
         // may reach cannot be replayed.
-        if !moved.is_empty() && super::has_open_aggregates(&def, lid, fresh, cand.created.is_none())
-        {
+        if !moved.is_empty() && shape.open_aggregates {
             return Err(fail!());
         }
         // Nothing to do where the effect started earlier (whom it applies to is settled), read no
@@ -1180,7 +1260,7 @@ impl Replay<'_> {
             && later.is_empty()
             && members(&out.subjects, &xs).is_empty()
             && members(&step.subjects, &xs).is_empty()
-            && (moved.is_empty() || !ops_in(cand, lid).into_iter().any(op_reads_others))
+            && (moved.is_empty() || !shape.ops_read_others)
         {
             return Ok(if Arc::ptr_eq(&out.subjects, &step.subjects) {
                 step.clone()
@@ -1188,12 +1268,13 @@ impl Replay<'_> {
                 Arc::new(out)
             });
         }
-        // Aggregates: the old value plus what the moved objects add now, less what they added.
+        // The aggregates of its conditions where it starts here: the old value plus what the moved
+        // objects add now, less what they added.
         let mut overrides = Overrides::default();
         let mut old_overrides = Overrides::default();
         let mut moved_aggs: Vec<usize> = Vec::new();
         if let Some(rec) = &step.aggs {
-            let nodes = effect_aggregates(&def, lid, fresh, cand.created.is_none());
+            let nodes = super::condition_aggregates(&def, cand.created.is_none());
             if nodes.len() != rec.len() {
                 return Err(fail!());
             }
@@ -1219,23 +1300,31 @@ impl Replay<'_> {
             }
             out.aggs = Some(values.into());
         }
-        let in_list = |list: &[crate::condition::Aggregate], keys: &[usize]| {
-            list.iter().any(|n| keys.contains(&n.key()))
-        };
+        // The aggregates of its amounts: how much the moved objects move them.
+        let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
+        if !moved.is_empty() && !shape.ops_aggs.is_empty() {
+            let mut nodes = Vec::new();
+            for op in ops_in(cand, lid) {
+                if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                    e.aggregates(&mut nodes);
+                }
+            }
+            let you = step.you;
+            for node in nodes {
+                let d = self.delta(cand, you, node, &moved)?;
+                if d != 0 {
+                    deltas.insert(node.key(), d);
+                }
+            }
+        }
+        let in_list = |list: &[usize], keys: &[usize]| list.iter().any(|n| keys.contains(n));
         // Whether it exists: where its source moved or its "as long as" reads what moved.
         if fresh {
             let source_moved = cand.source.is_some_and(|s| moved.binary_search(&s).is_ok());
-            let while_moves = def.while_cond.as_ref().is_some_and(|w| {
-                let mut a = Vec::new();
-                w.aggregates(&mut a);
-                in_list(&a, &moved_aggs) || (w.refers_to_others() && !moved.is_empty())
-            });
+            let while_moves = in_list(&shape.while_aggs, &moved_aggs)
+                || (shape.while_refers && !moved.is_empty());
             if source_moved || while_moves {
-                if def
-                    .while_cond
-                    .as_ref()
-                    .is_some_and(|w| w.refers_to_others())
-                {
+                if shape.while_refers {
                     return Err(fail!());
                 }
                 let now = match &cand.created {
@@ -1270,9 +1359,7 @@ impl Replay<'_> {
         if fresh && on_objects {
             match &cand.created {
                 None => {
-                    let mut a = Vec::new();
-                    affects.aggregates(&mut a);
-                    if in_list(&a, &moved_aggs) {
+                    if in_list(&shape.affects_aggs, &moved_aggs) {
                         return Err(fail!());
                     }
                     let source_moved = cand.source.is_some_and(|s| {
@@ -1280,11 +1367,11 @@ impl Replay<'_> {
                             .get(&s)
                             .is_some_and(|d| d.diff.attached || d.diff.zone || d.diff.new)
                     });
-                    if affects.names_source() && source_moved {
+                    if shape.affects_names_source && source_moved {
                         return Err(fail!());
                     }
                     if !moved.is_empty() {
-                        if affects.refers_to_others() {
+                        if shape.affects_refers {
                             return Err(fail!());
                         }
                         let ctx = Ctx::new(state, &self.sheet, cand.source, step.you, &[])
@@ -1325,15 +1412,8 @@ impl Replay<'_> {
             }
         }
         // What it does: an amount that moved makes every subject dirty.
-        let amounts_move = ops_in(cand, lid).into_iter().any(|op| match &op.change {
-            Change::SetNumber(e) | Change::Modify(e) => {
-                let mut a = Vec::new();
-                e.aggregates(&mut a);
-                in_list(&a, &moved_aggs) || (e.refers_to_others() && !moved.is_empty())
-            }
-            Change::TextOf(_) | Change::AbilitiesPer { .. } => !moved.is_empty(),
-            _ => false,
-        });
+        let amounts_move =
+            !deltas.is_empty() || ((shape.ops_refer || shape.text_like) && !moved.is_empty());
         if amounts_move {
             for s in out.subjects.clone().iter() {
                 match s {
@@ -1358,7 +1438,7 @@ impl Replay<'_> {
         if !later.is_empty() {
             self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
         }
-        out.params = self.new_params(step, &out, lid, &overrides)?;
+        out.params = self.new_params(step, &out, lid, &deltas, &moved)?;
         self.apply_new(&out, lid, &xs, &overrides)?;
         self.apply_old(step, lid)?;
         let same = Arc::ptr_eq(&out.subjects, &step.subjects)
@@ -1484,24 +1564,32 @@ impl Replay<'_> {
         }
     }
 
-    /// The step's kept parameters now, for its subjects in order: the previous ones for subjects
-    /// that did not move, worked out again for the dirty ones.
+    /// The step's kept parameters now, for its subjects in order: the previous ones, moved by what
+    /// the aggregates they read moved (`deltas`). A subject that moved itself takes what its
+    /// amounts' own reads give where those read no aggregate, else another subject's moved
+    /// parameters where they read nothing of the subject; otherwise this cannot be told.
     fn new_params(
         &self,
         step: &Applied,
         out: &Applied,
         lid: LayerId,
-        overrides: &Overrides,
+        deltas: &FxHashMap<usize, i64>,
+        moved: &[ObjectId],
     ) -> Res<Option<Arc<Vec<Vec<Value>>>>> {
         let ops = ops_in(&out.cand, lid);
         if !ops.iter().any(|op| op_reads_others(op)) {
             return Ok(None);
         }
-        let dirty_subjects = out
+        let moved_any = deltas.values().any(|d| *d != 0);
+        let new_member = out
             .subjects
             .iter()
-            .any(|s| matches!(s, Subject::Object(o) if self.dirty.contains_key(o)));
-        if !dirty_subjects && Arc::ptr_eq(&out.subjects, &step.subjects) {
+            .any(|s| step.subjects.binary_search(s).is_err());
+        let moved_member = out
+            .subjects
+            .iter()
+            .any(|s| matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok()));
+        if !moved_any && !new_member && !moved_member && out.subjects.len() == step.subjects.len() {
             return Ok(step.params.clone());
         }
         if ops.iter().any(|op| {
@@ -1510,28 +1598,39 @@ impl Replay<'_> {
         }) {
             return Err(fail!());
         }
-        let old = step.params.as_deref();
-        let targets: Vec<Subject> = match &out.cand.created {
-            Some(c) => c.targets.to_vec(),
-            None => Vec::new(),
-        };
-        let ctx = Ctx::new(self.state, &self.sheet, out.cand.source, out.you, &targets)
-            .overriding(Some(overrides));
+        let old = step.params.as_deref().ok_or(fail!())?;
         let mut params = Vec::with_capacity(out.subjects.len());
         for s in out.subjects.iter() {
-            let dirty = matches!(s, Subject::Object(o) if self.dirty.contains_key(o));
-            let kept = match (dirty, old) {
-                (false, Some(p)) => step
-                    .subjects
-                    .binary_search(s)
-                    .ok()
-                    .and_then(|k| p.get(k).cloned()),
-                _ => None,
+            let own_moved = matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok());
+            let kept = step.subjects.binary_search(s).ok().and_then(|k| old.get(k));
+            let v = match (kept, own_moved) {
+                (Some(p), false) => shift_params(&ops, p, deltas).ok_or(fail!())?,
+                _ => {
+                    // Worked out from the subject alone, or another subject's moved.
+                    let closed = ops.iter().all(|op| match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => !reads_own(e),
+                        _ => true,
+                    });
+                    let local = ops.iter().all(|op| match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => e.is_local(),
+                        _ => true,
+                    });
+                    if local {
+                        let targets: Vec<Subject> = match &out.cand.created {
+                            Some(c) => c.targets.to_vec(),
+                            None => Vec::new(),
+                        };
+                        let ctx =
+                            Ctx::new(self.state, &self.sheet, out.cand.source, out.you, &targets);
+                        ops.iter().flat_map(|op| op_params(&ctx, *s, op)).collect()
+                    } else if closed {
+                        shift_params(&ops, old.first().ok_or(fail!())?, deltas).ok_or(fail!())?
+                    } else {
+                        return Err(fail!());
+                    }
+                }
             };
-            params.push(match kept {
-                Some(v) => v,
-                None => ops.iter().flat_map(|op| op_params(&ctx, *s, op)).collect(),
-            });
+            params.push(v);
         }
         Ok(Some(Arc::new(params)))
     }
@@ -1830,8 +1929,8 @@ impl Replay<'_> {
     }
 
     /// What an effect sees of some objects: whether they are among its subjects (where it tests
-    /// them here), what they add to its aggregates, its parameters for them, and whether it exists
-    /// where one of them is its source.
+    /// them here), what they add to its aggregates, the values its amounts read of them (those
+    /// among its subjects), and whether it exists where one of them is its source.
     fn view(
         &self,
         out: &Applied,
@@ -1851,7 +1950,18 @@ impl Replay<'_> {
         let affects = match &def.affects {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
-        let aggs = effect_aggregates(def, lid, fresh, out.cand.created.is_none());
+        let mut aggs = if fresh {
+            super::condition_aggregates(def, out.cand.created.is_none())
+        } else {
+            Vec::new()
+        };
+        let mut own: Vec<crate::ids::CharId> = Vec::new();
+        for op in def.ops.iter().filter(|o| o.layer == lid) {
+            if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                e.aggregates(&mut aggs);
+                own_reads(e, &mut own);
+            }
+        }
         let mut v = Vec::new();
         for s in objs {
             let Subject::Object(o) = s else { continue };
@@ -1863,8 +1973,8 @@ impl Replay<'_> {
                 row.push(Value::Number(ctx.contribution(*a, *o)));
             }
             if out.subjects.binary_search(s).is_ok() {
-                for op in def.ops.iter().filter(|op| op.layer == lid) {
-                    row.extend(op_params(&ctx, *s, op));
+                for c in &own {
+                    row.push(self.sheet.objects[o.index()][c.index()].clone());
                 }
             }
             if fresh && out.cand.source == Some(*o) {
@@ -1920,6 +2030,8 @@ impl Replay<'_> {
         let out = Applied {
             cand: c.clone(),
             subjects: subjects.into(),
+            started_here: is_fresh(c, lid),
+            exists: true,
             looped: false,
             reads: Arc::default(),
             params: None,
@@ -1929,6 +2041,7 @@ impl Replay<'_> {
             partners: None,
             writes: Arc::default(),
             touches: Arc::default(),
+            shape: Arc::default(),
         };
         let xs = self.dirty_ids();
         self.apply_new(&out, lid, &xs, &Overrides::default())?;

@@ -68,7 +68,6 @@ struct LayerTrail {
     before: Shared<(Cell, Value)>,
     /// Where each object's entries are in `before`'s shared part, worked out when first asked.
     before_index: Arc<std::sync::OnceLock<HashMap<ObjectId, Vec<u32>>>>,
-    started: Shared<(EffectKey, Candidate, Option<Subjects>)>,
     grants: Shared<((ObjectId, Ability), Timestamp)>,
     /// The effects in the order they applied.
     steps: Arc<Vec<Arc<Applied>>>,
@@ -140,6 +139,11 @@ struct Applied {
     cand: Candidate,
     /// The subjects it applied to (none if it did not exist).
     subjects: Arc<[Subject]>,
+    /// It started in this layer (its first part is here): whether it exists and whom it applies
+    /// to were decided here, for this and the later layers.
+    started_here: bool,
+    /// Whether it existed when it started.
+    exists: bool,
     /// Picked as the earliest member of a dependency loop, while every effect waited for another.
     looped: bool,
     /// What it reads (`Candidate::reads`), worked out when first asked.
@@ -148,6 +152,8 @@ struct Applied {
     writes: Arc<std::sync::OnceLock<Footprint>>,
     /// How it changes what it writes in its layer (`Candidate::touches`), when first asked.
     touches: Arc<std::sync::OnceLock<Vec<(SlotTarget, Touch)>>>,
+    /// What its conditions and amounts read, by kind, when first asked (for a replay).
+    shape: Arc<std::sync::OnceLock<incremental::Shape>>,
     /// The parameters it applied with, per subject (as `op_params` gives them), where they are
     /// numbers that differ by subject or an analysis worked them out.
     params: Option<Arc<Vec<Vec<Value>>>>,
@@ -156,7 +162,8 @@ struct Applied {
     /// It waited for another effect (dependency) before it applied: it came later than its
     /// timestamp alone would put it.
     waited: bool,
-    /// The values of the aggregates it read (`Aggregate::key`, value), where it read any.
+    /// Where it started here: the values of the aggregates its conditions read
+    /// (`condition_aggregates`: `Aggregate::key`, value), where they read any.
     aggs: Option<AggregateValues>,
     /// The later effects of its group that it was tried against and whose amounts read other
     /// objects: their subjects and parameters at this step.
@@ -530,8 +537,9 @@ fn continue_from(
     let mut started = HashMap::default();
     let mut grants = HashMap::default();
     for lt in &before {
-        for (k, c, subs) in lt.started.iter() {
-            started.insert(*k, (c.clone(), subs.clone()));
+        for a in lt.steps.iter().filter(|a| a.started_here) {
+            let subs = a.exists.then(|| a.subjects.clone());
+            started.insert(a.cand.key, (a.cand.clone(), subs));
         }
         for (g, t) in lt.grants.iter() {
             grants.insert(g.clone(), *t);
@@ -625,8 +633,10 @@ impl<'a> Deriver<'a> {
 
 impl Deriver<'_> {
     fn finish(self) -> Derived {
+        let mut sheet = self.sheet;
+        sheet.objects.share();
         Derived {
-            sheet: self.sheet,
+            sheet,
             explanation: self.expl,
             reused_layers: 0,
             replayed_layers: 0,
@@ -664,7 +674,6 @@ impl Deriver<'_> {
             log.written.iter_mut().for_each(|w| *w = 0);
             let mut lt = std::mem::take(&mut log.trail);
             lt.before.seal();
-            lt.started.seal();
             lt.grants.seal();
             done.push(Arc::new(lt));
         }
@@ -965,7 +974,7 @@ impl Deriver<'_> {
         reason: &Reason,
         known: Option<&Instruction>,
     ) -> bool {
-        let subjects = self.subjects_of(lid, cand, known, matches!(reason, Reason::Loop { .. }));
+        let subjects = self.subjects_of(cand, known, matches!(reason, Reason::Loop { .. }));
         let Some(subjects) = subjects else {
             return false;
         };
@@ -982,7 +991,7 @@ impl Deriver<'_> {
     ) {
         let subjects: Vec<Option<Subjects>> = run
             .iter()
-            .map(|&i| self.subjects_of(lid, &cands[i], None, false))
+            .map(|&i| self.subjects_of(&cands[i], None, false))
             .collect();
         let members: Vec<(&Candidate, &[Subject])> = run
             .iter()
@@ -1016,19 +1025,17 @@ impl Deriver<'_> {
             .retain(|_, (f, _)| !may_read(f, &touches));
     }
 
-    /// The values of the aggregates an effect reads at its step, on the values as they stand before
-    /// it applies: those of its "affects" and "as long as" where it starts, and of its amounts in
-    /// this layer.
-    fn aggregate_values(
-        &self,
-        cand: &Candidate,
-        lid: LayerId,
-        fresh: bool,
-    ) -> Option<AggregateValues> {
+    /// The values of the aggregates of an effect's conditions where it starts (see
+    /// `condition_aggregates`), on the values as they stand then. (Its amounts' aggregates are
+    /// not kept: a later derivation moves its kept parameters by what the aggregates moved.)
+    fn aggregate_values(&self, cand: &Candidate, fresh: bool) -> Option<AggregateValues> {
         let Body::Effect(def) = &cand.body else {
             return None;
         };
-        let aggs = effect_aggregates(def, lid, fresh, cand.created.is_none());
+        if !fresh {
+            return None;
+        }
+        let aggs = condition_aggregates(def, cand.created.is_none());
         if aggs.is_empty() {
             return None;
         }
@@ -1050,7 +1057,6 @@ impl Deriver<'_> {
     /// Notes the effect as the layer's next step.
     fn subjects_of(
         &mut self,
-        lid: LayerId,
         cand: &Candidate,
         known: Option<&Instruction>,
         looped: bool,
@@ -1072,9 +1078,6 @@ impl Deriver<'_> {
                     }),
                 };
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
-                if let Some((_, log)) = &mut self.trail {
-                    log.trail.started.push((cand.key, cand.clone(), s.clone()));
-                }
                 s
             }
         };
@@ -1083,11 +1086,13 @@ impl Deriver<'_> {
                 Body::Effect(_) => you_of(self.state, &self.sheet, cand, None),
                 _ => None,
             };
-            let aggs = self.aggregate_values(cand, lid, fresh);
+            let aggs = self.aggregate_values(cand, fresh);
             if let Some((_, log)) = &mut self.trail {
                 Arc::make_mut(&mut log.trail.steps).push(Arc::new(Applied {
                     cand: cand.clone(),
                     subjects: subjects.clone().unwrap_or_else(|| Arc::from(Vec::new())),
+                    started_here: fresh,
+                    exists: subjects.is_some(),
                     looped,
                     reads: Arc::default(),
                     params: None,
@@ -1097,6 +1102,7 @@ impl Deriver<'_> {
                     partners: None,
                     writes: Arc::default(),
                     touches: Arc::default(),
+                    shape: Arc::default(),
                 }));
             }
         }
@@ -1195,32 +1201,19 @@ impl Deriver<'_> {
     }
 }
 
-/// The aggregates an effect reads in a layer: in its "affects" (where it tests whom it applies to)
-/// and "as long as" where it starts there, and in its amounts there; inner ones first.
-fn effect_aggregates(
-    def: &EffectDef,
-    lid: LayerId,
-    fresh: bool,
-    scans: bool,
-) -> Vec<crate::condition::Aggregate<'_>> {
+/// The aggregates of an effect's conditions that are worked out where it starts: in its
+/// "affects" (where it tests whom it applies to) and its "as long as"; inner ones first. Those
+/// that say `outer` (a value per subject) are left out.
+fn condition_aggregates(def: &EffectDef, scans: bool) -> Vec<crate::condition::Aggregate<'_>> {
     let mut out = Vec::new();
-    if fresh {
-        if scans {
-            match &def.affects {
-                Affects::Objects(c) | Affects::Players(c) => c.aggregates(&mut out),
-            }
-        }
-        if let Some(w) = &def.while_cond {
-            w.aggregates(&mut out);
+    if scans {
+        match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c.aggregates(&mut out),
         }
     }
-    for op in def.ops.iter().filter(|o| o.layer == lid) {
-        if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-            e.aggregates(&mut out);
-        }
+    if let Some(w) = &def.while_cond {
+        w.aggregates(&mut out);
     }
-    // One that says `outer` has a value per subject: it is not kept (a replay that reaches it
-    // derives in full).
     out.retain(|a| a.is_closed());
     out
 }
