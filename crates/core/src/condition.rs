@@ -208,7 +208,7 @@ impl Rows {
     /// Adds a row for a new object.
     pub fn push_row(&mut self, row: &[Value]) {
         debug_assert_eq!(row.len(), self.width);
-        if self.len % BLOCK == 0 {
+        if self.len.is_multiple_of(BLOCK) {
             self.blocks
                 .push(Block::Own(Vec::with_capacity(BLOCK * self.width)));
         }

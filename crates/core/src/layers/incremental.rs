@@ -1117,10 +1117,10 @@ fn reads_own(e: &NumExpr) -> bool {
 fn own_reads(e: &NumExpr, out: &mut Vec<crate::ids::CharId>) {
     match e {
         NumExpr::Char(crate::condition::ObjRef::This, c)
-        | NumExpr::SetSize(crate::condition::ObjRef::This, c) => {
-            if !out.contains(c) {
-                out.push(*c);
-            }
+        | NumExpr::SetSize(crate::condition::ObjRef::This, c)
+            if !out.contains(c) =>
+        {
+            out.push(*c);
         }
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
