@@ -93,6 +93,41 @@ fn a_counter_reaches_an_earlier_layer_that_counts_counters() {
     );
 }
 
+/// A keyword counter (CR 122.1b) applies in layer 6 (CR 613.1f): a new one reuses the layers
+/// before 6, not those before 7c, and gives what a full derivation gives, put on or taken off.
+#[test]
+fn a_keyword_counter_reaches_the_layer_of_its_ability() {
+    let mut s = game(&["tests/data/incremental.cards"]);
+    let bear = enter(&mut s, "Plain Bear");
+    enter(&mut s, "Bear Anthem");
+    let abilities = s.ruleset.char_id("abilities").unwrap();
+    let flying = s.ruleset.counter_id("flying").unwrap();
+    let _ = s.derived();
+    s.apply(Action::AddCounters {
+        object: bear,
+        counter: flying,
+        count: 1,
+    })
+    .unwrap();
+    assert_eq!(s.derived().reused_layers, layer_index(&s, "6"));
+    assert_eq!(s.characteristic(bear, abilities).to_string(), "flying");
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(&s, false).sheet)
+    );
+    s.apply(Action::AddCounters {
+        object: bear,
+        counter: flying,
+        count: -1,
+    })
+    .unwrap();
+    assert_eq!(s.characteristic(bear, abilities).to_string(), "none");
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(&s, false).sheet)
+    );
+}
+
 /// A -1/-1 counter that leaves a creature with no toughness: the state-based check, run on the
 /// objects the change reached, puts it into the graveyard.
 #[test]

@@ -279,28 +279,7 @@ impl GameState {
                 if counter.index() >= self.ruleset.counters.len() {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
-                // Counters reach only the layers that apply or count them.
-                let reach = self.counters_reach();
-                if count > 0 {
-                    let ts = self.new_timestamp();
-                    self.object_mut_from(object, reach)
-                        .counters
-                        .push(CounterPlacement {
-                            kind: counter,
-                            count,
-                            timestamp: ts,
-                        });
-                } else {
-                    // Remove from the latest placements first.
-                    let mut left = -count;
-                    let o = self.object_mut_from(object, reach);
-                    for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
-                        let take = left.min(p.count);
-                        p.count -= take;
-                        left -= take;
-                    }
-                    o.counters.retain(|p| p.count > 0);
-                }
+                self.put_counters(object, counter, count);
             }
             Action::Resolve {
                 spell,
@@ -400,6 +379,45 @@ impl GameState {
         let mut out = Outcome::default();
         self.run_state_checks(&mut out)?;
         Ok(out)
+    }
+
+    /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
+    /// placements first).
+    fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
+        // Counters reach only the layers that apply or count them (a keyword counter: the
+        // layer of its ability).
+        let def = &self.ruleset.counters[counter.index()];
+        let keyword = !def.ops.is_empty();
+        let reach = def
+            .first_layer(&self.ruleset)
+            .map_or(usize::MAX, |l| l.index())
+            .min(self.counters_reach());
+        if count > 0 {
+            let ts = self.new_timestamp();
+            let o = self.object_mut_from(object, reach);
+            // Counters of one kind are interchangeable (CR 122.1): a keyword counter's
+            // timestamp is the latest time one of its kind was put on the object.
+            if keyword {
+                for p in o.counters.iter_mut().filter(|p| p.kind == counter) {
+                    p.timestamp = ts;
+                }
+            }
+            o.counters.push(CounterPlacement {
+                kind: counter,
+                count,
+                timestamp: ts,
+            });
+        } else {
+            // Remove from the latest placements first.
+            let mut left = -count;
+            let o = self.object_mut_from(object, reach);
+            for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
+                let take = left.min(p.count);
+                p.count -= take;
+                left -= take;
+            }
+            o.counters.retain(|p| p.count > 0);
+        }
     }
 
     /// Seed 004, layer 1a: an object that enters as a copy takes the copiable values of the
@@ -641,6 +659,11 @@ impl GameState {
                 OneShot::TurnTargets { face_down } => {
                     for t in targets {
                         self.turn_face(*t, *face_down);
+                    }
+                }
+                OneShot::PutCounters { counter, count } => {
+                    for t in targets {
+                        self.put_counters(*t, *counter, *count);
                     }
                 }
             }

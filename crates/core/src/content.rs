@@ -15,6 +15,11 @@ pub enum OneShot {
     MoveTargets(ZoneId),
     /// Turn each target face up or face down (Break Open).
     TurnTargets { face_down: bool },
+    /// Put counters on each target ("put a flying counter on it").
+    PutCounters {
+        counter: crate::ids::CounterId,
+        count: i64,
+    },
 }
 
 /// What happens when an object of this class resolves as a spell.

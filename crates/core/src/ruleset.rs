@@ -68,8 +68,25 @@ pub struct ZoneDef {
 #[derive(Clone, Debug, Serialize)]
 pub struct CounterDef {
     pub name: String,
-    /// Per counter: which number characteristic changes by how much.
+    /// Per counter: which number characteristic changes by how much (in the layer that applies
+    /// counters).
     pub changes: Vec<(CharId, i64)>,
+    /// Other changes, each in the layer that accepts its operation: a keyword counter's ability
+    /// (CR 122.1b, applied in layer 6 per CR 613.1f).
+    pub ops: Vec<crate::effect::Op>,
+}
+
+impl CounterDef {
+    /// Whether counters of this kind change anything in layer `l`.
+    pub fn applies_in(&self, rs: &Ruleset, l: LayerId) -> bool {
+        (rs.layer(l).counters && !self.changes.is_empty()) || self.ops.iter().any(|o| o.layer == l)
+    }
+
+    /// The first layer counters of this kind change anything in, if any.
+    pub fn first_layer(&self, rs: &Ruleset) -> Option<LayerId> {
+        let numbers = rs.counters_layer().filter(|_| !self.changes.is_empty());
+        self.ops.iter().map(|o| o.layer).chain(numbers).min()
+    }
 }
 
 /// What a layer slot accepts: operations of some kinds on one characteristic or player property.

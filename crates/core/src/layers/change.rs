@@ -111,7 +111,7 @@ pub(super) fn changes(
     let mut out = Vec::new();
     match &cand.body {
         Body::Counter { kind, count } => {
-            for (c, d) in &state.ruleset.counters[kind.index()].changes {
+            for (c, d) in counter_numbers(state, *kind, layer) {
                 let t = SlotTarget::Char(*c);
                 if !fits(subject, t) {
                     continue;
@@ -120,6 +120,12 @@ pub(super) fn changes(
                     t,
                     counted(current(sheet, subject, t), d.checked_mul(*count)),
                 ));
+            }
+            let ctx = cand.ctx(state, sheet, None);
+            for op in counter_ops(state, *kind, layer) {
+                if fits(subject, op.target) {
+                    out.extend(change(&ctx, sheet, subject, op));
+                }
             }
         }
         Body::FaceDown => {
@@ -151,6 +157,33 @@ pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::valu
         }
     }
     set
+}
+
+/// The number changes counters of a kind make in `layer`: all of them in the layer that applies
+/// counters, none elsewhere.
+pub(super) fn counter_numbers(
+    state: &GameState,
+    kind: crate::ids::CounterId,
+    layer: LayerId,
+) -> &[(crate::ids::CharId, i64)] {
+    if state.ruleset.layer(layer).counters {
+        &state.ruleset.counters[kind.index()].changes
+    } else {
+        &[]
+    }
+}
+
+/// The other changes counters of a kind make in `layer` (a keyword counter's ability, CR 122.1b).
+/// Each adds written keywords, so it reads nothing but its own cell.
+pub(super) fn counter_ops(
+    state: &GameState,
+    kind: crate::ids::CounterId,
+    layer: LayerId,
+) -> impl Iterator<Item = &Op> {
+    state.ruleset.counters[kind.index()]
+        .ops
+        .iter()
+        .filter(move |o| o.layer == layer)
 }
 
 pub(super) fn fits(subject: Subject, t: SlotTarget) -> bool {
@@ -374,11 +407,21 @@ pub(super) fn apply_in_place(
         Body::Counter { kind, count } => {
             for s in subjects {
                 let Subject::Object(o) = s else { continue };
-                for (c, d) in &state.ruleset.counters[kind.index()].changes {
+                for (c, d) in counter_numbers(state, *kind, layer) {
                     let cell = &mut sheet.objects[o.index()][c.index()];
                     keep(&mut log, *s, SlotTarget::Char(*c), cell);
                     *cell = counted(cell, d.checked_mul(*count));
                     applied = true;
+                }
+                // A keyword counter's ability (CR 122.1b): written the way an effect writes it.
+                for op in counter_ops(state, *kind, layer) {
+                    let list = change(&cand.ctx(state, sheet, None), sheet, *s, op);
+                    for (t, v) in list {
+                        let slot = slot_mut(sheet, *s, t);
+                        keep(&mut log, *s, t, slot);
+                        *slot = v;
+                        applied = true;
+                    }
                 }
             }
         }
@@ -610,6 +653,7 @@ enum Same<'a> {
 /// face-down values, and operations whose amounts are written numbers (see `uniform_op`).
 pub(super) fn does_the_same(cand: &Candidate, layer: LayerId) -> bool {
     match &cand.body {
+        // A counter's changes are numbers and written keywords (`counter_ops`).
         Body::Counter { .. } | Body::FaceDown => true,
         Body::Effect(def) => def.ops.iter().filter(|o| o.layer == layer).all(uniform_op),
     }
@@ -630,10 +674,12 @@ pub(super) fn apply_run(
     let parts: Vec<Vec<(SlotTarget, Same)>> = run
         .iter()
         .map(|(cand, subjects)| match &cand.body {
-            Body::Counter { kind, count } => state.ruleset.counters[kind.index()]
-                .changes
+            Body::Counter { kind, count } => counter_numbers(state, *kind, layer)
                 .iter()
                 .map(|(c, d)| (SlotTarget::Char(*c), Same::Counters(d.checked_mul(*count))))
+                .chain(
+                    counter_ops(state, *kind, layer).map(|op| (op.target, Same::Own(&op.change))),
+                )
                 .collect(),
             Body::FaceDown => state
                 .ruleset

@@ -288,8 +288,11 @@ impl Candidate {
                 }
             }
             Body::Counter { kind, .. } => {
-                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                for (c, _) in change::counter_numbers(state, *kind, layer) {
                     add(SlotTarget::Char(*c), Touch::Any);
+                }
+                for op in change::counter_ops(state, *kind, layer) {
+                    add(op.target, Touch::of(&op.change));
                 }
             }
             Body::FaceDown => {
@@ -327,8 +330,11 @@ impl Candidate {
                 }
             }
             Body::Counter { kind, .. } => {
-                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                for (c, _) in change::counter_numbers(state, *kind, layer) {
                     add(SlotTarget::Char(*c));
+                }
+                for op in change::counter_ops(state, *kind, layer) {
+                    add(op.target);
                 }
             }
             Body::FaceDown => {
@@ -1151,7 +1157,6 @@ fn gather(
         .map(|(c, _)| c.clone())
         .collect();
     let layer_def = &state.ruleset.layers[layer.index()];
-    let counters_here = layer_def.counters;
     let mut objects: Vec<&crate::object::GameObject> = state.objects().collect();
     if let Some(rank) = visit {
         objects.sort_by_key(|o| rank[o.id.index()]);
@@ -1200,8 +1205,10 @@ fn gather(
                 }
             }
         }
-        if counters_here {
-            for (i, p) in o.counters.iter().enumerate() {
+        // Counters where their kind changes something: numbers in the layer that applies
+        // counters, a keyword counter's ability where its operation applies (CR 613.1f).
+        for (i, p) in o.counters.iter().enumerate() {
+            if state.ruleset.counters[p.kind.index()].applies_in(&state.ruleset, layer) {
                 out.push(Candidate::counter(o, i, p));
             }
         }

@@ -42,7 +42,7 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     if old.steps.iter().any(|a| reads_counters(&a.cand)) {
         return None;
     }
-    let (added, removed) = placement_changes(state, old);
+    let (added, removed) = placement_changes(state, old, lid);
     let mut xs: Vec<ObjectId> = added
         .iter()
         .chain(removed.iter().map(|r| &old.steps[*r].cand))
@@ -238,7 +238,11 @@ fn reads_counters(c: &Candidate) -> bool {
 
 /// The counter placements that are new since the previous derivation, and the steps of those
 /// that went (a placement whose count changed is one that went and one that came).
-fn placement_changes(state: &GameState, old: &LayerTrail) -> (Vec<Candidate>, Vec<usize>) {
+fn placement_changes(
+    state: &GameState,
+    old: &LayerTrail,
+    lid: LayerId,
+) -> (Vec<Candidate>, Vec<usize>) {
     let mut gone: FxHashMap<(EffectKey, crate::ids::Timestamp), usize> = old
         .steps
         .iter()
@@ -249,6 +253,10 @@ fn placement_changes(state: &GameState, old: &LayerTrail) -> (Vec<Candidate>, Ve
     let mut added = Vec::new();
     for o in state.objects() {
         for (i, p) in o.counters.iter().enumerate() {
+            // Placements whose kind changes nothing in this layer (a keyword counter) are not here.
+            if !state.ruleset.counters[p.kind.index()].applies_in(&state.ruleset, lid) {
+                continue;
+            }
             let k = Candidate::counter(o, i, p);
             let same = gone.get(&(k.key, k.timestamp)).is_some_and(|r| {
                 matches!(old.steps[*r].cand.body, Body::Counter { kind, count }

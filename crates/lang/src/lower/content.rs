@@ -608,6 +608,40 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             one_shots.push(OneShot::TurnTargets { face_down });
             continue;
         }
+        if c.eat_word("put") {
+            // `put 1 flying counter on target`
+            no_block(item)?;
+            let (count, csp) = c.number("how many counters")?;
+            if count <= 0 {
+                return Err(Diagnostic::new(
+                    csp,
+                    "expected a positive number of counters",
+                ));
+            }
+            let (k, ksp) = c.name_or_string("a counter")?;
+            let counter = env.ruleset.counter_id(&k).ok_or_else(|| {
+                unknown(
+                    ksp,
+                    "counter",
+                    &k,
+                    env.ruleset.counters.iter().map(|c| c.name.as_str()),
+                )
+            })?;
+            if !c.eat_word("counter") {
+                c.eat_word("counters");
+            }
+            c.expect_word("on")?;
+            c.expect_word("target")?;
+            if target.is_none() {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`put ... on target` needs the spell to have a `target:`",
+                ));
+            }
+            c.finish()?;
+            one_shots.push(OneShot::PutCounters { counter, count });
+            continue;
+        }
         if c.eat_words(&["move", "target", "to"]) {
             no_block(item)?;
             c.expect_punct(":")?;
@@ -630,7 +664,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             one_shots.push(OneShot::MoveTargets(zone));
             continue;
         }
-        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {` or `move target to:`"));
+        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `move target to:`, `turn target` or `put N COUNTER on target`"));
     }
     Ok(Spell {
         text: Arc::from(text.as_str()),

@@ -6,11 +6,13 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
-use rulecraft_core::effect::OpKind;
+use rulecraft_core::effect::{Change, Op, OpKind};
+use rulecraft_core::ids::LayerId;
 use rulecraft_core::ruleset::{
     ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck,
     ZoneDef,
 };
+use rulecraft_core::{Ability, Symbol};
 
 const KINDS: [&str; 6] = [
     "number",
@@ -26,6 +28,7 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
     let mut env = Env::default();
     let mut seen = false;
     let mut spans = Vec::new();
+    let mut counter_spans = Vec::new();
     for s in stmts {
         let mut c = Cursor::new(&s.head);
         if !c.eat_word("ruleset") {
@@ -43,7 +46,11 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         env.ruleset.name = name;
         for item in block(s, "the ruleset")? {
             let before = env.ruleset.layers.len();
+            let counters = env.ruleset.counters.len();
             item_stmt(&mut env, item)?;
+            if env.ruleset.counters.len() > counters {
+                counter_spans.push(item.head[0].span);
+            }
             spans.extend(std::iter::repeat_n(
                 item.head[0].span,
                 env.ruleset.layers.len() - before,
@@ -57,7 +64,39 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         ));
     }
     check_order(&env, &spans)?;
+    place_counter_ops(&mut env, &counter_spans)?;
     Ok(env)
+}
+
+/// Not yet placed in a layer: a counter's operation, until every layer is declared.
+const UNPLACED: LayerId = LayerId(u16::MAX);
+
+/// A keyword counter's ability applies in the first layer that accepts adding it (CR 613.1f:
+/// layer 6); `counter_spans` are the counter statements, in order.
+fn place_counter_ops(env: &mut Env, counter_spans: &[crate::diagnostics::Span]) -> Res<()> {
+    let rs = &mut env.ruleset;
+    for (k, span) in counter_spans.iter().enumerate() {
+        for i in 0..rs.counters[k].ops.len() {
+            let op = &rs.counters[k].ops[i];
+            let Some(layer) = rs.layer_for(op.target, op.change.kind(), false) else {
+                let n = match op.target {
+                    SlotTarget::Char(c) => rs.char(c).name.clone(),
+                    SlotTarget::Prop(p) => rs.props[p.index()].name.clone(),
+                };
+                return Err(Diagnostic::new(
+                    *span,
+                    format!(
+                        "no layer of ruleset `{}` applies `{}` to `{n}`: counter `{}` needs one",
+                        rs.name,
+                        op.change.kind().name(),
+                        rs.counters[k].name
+                    ),
+                ));
+            };
+            rs.counters[k].ops[i].layer = layer;
+        }
+    }
+    Ok(())
 }
 
 /// Seed 003, "Players and Rules": player and rules effects apply after every object layer.
@@ -179,8 +218,30 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             }
             c.expect_punct(":")?;
             let mut changes = Vec::new();
+            let mut ops = Vec::new();
             loop {
                 let (ch, chs) = c.name("a number characteristic")?;
+                // `abilities += flying`: a keyword counter (CR 122.1b); its layer is found once
+                // every layer is declared.
+                if let Some(a) = env
+                    .ruleset
+                    .char_id(&ch)
+                    .filter(|a| env.ruleset.char(*a).kind == CharKind::Abilities)
+                {
+                    if !c.eat_punct("+=") {
+                        return Err(c.err("`+=`: a counter adds an ability"));
+                    }
+                    let (k, _) = c.name_or_string("an ability name")?;
+                    ops.push(Op {
+                        target: SlotTarget::Char(a),
+                        change: Change::AddAbilities(vec![Ability::Keyword(Symbol::new(&k))]),
+                        layer: UNPLACED,
+                    });
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                    continue;
+                }
                 let id = number_char(env, &ch, chs)?;
                 let sign = if c.eat_punct("+=") {
                     1
@@ -196,7 +257,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 }
             }
             c.finish()?;
-            env.ruleset.counters.push(CounterDef { name, changes });
+            env.ruleset.counters.push(CounterDef { name, changes, ops });
         }
         "term" => {
             no_block(s)?;
@@ -358,7 +419,9 @@ fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecra
     if rs.char(id).kind != CharKind::Number {
         return Err(Diagnostic::new(
             sp,
-            format!("`{ch}` is not a number characteristic: counters change numbers"),
+            format!(
+                "`{ch}` is not a number characteristic: counters change numbers or add abilities"
+            ),
         ));
     }
     Ok(id)
