@@ -468,6 +468,7 @@ impl GameState {
                     target,
                     change,
                     layer,
+                    continuous: false,
                 }],
                 zones: Vec::new(),
                 affects_text: Default::default(),
@@ -628,7 +629,8 @@ impl GameState {
                             .collect(),
                     ),
                 };
-                created.push((*duration, self.snapshot_copies(def, targets), locked));
+                let def = self.snapshot_copies(def, targets);
+                created.push((*duration, fix_numbers(&ctx, &def, &subs), locked));
             }
         }
         // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
@@ -730,4 +732,42 @@ impl GameState {
         }
         Err(ActionError::StateChecksLoop)
     }
+}
+
+/// CR 608.2h, 611.2c: a resolving spell's effect works out its numbers once, as it resolves, for
+/// each subject it locked ("+X/+0 where X is its power"); those written `continuously`, and
+/// written numbers, are left as they are. A subtraction stays one (it is ordered as a decrease).
+fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<EffectDef> {
+    use crate::condition::NumExpr;
+    let fix = |e: &NumExpr| -> Option<NumExpr> {
+        if e.is_constant() {
+            return None;
+        }
+        let inner = match e {
+            NumExpr::Neg(a) if !a.is_constant() => a,
+            _ => e,
+        };
+        let values: Vec<(Subject, Option<i64>)> =
+            subjects.iter().map(|s| (*s, ctx.eval(inner, *s))).collect();
+        let fixed = NumExpr::Fixed(Arc::from(values));
+        Some(match e {
+            NumExpr::Neg(a) if !a.is_constant() => NumExpr::Neg(Box::new(fixed)),
+            _ => fixed,
+        })
+    };
+    let mut out: Option<EffectDef> = None;
+    for (i, op) in def.ops.iter().enumerate() {
+        if op.continuous {
+            continue;
+        }
+        let fixed = match &op.change {
+            Change::SetNumber(e) => fix(e).map(Change::SetNumber),
+            Change::Modify(e) => fix(e).map(Change::Modify),
+            _ => None,
+        };
+        if let Some(c) = fixed {
+            out.get_or_insert_with(|| (**def).clone()).ops[i].change = c;
+        }
+    }
+    out.map_or_else(|| def.clone(), Arc::new)
 }

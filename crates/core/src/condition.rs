@@ -65,6 +65,9 @@ pub enum NumExpr {
     Sub(Box<NumExpr>, Box<NumExpr>),
     Mul(Box<NumExpr>, Box<NumExpr>),
     Neg(Box<NumExpr>),
+    /// A number fixed when a spell resolved, for each subject it locked (CR 608.2h, 611.2c: "+X/+0
+    /// where X is its power" takes X once); no number for any other subject. Reads nothing.
+    Fixed(std::sync::Arc<[(Subject, Option<i64>)]>),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -493,6 +496,7 @@ impl Ctx<'_> {
             NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,
             NumExpr::Mul(a, b) => self.eval(a, this)?.checked_mul(self.eval(b, this)?)?,
             NumExpr::Neg(a) => self.eval(a, this)?.checked_neg()?,
+            NumExpr::Fixed(list) => list.iter().find(|(s, _)| *s == this)?.1?,
         })
     }
 }
@@ -514,7 +518,8 @@ impl Ctx<'_> {
             NumExpr::Char(..)
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)
-            | NumExpr::Counters(..) => {
+            | NumExpr::Counters(..)
+            | NumExpr::Fixed(_) => {
                 out.push(self.eval(e, this));
                 true
             }
@@ -673,7 +678,7 @@ impl NumExpr {
     /// Whether the expression, for a tested object, reads only that object's values.
     fn is_local(&self) -> bool {
         match self {
-            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Fixed(_) => true,
             NumExpr::Char(r, _) | NumExpr::SetSize(r, _) | NumExpr::Counters(r, _) => {
                 *r == ObjRef::This
             }
@@ -866,7 +871,7 @@ impl NumExpr {
     /// Adds every characteristic and property this expression reads.
     pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
         match self {
-            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Counters(..) => {}
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Counters(..) | NumExpr::Fixed(_) => {}
             NumExpr::Char(_, c) | NumExpr::SetSize(_, c) => out.add_char(*c),
             NumExpr::Prop(_, p) => out.add_prop(*p),
             NumExpr::Count(c) => c.reads(controller, out),

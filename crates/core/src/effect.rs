@@ -121,6 +121,9 @@ pub struct Op {
     pub change: Change,
     /// The layer this part of the effect applies in, fixed when content is loaded.
     pub layer: LayerId,
+    /// In a spell's effect: its number is read again at every derivation, as a static ability's
+    /// is, instead of fixed when the spell resolves (CR 608.2h, the default for resolved spells).
+    pub continuous: bool,
 }
 
 /// Whom an effect applies to: objects or players matching a condition.

@@ -229,13 +229,14 @@ enum EffectKind {
 /// An effect's statements: `affects:`, `as long as:`, and operations.
 fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> Res<EffectDef> {
     let rs = &env.ruleset;
+    let kind_of_effect = kind;
     let allow = Allow {
         target: matches!(kind, EffectKind::Spell { .. }),
     };
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
     let mut zones = Vec::new();
-    let mut ops: Vec<(SlotTarget, Change, Span)> = Vec::new();
+    let mut ops: Vec<(SlotTarget, Change, Span, bool)> = Vec::new();
     // Copy and text effects change every copiable characteristic; they name the first.
     let copy_target = rs.copiable.first().map(|c| SlotTarget::Char(*c));
     for item in block(s, "the effect")? {
@@ -295,7 +296,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             } else {
                 Change::TextOf(src)
             };
-            ops.push((target, change, item.head[0].span));
+            ops.push((target, change, item.head[0].span, false));
             continue;
         }
         if c.eat_word("replace") {
@@ -317,6 +318,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                 SlotTarget::Char(ch),
                 Change::ReplaceWord(from, to),
                 item.head[0].span,
+                false,
             ));
             continue;
         }
@@ -353,6 +355,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                 SlotTarget::Char(ca),
                 Change::SwitchWith(cb),
                 item.head[0].span,
+                false,
             ));
             continue;
         }
@@ -450,8 +453,25 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                 ))
             }
         };
+        // `power += power continuously`: a spell's number read at every derivation.
+        let continuous = c.peek().is_some_and(|t| t.is_word("continuously"));
+        if continuous {
+            if !matches!(change, Change::SetNumber(_) | Change::Modify(_)) {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos].span,
+                    format!("only a number is read `continuously`: `{name}` is not a number"),
+                ));
+            }
+            if kind_of_effect == EffectKind::Static {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos].span,
+                    "`continuously` belongs to a spell's effect: a static ability's numbers are always read continuously",
+                ));
+            }
+            c.bump();
+        }
         c.finish()?;
-        ops.push((target, change, nsp));
+        ops.push((target, change, nsp, continuous));
     }
     if ops.is_empty() {
         return Err(Diagnostic::new(
@@ -460,9 +480,9 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         ));
     }
     let on_players = matches!(ops[0].0, SlotTarget::Prop(_));
-    if let Some((_, _, sp)) = ops
+    if let Some((_, _, sp, _)) = ops
         .iter()
-        .find(|(t, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players)
+        .find(|(t, _, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players)
     {
         return Err(Diagnostic::new(
             *sp,
@@ -470,7 +490,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
         ));
     }
     let mut lowered = Vec::new();
-    for (target, change, sp) in ops {
+    for (target, change, sp, continuous) in ops {
         let Some(layer) = rs.layer_for(target, change.kind(), defining) else {
             let n = match target {
                 SlotTarget::Char(c) => rs.char(c).name.clone(),
@@ -489,6 +509,7 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             target,
             change,
             layer,
+            continuous,
         });
     }
     let cond =

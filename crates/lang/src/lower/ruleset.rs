@@ -236,6 +236,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                         target: SlotTarget::Char(a),
                         change: Change::AddAbilities(vec![Ability::Keyword(Symbol::new(&k))]),
                         layer: UNPLACED,
+                        continuous: false,
                     });
                     if !c.eat_punct(",") {
                         break;
