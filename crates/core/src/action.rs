@@ -34,6 +34,9 @@ pub struct NewObject {
     pub copy_of: Option<ObjectId>,
     /// Enters face down.
     pub face_down: bool,
+    /// Enters attached to this object (an Aura put onto the battlefield attached): attached before
+    /// the state-based checks, with a new timestamp as it becomes attached.
+    pub attached_to: Option<ObjectId>,
 }
 
 impl NewObject {
@@ -48,6 +51,7 @@ impl NewObject {
             choices: Vec::new(),
             copy_of: None,
             face_down: false,
+            attached_to: None,
         }
     }
 }
@@ -195,6 +199,9 @@ impl GameState {
                     if let Some(o) = n.copy_of {
                         self.check_object(o)?;
                     }
+                    if let Some(o) = n.attached_to {
+                        self.check_object(o)?;
+                    }
                     self.check_player(n.owner)?;
                     if let Some(c) = n.controller {
                         self.check_player(c)?;
@@ -233,6 +240,9 @@ impl GameState {
                     if let Some(orig) = n.copy_of {
                         self.enter_as_copy(id, orig, ts);
                     }
+                    if let Some(to) = n.attached_to {
+                        self.attach(id, to);
+                    }
                 }
                 if into_play > 1 {
                     self.pending = Some(Arc::new(DecisionRequest::OrderTimestamps {
@@ -262,13 +272,7 @@ impl GameState {
                         self.object(object).name.to_string(),
                     ));
                 }
-                // Seed 003: a new timestamp when it becomes attached; none if already attached there.
-                if self.object(object).attached_to != Some(to) {
-                    let ts = self.new_timestamp();
-                    let o = self.object_mut(object);
-                    o.attached_to = Some(to);
-                    o.timestamp = ts;
-                }
+                self.attach(object, to);
             }
             Action::AddCounters {
                 object,
@@ -379,6 +383,33 @@ impl GameState {
         let mut out = Outcome::default();
         self.run_state_checks(&mut out)?;
         Ok(out)
+    }
+
+    /// Attaches `object` to `to`. Seed 003: a new timestamp when it becomes attached; none if
+    /// already attached there. CR 701.3b: an object whose class says what it attaches to does not
+    /// move onto an object it could not be attached to.
+    fn attach(&mut self, object: ObjectId, to: ObjectId) {
+        if self.object(object).attached_to == Some(to) || !self.could_attach(object, to) {
+            return;
+        }
+        let ts = self.new_timestamp();
+        let o = self.object_mut(object);
+        o.attached_to = Some(to);
+        o.timestamp = ts;
+    }
+
+    /// Whether `object` could be attached to `to`: its class's `attaches to:` condition holds for
+    /// `to`, tested with `object` as the source and its controller as "you" (CR 303.4, 301.5).
+    pub fn could_attach(&self, object: ObjectId, to: ObjectId) -> bool {
+        let free = self
+            .content
+            .class(self.object(object).class)
+            .attaches_to
+            .is_none();
+        if free {
+            return object != to;
+        }
+        Ctx::new(self, &self.derived().sheet, None, None, &[]).could_attach(object, to)
     }
 
     /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
@@ -683,7 +714,7 @@ impl GameState {
     fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
         let rs = self.ruleset.clone();
         for round in 0..1000 {
-            let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
+            let mut moves: Vec<(ObjectId, Option<ZoneId>, String)> = Vec::new();
             // After a change that reached only some objects, only those can newly fail a check.
             let only: Option<Vec<ObjectId>> = if round == 0 {
                 self.to_check().map(|l| l.to_vec())
@@ -726,7 +757,11 @@ impl GameState {
                 return Ok(());
             }
             for (o, z, name) in moves {
-                self.move_object(o, z);
+                match z {
+                    Some(z) => self.move_object(o, z),
+                    // Unattached, it stays where it is (CR 704.5n).
+                    None => self.object_mut(o).attached_to = None,
+                }
                 out.state_checks.push((o, name));
             }
         }

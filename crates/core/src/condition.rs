@@ -101,6 +101,15 @@ pub enum Cond {
     OnTop(ZoneId),
     /// The tested object is attached to the source (an imprinted or linked card).
     Linked,
+    /// The tested subject is an object ("attached to an object").
+    AnyObject,
+    /// The tested object is attached to an object that satisfies the condition (tested on that
+    /// object, in the same context).
+    AttachedTo(Box<Cond>),
+    /// The tested object is attached to an object it could be attached to: its class's
+    /// `attaches to:` holds there, tested with it as the source and its controller as "you"
+    /// (CR 704.5m-n). Only in state-based checks: what it reads depends on each object's class.
+    LegallyAttached,
 }
 
 /// Characteristic values of every object and player: the base values, a derivation in progress, or
@@ -421,6 +430,16 @@ impl Ctx<'_> {
             Cond::Linked => this_object(this).is_some_and(|o| {
                 self.source.is_some() && self.state.object(o).attached_to == self.source
             }),
+            Cond::AnyObject => matches!(this, Subject::Object(_)),
+            Cond::AttachedTo(c) => this_object(this)
+                .and_then(|o| self.state.object(o).attached_to)
+                .is_some_and(|t| self.test(c, Subject::Object(t))),
+            Cond::LegallyAttached => this_object(this).is_some_and(|o| {
+                self.state
+                    .object(o)
+                    .attached_to
+                    .is_some_and(|t| self.could_attach(o, t))
+            }),
             Cond::Exists(c) => {
                 let each = self.aggregate(c, None);
                 self.state
@@ -428,6 +447,33 @@ impl Ctx<'_> {
                     .any(|o| each.test(c, Subject::Object(o)))
             }
         }
+    }
+
+    /// Whether `o` could be attached to `t`: `o`'s class's `attaches to:` holds for `t`, tested with
+    /// `o` as the source and its controller as "you" (CR 303.4, 301.5); any object but itself
+    /// when its class says nothing.
+    pub fn could_attach(&self, o: ObjectId, t: ObjectId) -> bool {
+        if o == t {
+            return false;
+        }
+        let Some(cond) = &self
+            .state
+            .content
+            .class(self.state.object(o).class)
+            .attaches_to
+        else {
+            return true;
+        };
+        let ctx = Ctx {
+            state: self.state,
+            sheet: self.sheet,
+            source: Some(o),
+            you: self.controller(o),
+            targets: &[],
+            reads: self.reads,
+            counts: None,
+        };
+        ctx.test(cond, Subject::Object(t))
     }
 
     /// Evaluates a numeric expression; `None` where a value is missing (no such number).
@@ -594,7 +640,7 @@ impl Cond {
         match self {
             Cond::IsTarget => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::uses_targets),
-            Cond::Not(c) | Cond::Exists(c) => c.uses_targets(),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.uses_targets(),
             _ => false,
         }
     }
@@ -603,7 +649,7 @@ impl Cond {
     pub fn reads_counters(&self) -> bool {
         match self {
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_counters),
-            Cond::Not(c) | Cond::Exists(c) => c.reads_counters(),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads_counters(),
             Cond::Cmp(a, _, b) => a.reads_counters() || b.reads_counters(),
             _ => false,
         }
@@ -624,12 +670,14 @@ impl Cond {
             | Cond::IsPlayer(_)
             | Cond::AnyPlayer
             | Cond::FaceDown
-            | Cond::Linked => true,
+            | Cond::Linked
+            | Cond::AnyObject => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
             Cond::Not(c) => c.is_local(),
             Cond::Has(r, _, _) => *r == ObjRef::This,
             Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
-            Cond::Exists(_) | Cond::OnTop(_) => false,
+            // They read the values of the object it is attached to.
+            Cond::Exists(_) | Cond::OnTop(_) | Cond::AttachedTo(_) | Cond::LegallyAttached => false,
         }
     }
 }
@@ -697,7 +745,7 @@ impl Cond {
         match self {
             Cond::IsSource | Cond::IsAttached | Cond::Linked => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
-            Cond::Not(c) | Cond::Exists(c) => c.names_source(),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.names_source(),
             Cond::Has(r, _, _) => *r != ObjRef::This,
             Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
             _ => false,
@@ -835,9 +883,17 @@ impl Cond {
             | Cond::FaceDown
             | Cond::OnTop(_)
             | Cond::Linked
-            | Cond::OwnedBy(_) => {}
+            | Cond::OwnedBy(_)
+            | Cond::AnyObject => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
-            Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads(controller, out),
+            // What each class's `attaches to:` reads is not known here; the condition is allowed
+            // only in state-based checks, which test every object after every change.
+            Cond::LegallyAttached => {
+                if let Some(c) = controller {
+                    out.add_char(c);
+                }
+            }
             Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
             Cond::Cmp(a, _, b) => {
                 a.reads(controller, out);

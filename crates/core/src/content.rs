@@ -42,6 +42,9 @@ pub struct ObjectClass {
     pub spell: Option<Spell>,
     /// "Enter as a copy of" a chosen object (Clone): a copy effect starts as it enters.
     pub enters_as_copy: bool,
+    /// What an object of this class can be attached to ("Enchant creature"; an Equipment equips
+    /// a creature): tested on that object, with this one as the source. `None`: any object.
+    pub attaches_to: Option<Cond>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -168,7 +168,11 @@ impl LayerDef {
 pub struct StateCheck {
     pub name: String,
     pub condition: Cond,
-    pub to_zone: ZoneId,
+    /// Where an object that satisfies the condition moves; `None` with `unattach`.
+    pub to_zone: Option<ZoneId>,
+    /// The object becomes unattached and stays where it is (CR 704.5n: an Equipment attached
+    /// to an illegal permanent).
+    pub unattach: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

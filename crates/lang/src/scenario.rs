@@ -103,6 +103,7 @@ fn new_object(e: &crate::lower::scenario::Enter) -> NewObject {
         choices: e.choices.clone(),
         copy_of: None,
         face_down: e.face_down,
+        attached_to: None,
     }
 }
 
@@ -148,13 +149,12 @@ fn run_step(
             };
             let mut n = new_object(&e);
             n.copy_of = copy_of(state, names, &e.copying)?;
+            // It enters attached: the state-based checks see it attached (CR 303.4f).
+            n.attached_to = attach_to;
             let out = act(state, Action::Create(vec![n]))?;
             let id = out.created[0];
             if let Some(a) = e.alias {
                 names.insert(a, id);
-            }
-            if let Some(to) = attach_to {
-                act(state, Action::Attach { object: id, to })?;
             }
             for (counter, count) in e.counters {
                 act(
@@ -279,6 +279,7 @@ fn run_step(
                             choices: choices.clone(),
                             copy_of: None,
                             face_down: false,
+                            attached_to: None,
                         }]),
                     )?
                     .created[0]
@@ -360,6 +361,30 @@ fn check(
                         r.name,
                         rs.zone(*zone).name,
                         rs.zone(actual).name
+                    ),
+                    explanation: None,
+                }));
+            }
+        }
+        Expect::Attached { obj: r, to } => {
+            let o = obj(state, names, r)?;
+            let want = match to {
+                Some(t) => Some(obj(state, names, t)?),
+                None => None,
+            };
+            let actual = state.object(o).attached_to;
+            if actual != want {
+                let name = |x: Option<ObjectId>| match x {
+                    Some(x) => format!("`{}`", state.object(x).name),
+                    None => "nothing".to_string(),
+                };
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "`{}`: expected attached to {}, actually attached to {}",
+                        r.name,
+                        name(want),
+                        name(actual)
                     ),
                     explanation: None,
                 }));

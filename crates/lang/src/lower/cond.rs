@@ -202,6 +202,27 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             }
             return Ok(Cond::IsTarget);
         }
+        "object" | "objects" => {
+            c.bump();
+            return Ok(Cond::AnyObject);
+        }
+        "attached" if c.peek_at(1).is_some_and(|t| t.is_word("to")) => {
+            // `attached to creature`: the tested object is attached to one that satisfies it.
+            c.bump();
+            c.bump();
+            return Ok(Cond::AttachedTo(Box::new(unary(env, c, allow)?)));
+        }
+        "legally" => {
+            c.bump();
+            c.expect_word("attached")?;
+            if !env.checking {
+                return Err(Diagnostic::new(
+                    span,
+                    "`legally attached` is only allowed in a state-based check's `when:`",
+                ));
+            }
+            return Ok(Cond::LegallyAttached);
+        }
         "enchanted" | "equipped" | "attached" | "fortified" if !dotted => {
             c.bump();
             return Ok(Cond::IsAttached);

@@ -49,6 +49,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let mut statics: Vec<Arc<EffectDef>> = Vec::new();
     let mut spell = None;
     let mut enters_as_copy = false;
+    let mut attaches_to = None;
     for item in block(s, "the object's definition")? {
         let mut ic = Cursor::new(&item.head);
         let first = &item.head[0];
@@ -61,6 +62,16 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.finish()?;
                 let def = effect(env, item, &text, kw == "defining", EffectKind::Static)?;
                 statics.push(Arc::new(def));
+            }
+            Some("attaches") => {
+                // `attaches to: creature`: what it can be attached to (CR 303.4a "Enchant",
+                // 301.5: an Equipment equips a creature).
+                no_block(item)?;
+                ic.bump();
+                ic.expect_word("to")?;
+                ic.expect_punct(":")?;
+                attaches_to = Some(condition(env, &mut ic, Allow { target: false })?);
+                ic.finish()?;
             }
             Some("enters") => {
                 // `enters as a copy`: Clone (seed 004, layer 1a).
@@ -145,6 +156,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     }
     Ok(ObjectClass {
         enters_as_copy,
+        attaches_to,
         name,
         printed,
         statics,

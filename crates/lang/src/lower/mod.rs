@@ -18,6 +18,8 @@ use std::collections::HashMap;
 pub struct Env {
     pub ruleset: Ruleset,
     pub terms: HashMap<String, Cond>,
+    /// A state-based check's condition is being read (`legally attached` is allowed there).
+    pub checking: bool,
 }
 
 impl Env {

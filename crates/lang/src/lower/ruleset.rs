@@ -301,31 +301,39 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             c.finish()?;
             let mut when = None;
             let mut to = None;
+            let mut unattach = false;
             for item in block(s, "the check")? {
                 no_block(item)?;
                 let mut ic = Cursor::new(&item.head);
                 if ic.eat_word("when") {
                     ic.expect_punct(":")?;
-                    when = Some(condition(env, &mut ic, Allow { target: false })?);
+                    // `legally attached` reads what each object's class says: checks only.
+                    env.checking = true;
+                    let cond = condition(env, &mut ic, Allow { target: false });
+                    env.checking = false;
+                    when = Some(cond?);
                 } else if ic.eat_words(&["move", "to"]) {
                     ic.expect_punct(":")?;
                     let (z, zs) = ic.name("a zone")?;
                     to = Some(zone(env, &z, zs)?);
+                } else if ic.eat_word("unattach") {
+                    unattach = true;
                 } else {
-                    return Err(ic.err("`when:` or `move to:`"));
+                    return Err(ic.err("`when:`, `move to:` or `unattach`"));
                 }
                 ic.finish()?;
             }
-            let (Some(condition), Some(to_zone)) = (when, to) else {
+            let (Some(condition), true) = (when, to.is_some() != unattach) else {
                 return Err(Diagnostic::new(
                     s.head[0].span,
-                    "a check needs both `when:` and `move to:`",
+                    "a check needs `when:` and one of `move to:` or `unattach`",
                 ));
             };
             env.ruleset.state_checks.push(StateCheck {
                 name,
                 condition,
-                to_zone,
+                to_zone: to,
+                unattach,
             });
         }
         "copiable" => {

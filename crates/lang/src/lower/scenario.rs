@@ -72,6 +72,11 @@ pub enum Expect {
         obj: Ref,
         zone: ZoneId,
     },
+    /// `attached to REF` / `attached to nothing`: what the object is attached to.
+    Attached {
+        obj: Ref,
+        to: Option<Ref>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -613,6 +618,7 @@ impl Cx<'_> {
         };
         let next = c.peek_at(1);
         (w == "in" && next.is_some_and(|t| t.word().is_some()))
+            || (w == "attached" && next.is_some_and(|t| t.is_word("to")))
             || (self.env.ruleset.char_id(w).is_some()
                 && next.is_some_and(|t| {
                     t.is_punct("=") || t.is_word("has") || t.is_word("lacks") || t.is_word("order")
@@ -650,7 +656,20 @@ impl Cx<'_> {
             let zone = self.zone(c)?;
             return Ok(Expect::Zone { obj, zone });
         }
-        let (ch_name, chs) = c.name("a characteristic, or `in`")?;
+        if c.peek().is_some_and(|t| t.is_word("attached"))
+            && c.peek_at(1).is_some_and(|t| t.is_word("to"))
+            && rs.char_id("attached").is_none()
+        {
+            c.bump();
+            c.bump();
+            let to = if c.eat_word("nothing") {
+                None
+            } else {
+                Some(obj_ref(c)?)
+            };
+            return Ok(Expect::Attached { obj, to });
+        }
+        let (ch_name, chs) = c.name("a characteristic, `in` or `attached to`")?;
         let ch = rs.char_id(&ch_name).ok_or_else(|| {
             unknown(
                 chs,
