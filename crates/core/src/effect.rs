@@ -52,6 +52,14 @@ pub enum Change {
     /// Exchange this characteristic's value with another's (power and toughness).
     SwitchWith(CharId),
     SetSymbols(SymList),
+    /// Sets a characteristic whose symbols fall in sets (CR 205.1a, 205.3): removes every symbol of
+    /// the sets the new symbols belong to (`replaced`, worked out when loaded; a chosen symbol's
+    /// set is added as it applies), then adds the new ones. "Becomes a Dragon" keeps the
+    /// artifact types.
+    SetInCategories {
+        set: SymList,
+        replaced: SymbolSet,
+    },
     AddSymbols(SymList),
     RemoveSymbols(SymList),
     SetAbilities(Vec<Ability>),
@@ -100,6 +108,7 @@ impl Change {
         match self {
             Change::SetNumber(_)
             | Change::SetSymbols(_)
+            | Change::SetInCategories { .. }
             | Change::SetAbilities(_)
             | Change::SetPlayer(_)
             | Change::SetText(_) => OpKind::Set,

@@ -4,7 +4,7 @@
 use crate::condition::Cond;
 use crate::effect::OpKind;
 use crate::ids::{CharId, CounterId, LayerId, PropId, ZoneId};
-use crate::value::Value;
+use crate::value::{SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -190,9 +190,124 @@ pub struct Ruleset {
     pub copiable: Vec<CharId>,
     /// The values a face-down object has (seed 004, layer 1b).
     pub face_down: Vec<(CharId, Value)>,
+    /// The sets a symbols characteristic's symbols fall in (CR 205.3: creature types, land
+    /// types...).
+    pub categories: Vec<Category>,
+}
+
+/// One set of a symbols characteristic's symbols (CR 205.3: creature types, land types...).
+/// Setting the characteristic replaces only the sets its new symbols belong to (CR 205.1a).
+#[derive(Clone, Debug, Serialize)]
+pub struct Category {
+    pub char: CharId,
+    pub name: String,
+    /// With `by`: the symbols of that characteristic (card types) this set belongs to; its symbols
+    /// stay only on an object that has one of them (CR 205.1a, 205.3d).
+    pub by: Option<(CharId, Vec<crate::value::Symbol>)>,
+    /// Its symbols; `None`: every symbol no other set of the characteristic lists.
+    pub members: Option<SymbolSet>,
 }
 
 impl Ruleset {
+    /// The sets `ch`'s symbols fall in, if it has any.
+    pub fn categories_of(&self, ch: CharId) -> impl Iterator<Item = &Category> {
+        self.categories.iter().filter(move |c| c.char == ch)
+    }
+
+    /// Every symbol of a set: its list, or for the set of the others, every symbol no other set
+    /// lists.
+    pub fn category_set(&self, c: &Category) -> SymbolSet {
+        match &c.members {
+            Some(m) => m.clone(),
+            None => SymbolSet::every_but(&self.listed(c.char)),
+        }
+    }
+
+    /// The symbols some set of `ch` lists.
+    fn listed(&self, ch: CharId) -> SymbolSet {
+        let mut all = SymbolSet::default();
+        for c in self.categories_of(ch) {
+            if let Some(m) = &c.members {
+                all.extend(m);
+            }
+        }
+        all
+    }
+
+    /// Every symbol of the sets that `set`'s symbols belong to (CR 205.1a: "the new subtype
+    /// replaces any existing subtypes from the appropriate set"). Symbols in no set form one set
+    /// of their own.
+    pub fn categories_holding(&self, ch: CharId, set: &SymbolSet) -> SymbolSet {
+        let meets = |other: &SymbolSet| {
+            let mut x = set.clone();
+            x.intersect(other);
+            !x.is_empty()
+        };
+        let mut out = SymbolSet::default();
+        let mut others = false;
+        for c in self.categories_of(ch) {
+            let all = self.category_set(c);
+            if meets(&all) {
+                out.extend(&all);
+            }
+            others |= c.members.is_none();
+        }
+        if !others {
+            let rest = SymbolSet::every_but(&self.listed(ch));
+            if meets(&rest) {
+                out.extend(&rest);
+            }
+        }
+        out
+    }
+
+    /// The characteristics whose categories are tied to card types and that layer `l` may change
+    /// (with the card types' characteristic): where they are brought back in line.
+    pub fn tied_in_layer(&self, l: LayerId) -> Vec<CharId> {
+        let changes = |c: CharId| {
+            [OpKind::Set, OpKind::Add, OpKind::Remove]
+                .iter()
+                .any(|k| self.layer(l).accepts(SlotTarget::Char(c), *k, true))
+        };
+        let mut out: Vec<CharId> = Vec::new();
+        for c in &self.categories {
+            if let Some((by, _)) = &c.by {
+                if !out.contains(&c.char) && (changes(c.char) || changes(*by)) {
+                    out.push(c.char);
+                }
+            }
+        }
+        out
+    }
+
+    /// The symbols of `ch` an object may have, given its values (CR 205.1a, 205.3d): those of
+    /// the sets tied to a card type it has, and those of sets tied to none. `None` when `ch` has
+    /// no set tied to card types.
+    pub fn symbols_allowed(&self, ch: CharId, row: &[Value]) -> Option<SymbolSet> {
+        if !self.categories_of(ch).any(|c| c.by.is_some()) {
+            return None;
+        }
+        let mut allowed = SymbolSet::default();
+        let mut others = false;
+        for c in self.categories_of(ch) {
+            others |= c.members.is_none();
+            let has = match &c.by {
+                None => true,
+                Some((by, types)) => match &row[by.index()] {
+                    Value::Symbols(t) => types.iter().any(|x| t.contains(x)),
+                    _ => false,
+                },
+            };
+            if has {
+                allowed.extend(&self.category_set(c));
+            }
+        }
+        if !others {
+            allowed.extend(&SymbolSet::every_but(&self.listed(ch)));
+        }
+        Some(allowed)
+    }
+
     pub fn char_id(&self, name: &str) -> Option<CharId> {
         self.characteristics
             .iter()

@@ -230,6 +230,20 @@ pub(super) fn change(
             return vec![(op.target, v2), (t2, cur.clone())];
         }
         Change::SetSymbols(l) => Value::Symbols(resolve_syms(ctx, l)),
+        Change::SetInCategories { set, replaced } => {
+            let named = resolve_syms(ctx, set);
+            let mut replaced = replaced.clone();
+            if let (true, SlotTarget::Char(ch)) = (set.chosen, op.target) {
+                replaced.extend(&ctx.state.ruleset.categories_holding(ch, &named));
+            }
+            let mut v = match cur {
+                Value::Symbols(x) => x.clone(),
+                _ => Default::default(),
+            };
+            v.subtract(&replaced);
+            v.extend(&named);
+            Value::Symbols(v)
+        }
         Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
             let mut set = match cur {
                 Value::Symbols(x) => x.clone(),
@@ -239,9 +253,7 @@ pub(super) fn change(
             if matches!(op.change, Change::AddSymbols(_)) {
                 set.extend(&named);
             } else {
-                for sym in named.iter() {
-                    set.remove(sym);
-                }
+                set.subtract(&named);
             }
             Value::Symbols(set)
         }
@@ -325,6 +337,8 @@ pub(super) fn change(
                         })
                         .collect(),
                 ),
+                // Every symbol but some keeps every symbol: there is no word to replace.
+                Value::Symbols(set) if set.is_every() => Value::Symbols(set.clone()),
                 Value::Symbols(set) => {
                     Value::Symbols(set.iter().map(|s| swap(s.as_str())).collect())
                 }
@@ -542,6 +556,7 @@ fn prepare(ctx: &Ctx, sheet: &Sheet, s: Subject, op: &Op) -> Prepared {
         Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) if !l.chosen => {
             Prepared::Own
         }
+        Change::SetInCategories { set, .. } if !set.chosen => Prepared::Own,
         Change::AddAbilities(l) if !grants_static(l) => Prepared::Own,
         Change::RemoveAbilities(_) => Prepared::Own,
         _ => Prepared::Values(change(ctx, sheet, s, op)),
@@ -554,6 +569,7 @@ pub(super) fn uniform_op(op: &Op) -> bool {
         Change::SetNumber(e) | Change::Modify(e) => e.is_constant(),
         Change::SetPlayer(r) => *r != crate::condition::PlayerRef::Owner,
         Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => !l.chosen,
+        Change::SetInCategories { set, .. } => !set.chosen,
         Change::AddAbilities(l) => !grants_static(l),
         Change::RemoveAbilities(_) => true,
         _ => false,
@@ -603,8 +619,17 @@ fn own(slot: &mut Value, c: &Change) {
                 *slot = Value::Symbols(set);
             }
         },
+        Change::SetInCategories { set, replaced } => {
+            let mut v = match slot {
+                Value::Symbols(x) => x.clone(),
+                _ => Default::default(),
+            };
+            v.subtract(replaced);
+            v.extend(&set.set);
+            *slot = Value::Symbols(v);
+        }
         Change::RemoveSymbols(l) => match slot {
-            Value::Symbols(set) => l.set.iter().for_each(|sym| set.remove(sym)),
+            Value::Symbols(set) => set.subtract(&l.set),
             _ => *slot = Value::Symbols(Default::default()),
         },
         Change::AddAbilities(list) => {

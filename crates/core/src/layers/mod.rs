@@ -626,6 +626,7 @@ impl Deriver<'_> {
         for (_, group) in groups {
             self.group(lid, group, &mut previous);
         }
+        self.follow_types(lid);
         if let Some((done, log)) = &mut self.trail {
             log.written.iter_mut().for_each(|w| *w = 0);
             let mut lt = std::mem::take(&mut log.trail);
@@ -633,6 +634,69 @@ impl Deriver<'_> {
             lt.started.seal();
             lt.grants.seal();
             done.push(Arc::new(lt));
+        }
+    }
+
+    /// CR 205.1a, 205.3d: after a layer that may change a characteristic whose categories are tied
+    /// to card types (or those types), each object keeps only the symbols of sets tied to a card
+    /// type it has ("Enchanted permanent is a colorless Forest land": no creature types left).
+    fn follow_types(&mut self, lid: LayerId) {
+        let rs = &self.state.ruleset;
+        for ch in rs.tied_in_layer(lid) {
+            // The allowed symbols depend only on which sets' card types an object has.
+            let mut known: Vec<(Vec<bool>, crate::value::SymbolSet)> = Vec::new();
+            for o in self.state.object_ids() {
+                let row = &self.sheet.objects[o.index()];
+                let Value::Symbols(cur) = &row[ch.index()] else {
+                    continue;
+                };
+                let key: Vec<bool> = rs
+                    .categories_of(ch)
+                    .map(
+                        |c| match (&c.by, c.by.as_ref().map(|(b, _)| &row[b.index()])) {
+                            (Some((_, types)), Some(Value::Symbols(t))) => {
+                                types.iter().any(|x| t.contains(x))
+                            }
+                            (None, _) => true,
+                            _ => false,
+                        },
+                    )
+                    .collect();
+                let allowed = match known.iter().find(|(k, _)| *k == key) {
+                    Some((_, a)) => a.clone(),
+                    None => {
+                        let Some(a) = rs.symbols_allowed(ch, row) else {
+                            continue;
+                        };
+                        known.push((key, a.clone()));
+                        a
+                    }
+                };
+                let mut new = cur.clone();
+                new.intersect(&allowed);
+                if new == *cur {
+                    continue;
+                }
+                let (s, t) = (Subject::Object(o), SlotTarget::Char(ch));
+                if let Some((_, log)) = &mut self.trail {
+                    log.keep(s, t, &self.sheet.objects[o.index()][ch.index()]);
+                }
+                let after = Value::Symbols(new);
+                let before = std::mem::replace(slot_mut(&mut self.sheet, s, t), after.clone());
+                if let Some(e) = self.expl.as_mut() {
+                    let l = &rs.layers[lid.index()];
+                    e.objects[o.index()][ch.index()].push(Step {
+                        layer: l.label.clone(),
+                        layer_name: l.name.clone(),
+                        source: self.state.object(o).name.to_string(),
+                        text: format!("its {} follow its card types", rs.char(ch).name),
+                        timestamp: self.state.object(o).timestamp.0,
+                        reason: Reason::Categories,
+                        before,
+                        after,
+                    });
+                }
+            }
         }
     }
 

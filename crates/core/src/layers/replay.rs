@@ -38,6 +38,10 @@ pub(super) fn replay(state: &GameState, prev: &Derived, from: usize) -> Option<D
     if !def.counters || !def.kind_order.is_empty() {
         return None;
     }
+    // A layer that brings symbols in line with card types (CR 205.1a) is not replayed.
+    if (from..n).any(|l| !state.ruleset.tied_in_layer(LayerId(l as u16)).is_empty()) {
+        return None;
+    }
     let old = &layers[from];
     if old.steps.iter().any(|a| reads_counters(&a.cand)) {
         return None;

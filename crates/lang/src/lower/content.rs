@@ -225,6 +225,63 @@ fn sym_list(c: &mut Cursor) -> Res<SymList> {
     })
 }
 
+/// An operation's symbols for characteristic `ch`: as `sym_list`, where `all CATEGORY` also names
+/// every symbol of one of `ch`'s categories ("every creature type": `all creature`), alone or
+/// among other symbols.
+fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor) -> Res<SymList> {
+    let rs = &env.ruleset;
+    let category = |c: &Cursor| {
+        let w = match &c.peek_at(1)?.tok {
+            Tok::Word(w) | Tok::Str(w) => w.clone(),
+            _ => return None,
+        };
+        rs.categories_of(ch).find(|x| x.name == w)
+    };
+    let all_then_word = c.peek().is_some_and(|t| t.is_word("all"))
+        && c.peek_at(1)
+            .is_some_and(|t| matches!(t.tok, Tok::Word(_) | Tok::Str(_)));
+    if all_then_word && category(c).is_none() && rs.categories_of(ch).next().is_some() {
+        let (w, sp) = {
+            let mut look = Cursor {
+                toks: c.toks,
+                pos: c.pos + 1,
+                end: c.end,
+            };
+            look.name_or_string("a category")?
+        };
+        return Err(unknown(
+            sp,
+            "category",
+            &w,
+            rs.categories_of(ch).map(|x| x.name.as_str()),
+        ));
+    }
+    if !(all_then_word && category(c).is_some()) {
+        return sym_list(c);
+    }
+    let mut out = SymList::default();
+    loop {
+        match category(c).filter(|_| c.peek().is_some_and(|t| t.is_word("all"))) {
+            Some(cat) => {
+                c.bump();
+                c.bump();
+                out.set.extend(&rs.category_set(cat));
+            }
+            None => {
+                let (w, _) = c.name_or_string("a symbol or `all` and a category")?;
+                if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
+                    out.chosen = true;
+                } else {
+                    out.set.insert(Symbol::new(&w));
+                }
+            }
+        }
+        if !c.eat_punct(",") {
+            return Ok(out);
+        }
+    }
+}
+
 fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
     if c.peek().is_some_and(|t| t.is_word("all")) {
         return Err(c.err("ability names or `none` (`all` names every symbol, not abilities)"));
@@ -410,9 +467,28 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             (CharKind::Number, _) => {
                 Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?)))
             }
-            (CharKind::Symbols, '=') => Change::SetSymbols(sym_list(&mut c)?),
-            (CharKind::Symbols, '+') => Change::AddSymbols(sym_list(&mut c)?),
-            (CharKind::Symbols, _) => Change::RemoveSymbols(sym_list(&mut c)?),
+            (CharKind::Symbols, '=') => {
+                let SlotTarget::Char(ch) = target else {
+                    unreachable!("symbols are characteristics")
+                };
+                let set = sym_list_in(env, ch, &mut c)?;
+                // With categories (CR 205.3), only the sets of the new symbols are replaced.
+                let sets = rs.categories_of(ch).next().is_some();
+                if sets && (set.chosen || !(set.set.is_empty() || set.set == SymbolSet::every())) {
+                    let replaced = rs.categories_holding(ch, &set.set);
+                    Change::SetInCategories { set, replaced }
+                } else {
+                    Change::SetSymbols(set)
+                }
+            }
+            (CharKind::Symbols, '+') => match target {
+                SlotTarget::Char(ch) => Change::AddSymbols(sym_list_in(env, ch, &mut c)?),
+                SlotTarget::Prop(_) => unreachable!("symbols are characteristics"),
+            },
+            (CharKind::Symbols, _) => match target {
+                SlotTarget::Char(ch) => Change::RemoveSymbols(sym_list_in(env, ch, &mut c)?),
+                SlotTarget::Prop(_) => unreachable!("symbols are characteristics"),
+            },
             (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
             (CharKind::Abilities, '+')
                 if matches!(&c.peek().map(|t| &t.tok), Some(Tok::Str(s)) if s.contains("{}"))

@@ -9,8 +9,8 @@ use crate::syntax::Stmt;
 use rulecraft_core::effect::{Change, Op, OpKind};
 use rulecraft_core::ids::LayerId;
 use rulecraft_core::ruleset::{
-    ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck,
-    ZoneDef,
+    Category, ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget,
+    StateCheck, ZoneDef,
 };
 use rulecraft_core::{Ability, Symbol};
 
@@ -371,6 +371,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 env.ruleset.face_down.push((id, v));
             }
         }
+        "categories" => categories(env, s, &mut c)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -397,9 +398,113 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "spells",
                     "copiable",
                     "face",
+                    "categories",
                 ],
             ))
         }
+    }
+    Ok(())
+}
+
+/// `categories subtypes by types { creature, kindred: others ... land: forest, island ... }`: the
+/// sets a symbols characteristic's symbols fall in (CR 205.3), each tied, with `by`, to the
+/// symbols (card types) of another characteristic it belongs to.
+fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
+    let symbols_char = |env: &Env, c: &mut Cursor| -> Res<rulecraft_core::CharId> {
+        let (n, sp) = c.name("a symbols characteristic")?;
+        let rs = &env.ruleset;
+        let id = rs.char_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "characteristic",
+                &n,
+                rs.characteristics.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if rs.char(id).kind != CharKind::Symbols {
+            return Err(Diagnostic::new(
+                sp,
+                format!("`{n}` is not a symbols characteristic: categories divide symbols"),
+            ));
+        }
+        Ok(id)
+    };
+    let at = c.here();
+    let ch = symbols_char(env, c)?;
+    if env.ruleset.categories_of(ch).next().is_some() {
+        return Err(Diagnostic::new(
+            at,
+            format!(
+                "the categories of `{}` are declared twice",
+                env.ruleset.char(ch).name
+            ),
+        ));
+    }
+    let by = if c.eat_word("by") {
+        Some(symbols_char(env, c)?)
+    } else {
+        None
+    };
+    c.finish()?;
+    let mut others = false;
+    for item in block(s, "the categories")? {
+        no_block(item)?;
+        let mut ic = Cursor::new(&item.head);
+        let mut names = Vec::new();
+        loop {
+            let (n, sp) = ic.name_or_string("a category name")?;
+            names.push((n, sp));
+            if by.is_none() || !ic.eat_punct(",") {
+                break;
+            }
+        }
+        let (name, nsp) = names[0].clone();
+        if env.ruleset.categories_of(ch).any(|x| x.name == name) {
+            return Err(Diagnostic::new(
+                nsp,
+                format!("category `{name}` is declared twice"),
+            ));
+        }
+        ic.expect_punct(":")?;
+        let members = if ic.peek().is_some_and(|t| t.is_word("others")) {
+            let sp = ic.here();
+            ic.bump();
+            if std::mem::replace(&mut others, true) {
+                return Err(Diagnostic::new(
+                    sp,
+                    "only one category can hold the others: the symbols no category lists",
+                ));
+            }
+            None
+        } else {
+            let mut list = Vec::new();
+            loop {
+                let (w, wsp) = ic.name_or_string("a symbol or `others`")?;
+                let sym = Symbol::new(&w);
+                if let Some(x) = env
+                    .ruleset
+                    .categories_of(ch)
+                    .find(|x| x.members.as_ref().is_some_and(|m| m.contains(&sym)))
+                {
+                    return Err(Diagnostic::new(
+                        wsp,
+                        format!("`{w}` is already in category `{}`", x.name),
+                    ));
+                }
+                list.push(sym);
+                if !ic.eat_punct(",") {
+                    break;
+                }
+            }
+            Some(list.into_iter().collect())
+        };
+        ic.finish()?;
+        env.ruleset.categories.push(Category {
+            char: ch,
+            name,
+            by: by.map(|b| (b, names.iter().map(|(n, _)| Symbol::new(n)).collect())),
+            members,
+        });
     }
     Ok(())
 }
