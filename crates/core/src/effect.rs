@@ -78,6 +78,14 @@ pub enum Change {
     TextOf(CopySource),
     /// Replace every instance of a word in ability names (layer 3, Mind Bend).
     ReplaceWord(SymRef, SymRef),
+    /// A change to a characteristic whose symbols give abilities (`Intrinsic`, CR 305.6-305.7):
+    /// the change, and, on an object concerned, the abilities the new symbols give or take away,
+    /// written in the same layer. `makes`: whether the same effect, in the same layer, makes the
+    /// object concerned (`types = land`: `Some(true)`) or not; `None` when it does not say.
+    WithIntrinsic {
+        change: Box<Change>,
+        makes: Option<bool>,
+    },
     /// One ability per symbol of a characteristic among matching objects ("protection from the
     /// colors of permanents you control"): `template` with `{}` replaced by the symbol.
     AbilitiesPer {
@@ -106,6 +114,7 @@ pub enum SymRef {
 impl Change {
     pub fn kind(&self) -> OpKind {
         match self {
+            Change::WithIntrinsic { change, .. } => change.kind(),
             Change::SetNumber(_)
             | Change::SetSymbols(_)
             | Change::SetInCategories { .. }

@@ -141,6 +141,7 @@ impl ChangeClass {
         match c {
             Change::Modify(NumExpr::Neg(_)) => ChangeClass::Decrease,
             Change::Modify(_) => ChangeClass::Increase,
+            Change::WithIntrinsic { change, .. } => ChangeClass::of(change),
             _ => ChangeClass::Set,
         }
     }
@@ -193,6 +194,73 @@ pub struct Ruleset {
     /// The sets a symbols characteristic's symbols fall in (CR 205.3: creature types, land
     /// types...).
     pub categories: Vec<Category>,
+    /// Abilities some symbols give an object (CR 305.6: a land's basic land types and their mana
+    /// abilities).
+    pub intrinsic: Vec<Intrinsic>,
+}
+
+/// Abilities an object has because a symbols characteristic holds some symbols, while another of
+/// its characteristics holds a symbol (CR 305.6: "An object with the land card type and a basic
+/// land type has the intrinsic ability "{T}: Add [mana symbol]""). An effect that sets the
+/// characteristic to symbols among these replaces the abilities of the object's rules text with
+/// theirs (CR 305.7); one that adds or removes them adds or removes their abilities.
+#[derive(Clone, Debug, Serialize)]
+pub struct Intrinsic {
+    pub char: CharId,
+    /// The object must hold this symbol in this characteristic (`types has land`).
+    pub when: (CharId, crate::value::Symbol),
+    pub abilities: Vec<(crate::value::Symbol, crate::value::Ability)>,
+}
+
+impl Intrinsic {
+    /// Whether an object with these values is concerned (`types has land`).
+    pub fn applies(&self, row: &[Value]) -> bool {
+        matches!(&row[self.when.0.index()], Value::Symbols(s) if s.contains(&self.when.1))
+    }
+
+    /// The abilities the symbols of `set` give, in the order declared.
+    pub fn of<'a>(
+        &'a self,
+        set: &'a SymbolSet,
+    ) -> impl Iterator<Item = &'a crate::value::Ability> + 'a {
+        self.abilities
+            .iter()
+            .filter(move |(s, _)| set.contains(s))
+            .map(|(_, a)| a)
+    }
+
+    /// An object's abilities after its symbols go from `old` to `new`: with `set` (the effect
+    /// sets the characteristic) and a symbol of `new` among these, the abilities of the new
+    /// symbols alone (CR 305.7); otherwise those of symbols gained are added and those of symbols
+    /// lost removed.
+    pub fn abilities_after(
+        &self,
+        abilities: &[crate::value::Ability],
+        old: &SymbolSet,
+        new: &SymbolSet,
+        set: bool,
+    ) -> Vec<crate::value::Ability> {
+        if set && self.of(new).next().is_some() {
+            return self.of(new).cloned().collect();
+        }
+        let lost: Vec<_> = self
+            .abilities
+            .iter()
+            .filter(|(s, _)| old.contains(s) && !new.contains(s))
+            .map(|(_, a)| a)
+            .collect();
+        let mut out: Vec<_> = abilities
+            .iter()
+            .filter(|a| !lost.contains(a))
+            .cloned()
+            .collect();
+        for (s, a) in &self.abilities {
+            if new.contains(s) && !old.contains(s) && !out.contains(a) {
+                out.push(a.clone());
+            }
+        }
+        out
+    }
 }
 
 /// One set of a symbols characteristic's symbols (CR 205.3: creature types, land types...).
@@ -209,6 +277,11 @@ pub struct Category {
 }
 
 impl Ruleset {
+    /// The abilities `ch`'s symbols give, if any.
+    pub fn intrinsic_of(&self, ch: CharId) -> Option<&Intrinsic> {
+        self.intrinsic.iter().find(|i| i.char == ch)
+    }
+
     /// The sets `ch`'s symbols fall in, if it has any.
     pub fn categories_of(&self, ch: CharId) -> impl Iterator<Item = &Category> {
         self.categories.iter().filter(move |c| c.char == ch)

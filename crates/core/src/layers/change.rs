@@ -49,6 +49,12 @@ pub(super) fn subject_of(c: &Cell) -> Subject {
 /// 003: a change here is a change to "what it does"; how much it changes is not.
 pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
     match &op.change {
+        // Whether the subject is concerned (a land) decides whether its abilities change.
+        Change::WithIntrinsic { makes: None, .. } => {
+            vec![Value::Number(Some(
+                intrinsic_applies(ctx, subject, op) as i64
+            ))]
+        }
         Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
         Change::TextOf(src) => {
             let from = match src {
@@ -95,6 +101,10 @@ pub(super) fn op_probe(
 ) -> bool {
     match &op.change {
         Change::SetNumber(e) | Change::Modify(e) => ctx.probe(e, subject, xs, out),
+        Change::WithIntrinsic { makes: None, .. } => {
+            out.push(Some(intrinsic_applies(ctx, subject, op) as i64));
+            true
+        }
         Change::TextOf(_) | Change::AbilitiesPer { .. } => false,
         _ => true,
     }
@@ -222,6 +232,10 @@ pub(super) fn change(
 ) -> Vec<(SlotTarget, Value)> {
     let cur = current(sheet, subject, op.target);
     let v = match &op.change {
+        Change::WithIntrinsic {
+            change: inner,
+            makes,
+        } => return with_intrinsic(ctx, sheet, subject, op, inner, *makes),
         Change::SetNumber(e) => Value::Number(ctx.eval(e, subject)),
         Change::Modify(e) => modified(cur, ctx.eval(e, subject)),
         Change::SwitchWith(other) => {
@@ -376,6 +390,67 @@ pub(super) fn change(
     vec![(op.target, v)]
 }
 
+/// Whether the subject of a change to a characteristic whose symbols give abilities is concerned
+/// (`types has land`), read as recorded.
+fn intrinsic_applies(ctx: &Ctx, subject: Subject, op: &Op) -> bool {
+    let (Subject::Object(o), SlotTarget::Char(ch)) = (subject, op.target) else {
+        return false;
+    };
+    let Some(i) = ctx.state.ruleset.intrinsic_of(ch) else {
+        return false;
+    };
+    matches!(ctx.value_for(o, i.when.0, &i.when.1), Value::Symbols(s) if s.contains(&i.when.1))
+}
+
+/// CR 305.6-305.7: a change to a characteristic whose symbols give abilities, and, where the
+/// subject is concerned (a land), its abilities as the new symbols make them.
+fn with_intrinsic(
+    ctx: &Ctx,
+    sheet: &Sheet,
+    subject: Subject,
+    op: &Op,
+    inner: &Change,
+    makes: Option<bool>,
+) -> Vec<(SlotTarget, Value)> {
+    let plain = Op {
+        target: op.target,
+        change: inner.clone(),
+        layer: op.layer,
+        continuous: op.continuous,
+    };
+    let mut out = change(ctx, sheet, subject, &plain);
+    let (Subject::Object(o), SlotTarget::Char(ch), Some(ac)) =
+        (subject, op.target, ctx.state.abilities_char)
+    else {
+        return out;
+    };
+    let Some(intrinsic) = ctx.state.ruleset.intrinsic_of(ch) else {
+        return out;
+    };
+    let row = &sheet.objects[o.index()];
+    let (Value::Symbols(old), Some((_, Value::Symbols(new)))) =
+        (&row[ch.index()], out.iter().find(|(t, _)| *t == op.target))
+    else {
+        return out;
+    };
+    if !makes.unwrap_or_else(|| intrinsic.applies(row)) {
+        return out;
+    }
+    let have: &[Ability] = match &row[ac.index()] {
+        Value::Abilities(a) => a,
+        _ => &[],
+    };
+    let set = matches!(
+        inner,
+        Change::SetSymbols(_) | Change::SetInCategories { .. }
+    );
+    let after = intrinsic.abilities_after(have, old, new, set);
+    if after[..] != *have {
+        out.push((SlotTarget::Char(ac), Value::Abilities(after.into())));
+    }
+    out
+}
+
 /// What one operation will do to one subject, worked out before any part of the effect is
 /// written: every part of an effect sees the values as they stood before the effect applied.
 enum Prepared {
@@ -463,7 +538,12 @@ pub(super) fn apply_in_place(
             let known = known.filter(|k| {
                 k.len() == subjects.len()
                     && ops.iter().all(|op| {
-                        !matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+                        !matches!(
+                            op.change,
+                            Change::TextOf(_)
+                                | Change::AbilitiesPer { .. }
+                                | Change::WithIntrinsic { .. }
+                        )
                     })
             });
             let mut prepared: Vec<Prepared> = {

@@ -255,6 +255,15 @@ impl Candidate {
                         f.add_char(*of);
                         among.reads(controller, &mut f);
                     }
+                    // Whether the subject is a land (CR 305.6).
+                    Change::WithIntrinsic { makes: None, .. } => {
+                        if let Some(i) = match op.target {
+                            SlotTarget::Char(ch) => state.ruleset.intrinsic_of(ch),
+                            SlotTarget::Prop(_) => None,
+                        } {
+                            f.add_name(i.when.0, i.when.1.clone());
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -275,6 +284,12 @@ impl Candidate {
                     add(op.target, Touch::of(&op.change));
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other), Touch::Any),
+                        // The abilities its symbols give or take away (CR 305.7).
+                        Change::WithIntrinsic { .. } => {
+                            if let Some(a) = state.abilities_char {
+                                add(SlotTarget::Char(a), Touch::Any);
+                            }
+                        }
                         Change::SetValues(vals) => vals
                             .iter()
                             .for_each(|(c, _)| add(SlotTarget::Char(*c), Touch::Any)),
@@ -317,6 +332,11 @@ impl Candidate {
                     add(op.target);
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other)),
+                        Change::WithIntrinsic { .. } => {
+                            if let Some(a) = state.abilities_char {
+                                add(SlotTarget::Char(a));
+                            }
+                        }
                         Change::SetValues(vals) => {
                             vals.iter().for_each(|(c, _)| add(SlotTarget::Char(*c)))
                         }
@@ -677,26 +697,46 @@ impl Deriver<'_> {
                 if new == *cur {
                     continue;
                 }
-                let (s, t) = (Subject::Object(o), SlotTarget::Char(ch));
-                if let Some((_, log)) = &mut self.trail {
-                    log.keep(s, t, &self.sheet.objects[o.index()][ch.index()]);
+                // The abilities of symbols it lost go with them (CR 305.6).
+                let lost_abilities = match (rs.intrinsic_of(ch), self.state.abilities_char) {
+                    (Some(i), Some(ac)) => match &row[ac.index()] {
+                        Value::Abilities(have) => {
+                            let after = i.abilities_after(have, cur, &new, false);
+                            (after[..] != **have).then(|| (ac, Value::Abilities(after.into())))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some((ac, after)) = lost_abilities {
+                    self.write_by_rules(lid, o, ac, after, "its abilities follow its subtypes");
                 }
-                let after = Value::Symbols(new);
-                let before = std::mem::replace(slot_mut(&mut self.sheet, s, t), after.clone());
-                if let Some(e) = self.expl.as_mut() {
-                    let l = &rs.layers[lid.index()];
-                    e.objects[o.index()][ch.index()].push(Step {
-                        layer: l.label.clone(),
-                        layer_name: l.name.clone(),
-                        source: self.state.object(o).name.to_string(),
-                        text: format!("its {} follow its card types", rs.char(ch).name),
-                        timestamp: self.state.object(o).timestamp.0,
-                        reason: Reason::Categories,
-                        before,
-                        after,
-                    });
-                }
+                let text = format!("its {} follow its card types", rs.char(ch).name);
+                self.write_by_rules(lid, o, ch, Value::Symbols(new), &text);
             }
+        }
+    }
+
+    /// Writes a value the ruleset's categories decide (see `follow_types`), keeping the value before
+    /// and explaining it.
+    fn write_by_rules(&mut self, lid: LayerId, o: ObjectId, ch: CharId, after: Value, text: &str) {
+        let (s, t) = (Subject::Object(o), SlotTarget::Char(ch));
+        if let Some((_, log)) = &mut self.trail {
+            log.keep(s, t, &self.sheet.objects[o.index()][ch.index()]);
+        }
+        let before = std::mem::replace(slot_mut(&mut self.sheet, s, t), after.clone());
+        if let Some(e) = self.expl.as_mut() {
+            let l = &self.state.ruleset.layers[lid.index()];
+            e.objects[o.index()][ch.index()].push(Step {
+                layer: l.label.clone(),
+                layer_name: l.name.clone(),
+                source: self.state.object(o).name.to_string(),
+                text: text.to_string(),
+                timestamp: self.state.object(o).timestamp.0,
+                reason: Reason::Categories,
+                before,
+                after,
+            });
         }
     }
 

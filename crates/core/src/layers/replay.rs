@@ -379,7 +379,10 @@ fn apply_step(
             let numbers_only = def.ops.iter().filter(|o| o.layer == lid).all(|o| {
                 !matches!(
                     o.change,
-                    Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::SetPlayer(_)
+                    Change::TextOf(_)
+                        | Change::AbilitiesPer { .. }
+                        | Change::SetPlayer(_)
+                        | Change::WithIntrinsic { .. }
                 )
             });
             if !numbers_only {

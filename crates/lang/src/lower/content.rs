@@ -136,9 +136,26 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
             }
         }
     }
-    // The abilities characteristic: printed keywords, then static abilities in order.
+    // The abilities characteristic: printed keywords, the abilities its printed symbols give
+    // (CR 305.6: a Forest's mana ability), then static abilities in order.
     if let Some(ac) = rs.char_of_kind(CharKind::Abilities) {
         let mut list = keywords;
+        let printed_set = |c: rulecraft_core::CharId| {
+            printed.iter().find_map(|(x, v)| match v {
+                Value::Symbols(s) if *x == c => Some(s.clone()),
+                _ => None,
+            })
+        };
+        for i in &rs.intrinsic {
+            let concerned = printed_set(i.when.0).is_some_and(|s| s.contains(&i.when.1));
+            if let (true, Some(set)) = (concerned, printed_set(i.char)) {
+                for a in i.of(&set) {
+                    if !list.contains(a) {
+                        list.push(a.clone());
+                    }
+                }
+            }
+        }
         for (i, d) in statics.iter().enumerate() {
             list.push(Ability::Static {
                 class: id,
@@ -577,8 +594,50 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
             "one effect changes either objects or players, not both: split it into two",
         ));
     }
+    // A change to symbols that give abilities (CR 305.6-305.7) writes those abilities too.
+    let makes = |ops: &[(SlotTarget, Change, Span, bool)],
+                 i: &rulecraft_core::ruleset::Intrinsic| {
+        ops.iter().find_map(|(t, c, _, _)| {
+            if *t != SlotTarget::Char(i.when.0) {
+                return None;
+            }
+            match c {
+                Change::SetSymbols(l) | Change::SetInCategories { set: l, .. } => {
+                    Some(l.set.contains(&i.when.1))
+                }
+                Change::AddSymbols(l) => l.set.contains(&i.when.1).then_some(true),
+                Change::RemoveSymbols(l) => l.set.contains(&i.when.1).then_some(false),
+                _ => None,
+            }
+        })
+    };
+    let whens: Vec<Option<bool>> = ops
+        .iter()
+        .map(|(t, _, _, _)| match t {
+            SlotTarget::Char(ch) => rs.intrinsic_of(*ch).and_then(|i| makes(&ops, i)),
+            SlotTarget::Prop(_) => None,
+        })
+        .collect();
     let mut lowered = Vec::new();
-    for (target, change, sp, continuous) in ops {
+    for ((target, change, sp, continuous), made) in ops.into_iter().zip(whens) {
+        let intrinsic = match target {
+            SlotTarget::Char(ch) => rs.intrinsic_of(ch).is_some(),
+            SlotTarget::Prop(_) => false,
+        };
+        let change = match change {
+            Change::SetSymbols(_)
+            | Change::SetInCategories { .. }
+            | Change::AddSymbols(_)
+            | Change::RemoveSymbols(_)
+                if intrinsic =>
+            {
+                Change::WithIntrinsic {
+                    change: Box::new(change),
+                    makes: made,
+                }
+            }
+            c => c,
+        };
         let Some(layer) = rs.layer_for(target, change.kind(), defining) else {
             let n = match target {
                 SlotTarget::Char(c) => rs.char(c).name.clone(),

@@ -9,8 +9,8 @@ use crate::syntax::Stmt;
 use rulecraft_core::effect::{Change, Op, OpKind};
 use rulecraft_core::ids::LayerId;
 use rulecraft_core::ruleset::{
-    Category, ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget,
-    StateCheck, ZoneDef,
+    Category, ChangeClass, CharDef, CharKind, CounterDef, Intrinsic, LayerDef, PropDef, Slot,
+    SlotTarget, StateCheck, ZoneDef,
 };
 use rulecraft_core::{Ability, Symbol};
 
@@ -372,6 +372,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             }
         }
         "categories" => categories(env, s, &mut c)?,
+        "intrinsic" => intrinsic(env, s, &mut c)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -399,6 +400,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "copiable",
                     "face",
                     "categories",
+                    "intrinsic",
                 ],
             ))
         }
@@ -506,6 +508,72 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
             members,
         });
     }
+    Ok(())
+}
+
+/// `intrinsic subtypes when types has land { forest: "{T}: Add {G}." ... }`: the abilities some
+/// symbols give an object that holds a symbol in another characteristic (CR 305.6).
+fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
+    let rs = &env.ruleset;
+    let symbols_char = |c: &mut Cursor| -> Res<rulecraft_core::CharId> {
+        let (n, sp) = c.name("a symbols characteristic")?;
+        let id = rs.char_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "characteristic",
+                &n,
+                rs.characteristics.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if rs.char(id).kind != CharKind::Symbols {
+            return Err(Diagnostic::new(
+                sp,
+                format!("`{n}` is not a symbols characteristic: its symbols give the abilities"),
+            ));
+        }
+        Ok(id)
+    };
+    let at = c.here();
+    let ch = symbols_char(c)?;
+    if rs.intrinsic_of(ch).is_some() {
+        return Err(Diagnostic::new(
+            at,
+            format!("the abilities of `{}` are declared twice", rs.char(ch).name),
+        ));
+    }
+    if rs.char_of_kind(CharKind::Abilities).is_none() {
+        return Err(Diagnostic::new(
+            at,
+            "this ruleset declares no `abilities` characteristic for the abilities to go in",
+        ));
+    }
+    c.expect_word("when")?;
+    let by = symbols_char(c)?;
+    c.expect_word("has")?;
+    let (w, _) = c.name_or_string("a symbol")?;
+    c.finish()?;
+    let mut abilities = Vec::new();
+    for item in block(s, "the abilities")? {
+        no_block(item)?;
+        let mut ic = Cursor::new(&item.head);
+        let (sym, ssp) = ic.name_or_string("a symbol")?;
+        let sym = Symbol::new(&sym);
+        if abilities.iter().any(|(x, _)| *x == sym) {
+            return Err(Diagnostic::new(
+                ssp,
+                format!("`{sym}` is given its abilities twice"),
+            ));
+        }
+        ic.expect_punct(":")?;
+        let (a, _) = ic.name_or_string("an ability")?;
+        ic.finish()?;
+        abilities.push((sym, Ability::Keyword(Symbol::new(&a))));
+    }
+    env.ruleset.intrinsic.push(Intrinsic {
+        char: ch,
+        when: (by, Symbol::new(&w)),
+        abilities,
+    });
     Ok(())
 }
 
