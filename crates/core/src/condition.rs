@@ -78,6 +78,8 @@ pub enum Cond {
     Not(Box<Cond>),
     /// The tested object's symbol set (or ability list) holds the symbol.
     Has(ObjRef, CharId, Symbol),
+    /// The object's ability list holds an ability of this kind ("has an activated ability").
+    HasKind(ObjRef, CharId, crate::value::AbilityKind),
     Cmp(NumExpr, CmpOp, NumExpr),
     InZone(ZoneId),
     InPlay,
@@ -377,11 +379,17 @@ impl Ctx<'_> {
                 match self.value_for(o, *ch, sym) {
                     Value::Symbols(s) => s.contains(sym),
                     Value::Abilities(a) => a.iter().any(|x| match x {
-                        Ability::Keyword(k) => k == sym,
+                        Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k == sym,
                         Ability::Static { text, .. } => **text == *sym.as_str(),
                     }),
                     _ => false,
                 }
+            }
+            Cond::HasKind(r, ch, k) => {
+                let Some(o) = self.object(*r, this) else {
+                    return false;
+                };
+                matches!(self.value(o, *ch), Value::Abilities(a) if a.iter().any(|x| x.is(*k)))
             }
             Cond::Cmp(l, op, r) => match (self.eval(l, this), self.eval(r, this)) {
                 (Some(a), Some(b)) => match op {
@@ -674,7 +682,7 @@ impl Cond {
             | Cond::AnyObject => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
             Cond::Not(c) => c.is_local(),
-            Cond::Has(r, _, _) => *r == ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasKind(r, _, _) => *r == ObjRef::This,
             Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
             // They read the values of the object it is attached to.
             Cond::Exists(_) | Cond::OnTop(_) | Cond::AttachedTo(_) | Cond::LegallyAttached => false,
@@ -746,7 +754,7 @@ impl Cond {
             Cond::IsSource | Cond::IsAttached | Cond::Linked => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
             Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.names_source(),
-            Cond::Has(r, _, _) => *r != ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasKind(r, _, _) => *r != ObjRef::This,
             Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
             _ => false,
         }
@@ -895,6 +903,7 @@ impl Cond {
                 }
             }
             Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
+            Cond::HasKind(_, ch, _) => out.add_char(*ch),
             Cond::Cmp(a, _, b) => {
                 a.reads(controller, out);
                 b.reads(controller, out);

@@ -86,6 +86,13 @@ pub enum Change {
         change: Box<Change>,
         makes: Option<bool>,
     },
+    /// "Has all activated abilities of all creature cards in all graveyards" (Necrotic Ooze): the
+    /// abilities of a kind (`None`: all) of every object, in any zone, that satisfies `among`, as
+    /// derived so far.
+    AbilitiesOf {
+        kind: Option<crate::value::AbilityKind>,
+        among: Cond,
+    },
     /// One ability per symbol of a characteristic among matching objects ("protection from the
     /// colors of permanents you control"): `template` with `{}` replaced by the symbol.
     AbilitiesPer {
@@ -123,9 +130,10 @@ impl Change {
             | Change::SetText(_) => OpKind::Set,
             Change::Modify(_) => OpKind::Modify,
             Change::SwitchWith(_) => OpKind::Switch,
-            Change::AddSymbols(_) | Change::AddAbilities(_) | Change::AbilitiesPer { .. } => {
-                OpKind::Add
-            }
+            Change::AddSymbols(_)
+            | Change::AddAbilities(_)
+            | Change::AbilitiesPer { .. }
+            | Change::AbilitiesOf { .. } => OpKind::Add,
             Change::RemoveSymbols(_) | Change::RemoveAbilities(_) => OpKind::Remove,
             Change::CopyOf(_) | Change::SetValues(_) | Change::MergeAbilities(_) => OpKind::Copy,
             Change::TextOf(_) | Change::ReplaceWord(..) => OpKind::Text,
@@ -202,7 +210,7 @@ impl EffectDef {
         let mut from = |l: &[Ability]| {
             out.extend(l.iter().filter_map(|a| match a {
                 Ability::Static { class, .. } => Some(*class),
-                Ability::Keyword(_) => None,
+                Ability::Keyword(_) | Ability::Kinded { .. } => None,
             }))
         };
         for op in &self.ops {
@@ -221,6 +229,20 @@ impl EffectDef {
         out
     }
 
+    /// Whether the effect can give an object static abilities of any class (the abilities of
+    /// other objects), which `granted_classes` cannot list.
+    pub fn grants_any(&self) -> bool {
+        self.ops.iter().any(|o| {
+            matches!(
+                o.change,
+                Change::AbilitiesOf {
+                    kind: None | Some(crate::value::AbilityKind::Static),
+                    ..
+                }
+            )
+        })
+    }
+
     /// Whether anything the effect reads (whom it affects, "as long as", its amounts) counts
     /// counters.
     pub fn reads_counters(&self) -> bool {
@@ -231,7 +253,9 @@ impl EffectDef {
             || self.while_cond.as_ref().is_some_and(Cond::reads_counters)
             || self.ops.iter().any(|o| match &o.change {
                 Change::SetNumber(e) | Change::Modify(e) => e.reads_counters(),
-                Change::AbilitiesPer { among, .. } => among.reads_counters(),
+                Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
+                    among.reads_counters()
+                }
                 _ => false,
             })
     }

@@ -285,6 +285,18 @@ impl GameState {
             stack.extend(e.def.granted_classes());
             out.push(&e.def);
         }
+        // An effect that gives the abilities of other objects can give any class's: where the
+        // content has one, every class counts.
+        let any = self.effects.iter().any(|e| e.def.grants_any())
+            || self.content.classes.iter().any(|c| {
+                c.statics.iter().any(|d| d.grants_any())
+                    || c.spell
+                        .as_ref()
+                        .is_some_and(|s| s.effects.iter().any(|(_, d)| d.grants_any()))
+            });
+        if any {
+            stack.extend((0..self.content.classes.len() as u32).map(crate::ids::ClassId));
+        }
         while let Some(c) = stack.pop() {
             if std::mem::replace(&mut seen[c.index()], true) {
                 continue;

@@ -249,9 +249,11 @@ impl SymbolSet {
     }
 }
 
-/// An ability an object has: a keyword, or one of the static abilities written on an object class.
+/// An ability an object has: a keyword, one of the static abilities written on an object class,
+/// or an ability of another kind named by its text.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Ability {
+    /// A keyword or other static ability named by its text ("flying").
     Keyword(Symbol),
     /// The `index`-th static ability of `class`; `text` is its rules text, for display.
     Static {
@@ -259,12 +261,66 @@ pub enum Ability {
         index: u16,
         text: Arc<str>,
     },
+    /// An activated, mana or triggered ability, named by its text (CR 113.3).
+    Kinded { kind: AbilityKind, name: Symbol },
+}
+
+/// The kinds of abilities (CR 113.3): static, activated, triggered; mana abilities (CR 605) are
+/// activated abilities of their own kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum AbilityKind {
+    Static,
+    Activated,
+    Mana,
+    Triggered,
+}
+
+impl AbilityKind {
+    pub const ALL: [AbilityKind; 4] = [
+        AbilityKind::Static,
+        AbilityKind::Activated,
+        AbilityKind::Mana,
+        AbilityKind::Triggered,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            AbilityKind::Static => "static",
+            AbilityKind::Activated => "activated",
+            AbilityKind::Mana => "mana",
+            AbilityKind::Triggered => "triggered",
+        }
+    }
+    pub fn named(w: &str) -> Option<AbilityKind> {
+        AbilityKind::ALL.into_iter().find(|k| k.name() == w)
+    }
+}
+
+impl Ability {
+    /// Its kind: keywords and written static abilities are static.
+    pub fn kind(&self) -> AbilityKind {
+        match self {
+            Ability::Keyword(_) | Ability::Static { .. } => AbilityKind::Static,
+            Ability::Kinded { kind, .. } => *kind,
+        }
+    }
+    /// Whether it is of kind `k`; a mana ability is an activated ability too (CR 605.1a).
+    pub fn is(&self, k: AbilityKind) -> bool {
+        let mine = self.kind();
+        mine == k || (k == AbilityKind::Activated && mine == AbilityKind::Mana)
+    }
+    /// The name expectations and `has` compare: a keyword's, the rules text otherwise.
+    pub fn name(&self) -> &str {
+        match self {
+            Ability::Keyword(s) | Ability::Kinded { name: s, .. } => s.as_str(),
+            Ability::Static { text, .. } => text,
+        }
+    }
 }
 
 impl fmt::Display for Ability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Ability::Keyword(s) => write!(f, "{s}"),
+            Ability::Keyword(s) | Ability::Kinded { name: s, .. } => write!(f, "{s}"),
             Ability::Static { text, .. } => write!(f, "\"{text}\""),
         }
     }

@@ -409,10 +409,19 @@ fn check(
                 }));
             }
         }
-        Expect::Char { obj: r, ch, want } => {
+        Expect::Char {
+            obj: r,
+            ch,
+            want,
+            of_kind,
+        } => {
             let o = obj(state, names, r)?;
-            let actual = state.characteristic(o, *ch).clone();
-            let cname = &state.ruleset.char(*ch).name;
+            let mut actual = state.characteristic(o, *ch).clone();
+            let mut cname = state.ruleset.char(*ch).name.clone();
+            if let (Some(k), Value::Abilities(list)) = (of_kind, &actual) {
+                actual = Value::Abilities(list.iter().filter(|a| a.is(*k)).cloned().collect());
+                cname = format!("{} {cname}", k.name());
+            }
             let ok = match want {
                 Want::Equals(v) => &actual == v,
                 Want::Abilities(list) => {

@@ -74,6 +74,9 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
                 None => Vec::new(),
             }
         }
+        Change::AbilitiesOf { kind, among } => {
+            vec![Value::Abilities(abilities_of(ctx, op, *kind, among).into())]
+        }
         Change::AbilitiesPer { of, among, .. } => {
             let mut syms = crate::value::SymbolSet::default();
             let each = ctx.aggregate(among, Some(*of));
@@ -105,7 +108,7 @@ pub(super) fn op_probe(
             out.push(Some(intrinsic_applies(ctx, subject, op) as i64));
             true
         }
-        Change::TextOf(_) | Change::AbilitiesPer { .. } => false,
+        Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::AbilitiesOf { .. } => false,
         _ => true,
     }
 }
@@ -359,6 +362,18 @@ pub(super) fn change(
                 other => other.clone(),
             }
         }
+        Change::AbilitiesOf { kind, among } => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.to_vec(),
+                _ => Vec::new(),
+            };
+            for a in abilities_of(ctx, op, *kind, among) {
+                if !have.contains(&a) {
+                    have.push(a);
+                }
+            }
+            Value::Abilities(have.into())
+        }
         Change::AbilitiesPer {
             template,
             of,
@@ -388,6 +403,34 @@ pub(super) fn change(
         }
     };
     vec![(op.target, v)]
+}
+
+/// The abilities of kind `kind` (all with `None`) of the objects, in any zone and in id order, that
+/// satisfy `among`, read from the characteristic `op` writes as derived so far.
+fn abilities_of(
+    ctx: &Ctx,
+    op: &Op,
+    kind: Option<crate::value::AbilityKind>,
+    among: &crate::condition::Cond,
+) -> Vec<Ability> {
+    let SlotTarget::Char(ac) = op.target else {
+        return Vec::new();
+    };
+    let each = ctx.aggregate(among, Some(ac));
+    let mut out: Vec<Ability> = Vec::new();
+    for o in ctx.state.object_ids() {
+        if !each.test(among, Subject::Object(o)) {
+            continue;
+        }
+        if let Value::Abilities(list) = each.value(o, ac) {
+            for a in list.iter() {
+                if kind.is_none_or(|k| a.is(k)) && !out.contains(a) {
+                    out.push(a.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether the subject of a change to a characteristic whose symbols give abilities is concerned
@@ -542,6 +585,7 @@ pub(super) fn apply_in_place(
                             op.change,
                             Change::TextOf(_)
                                 | Change::AbilitiesPer { .. }
+                                | Change::AbilitiesOf { .. }
                                 | Change::WithIntrinsic { .. }
                         )
                     })

@@ -282,7 +282,7 @@ impl Touch {
             Touch::Names(
                 l.iter()
                     .map(|a| match a {
-                        Ability::Keyword(k) => k.clone(),
+                        Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
                         Ability::Static { text, .. } => Symbol::new(text),
                     })
                     .collect(),

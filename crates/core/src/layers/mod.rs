@@ -255,6 +255,13 @@ impl Candidate {
                         f.add_char(*of);
                         among.reads(controller, &mut f);
                     }
+                    // The abilities of the objects it reads them from.
+                    Change::AbilitiesOf { among, .. } => {
+                        if let SlotTarget::Char(c) = op.target {
+                            f.add_char(c);
+                        }
+                        among.reads(controller, &mut f);
+                    }
                     // Whether the subject is a land (CR 305.6).
                     Change::WithIntrinsic { makes: None, .. } => {
                         if let Some(i) = match op.target {

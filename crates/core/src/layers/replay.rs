@@ -381,6 +381,7 @@ fn apply_step(
                     o.change,
                     Change::TextOf(_)
                         | Change::AbilitiesPer { .. }
+                        | Change::AbilitiesOf { .. }
                         | Change::SetPlayer(_)
                         | Change::WithIntrinsic { .. }
                 )

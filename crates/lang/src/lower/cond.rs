@@ -7,7 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
 use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef};
 use rulecraft_core::ruleset::CharKind;
-use rulecraft_core::Symbol;
+use rulecraft_core::{AbilityKind, Symbol};
 
 /// Words that end a condition's implicit "and" run.
 const STOP: [&str; 5] = ["or", "and", "then", "to", "of"];
@@ -264,6 +264,27 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                             kind.name()
                         ),
                     ));
+                }
+                // `abilities has an activated ability`: an ability of that kind (CR 113.3).
+                let save_kind = c.pos;
+                if kind == CharKind::Abilities {
+                    c.eat_word("a");
+                    c.eat_word("an");
+                    let k = c.peek().and_then(|t| t.word()).and_then(AbilityKind::named);
+                    let noun = c
+                        .peek_at(1)
+                        .is_some_and(|t| t.is_word("ability") || t.is_word("abilities"));
+                    if let (Some(k), true) = (k, noun) {
+                        c.bump();
+                        c.bump();
+                        let cond = Cond::HasKind(obj, ch, k);
+                        return Ok(if lacks {
+                            Cond::Not(Box::new(cond))
+                        } else {
+                            cond
+                        });
+                    }
+                    c.pos = save_kind;
                 }
                 let (sym, _) = c.name_or_string("a symbol after `has`")?;
                 let cond = Cond::Has(obj, ch, Symbol::new(&sym));

@@ -13,7 +13,7 @@ use rulecraft_core::effect::{
     Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef,
 };
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
-use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
+use rulecraft_core::{Ability, AbilityKind, ClassId, Symbol, SymbolSet, Value};
 use std::sync::Arc;
 
 /// Whether a statement starts an object class: `card "Name" { ... }` or `object "Name" { ... }`.
@@ -303,7 +303,45 @@ fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
     if c.peek().is_some_and(|t| t.is_word("all")) {
         return Err(c.err("ability names or `none` (`all` names every symbol, not abilities)"));
     }
-    Ok(symbols(c)?.iter().cloned().map(Ability::Keyword).collect())
+    if c.eat_word("none") {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    loop {
+        out.push(ability(c)?);
+        if !c.eat_punct(",") {
+            break;
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// One ability in a list: a keyword (`flying`, `"first strike"`), or an ability of a kind named
+/// by its text (CR 113.3): `activated "..."`, `mana "{T}: Add {G}."`, `triggered "..."`;
+/// `static "..."` is a keyword.
+pub fn ability(c: &mut Cursor) -> Res<Ability> {
+    let kind = c
+        .peek()
+        .and_then(|t| t.word())
+        .and_then(AbilityKind::named)
+        .filter(|_| {
+            c.peek_at(1)
+                .is_some_and(|t| matches!(t.tok, Tok::Word(_) | Tok::Str(_)))
+        });
+    if kind.is_some() {
+        c.bump();
+    }
+    let (w, _) = c.name_or_string("an ability")?;
+    if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
+        return Err(Diagnostic::new(c.toks[c.pos - 1].span, "`chosen` names a choice made as an object enters: it belongs in an effect, not a printed value"));
+    }
+    let name = Symbol::new(&w);
+    Ok(match kind {
+        None | Some(AbilityKind::Static) => Ability::Keyword(name),
+        Some(kind) => Ability::Kinded { kind, name },
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -530,6 +568,20 @@ fn effect(env: &Env, s: &Stmt, text: &str, defining: bool, kind: EffectKind) -> 
                     of,
                     among,
                 }
+            }
+            (CharKind::Abilities, '+')
+                if c.peek()
+                    .and_then(|t| t.word())
+                    .is_some_and(|w| w == "all" || AbilityKind::named(w).is_some())
+                    && c.peek_at(1).is_some_and(|t| t.is_word("abilities"))
+                    && c.peek_at(2).is_some_and(|t| t.is_word("of")) =>
+            {
+                // `abilities += activated abilities of in graveyard and types has creature`
+                let kind = c.bump().and_then(|t| t.word()).and_then(AbilityKind::named);
+                c.bump();
+                c.bump();
+                let among = condition(env, &mut c, allow)?;
+                Change::AbilitiesOf { kind, among }
             }
             (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
             (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),

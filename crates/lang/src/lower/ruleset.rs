@@ -565,9 +565,9 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
             ));
         }
         ic.expect_punct(":")?;
-        let (a, _) = ic.name_or_string("an ability")?;
+        let a = super::content::ability(&mut ic)?;
         ic.finish()?;
-        abilities.push((sym, Ability::Keyword(Symbol::new(&a))));
+        abilities.push((sym, a));
     }
     env.ruleset.intrinsic.push(Intrinsic {
         char: ch,
