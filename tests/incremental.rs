@@ -259,17 +259,17 @@ mod boards {
         fn new_counters_give_what_a_full_derivation_gives(
             counts in prop::collection::vec(0u8..3, 9),
             creatures in 4usize..16,
-            puts in prop::collection::vec((any::<u16>(), -2i64..3, any::<bool>()), 1..12),
+            puts in prop::collection::vec((any::<u16>(), -2i64..3, 0u8..3), 1..12),
         ) {
             let (mut s, objects) = board(&counts, creatures);
-            let plus = s.ruleset.counter_id("+1/+1").unwrap();
-            let minus = s.ruleset.counter_id("-1/-1").unwrap();
-            for (pick, count, up) in puts {
+            // Number counters, and a keyword counter (CR 122.1b: its ability applies in layer 6).
+            let kinds = ["+1/+1", "-1/-1", "flying"].map(|k| s.ruleset.counter_id(k).unwrap());
+            for (pick, count, kind) in puts {
                 let object = objects[pick as usize % objects.len()];
                 if !s.in_play(object) {
                     continue;
                 }
-                let counter = if up { plus } else { minus };
+                let counter = kinds[kind as usize];
                 if count == 0 {
                     continue;
                 }
