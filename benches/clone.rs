@@ -38,14 +38,13 @@ fn board() -> GameState {
                 choices: vec![],
                 copy_of: None,
                 face_down: false,
+                // An Aura enters attached (an unattached one would go to the graveyard).
+                attached_to: (name == "Control Magic").then(|| creatures[creatures.len() - 1]),
             }]))
             .expect("object enters");
         let id = out.created[0];
         if name == "Grizzly Bears" {
             creatures.push(id);
-        } else if name == "Control Magic" {
-            let to = creatures[creatures.len() - 1];
-            s.apply(Action::Attach { object: id, to }).expect("attach");
         }
     }
     let plus = rs.counter_id("+1/+1").expect("counter");
@@ -68,6 +67,7 @@ fn board() -> GameState {
                 choices: vec![],
                 copy_of: None,
                 face_down: false,
+                attached_to: None,
             }]))
             .expect("spell")
             .created[0];

@@ -29,6 +29,7 @@ fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
         choices: vec![],
         copy_of: None,
         face_down: false,
+        attached_to: None,
     }
 }
 
@@ -125,12 +126,10 @@ fn reattaching_to_the_same_object_keeps_the_timestamp() {
     let mut s = game("mtg-2020");
     let a = enter(&mut s, "Grizzly Bears", 0, "battlefield");
     let b = enter(&mut s, "Walking Corpse", 0, "battlefield");
-    let aura = enter(&mut s, "Control Magic", 1, "battlefield");
-    s.apply(Action::Attach {
-        object: aura,
-        to: a,
-    })
-    .unwrap();
+    // An Aura enters attached (an unattached one goes to the graveyard, CR 704.5m).
+    let mut n = new(&s, "Control Magic", 1, "battlefield");
+    n.attached_to = Some(a);
+    let aura = s.apply(Action::Create(vec![n])).unwrap().created[0];
     let t1 = s.object(aura).timestamp;
     s.apply(Action::Attach {
         object: aura,

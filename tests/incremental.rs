@@ -93,6 +93,41 @@ fn a_counter_reaches_an_earlier_layer_that_counts_counters() {
     );
 }
 
+/// A keyword counter (CR 122.1b) applies in layer 6 (CR 613.1f): a new one reuses the layers
+/// before 6, not those before 7c, and gives what a full derivation gives, put on or taken off.
+#[test]
+fn a_keyword_counter_reaches_the_layer_of_its_ability() {
+    let mut s = game(&["tests/data/incremental.cards"]);
+    let bear = enter(&mut s, "Plain Bear");
+    enter(&mut s, "Bear Anthem");
+    let abilities = s.ruleset.char_id("abilities").unwrap();
+    let flying = s.ruleset.counter_id("flying").unwrap();
+    let _ = s.derived();
+    s.apply(Action::AddCounters {
+        object: bear,
+        counter: flying,
+        count: 1,
+    })
+    .unwrap();
+    assert_eq!(s.derived().reused_layers, layer_index(&s, "6"));
+    assert_eq!(s.characteristic(bear, abilities).to_string(), "flying");
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(&s, false).sheet)
+    );
+    s.apply(Action::AddCounters {
+        object: bear,
+        counter: flying,
+        count: -1,
+    })
+    .unwrap();
+    assert_eq!(s.characteristic(bear, abilities).to_string(), "none");
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(&s, false).sheet)
+    );
+}
+
 /// A -1/-1 counter that leaves a creature with no toughness: the state-based check, run on the
 /// objects the change reached, puts it into the graveyard.
 #[test]
@@ -227,17 +262,17 @@ mod boards {
         fn new_counters_give_what_a_full_derivation_gives(
             counts in prop::collection::vec(0u8..3, 9),
             creatures in 4usize..16,
-            puts in prop::collection::vec((any::<u16>(), -2i64..3, any::<bool>()), 1..12),
+            puts in prop::collection::vec((any::<u16>(), -2i64..3, 0u8..3), 1..12),
         ) {
             let (mut s, objects) = board(&counts, creatures);
-            let plus = s.ruleset.counter_id("+1/+1").unwrap();
-            let minus = s.ruleset.counter_id("-1/-1").unwrap();
-            for (pick, count, up) in puts {
+            // Number counters, and a keyword counter (CR 122.1b: its ability applies in layer 6).
+            let kinds = ["+1/+1", "-1/-1", "flying"].map(|k| s.ruleset.counter_id(k).unwrap());
+            for (pick, count, kind) in puts {
                 let object = objects[pick as usize % objects.len()];
                 if !s.in_play(object) {
                     continue;
                 }
-                let counter = if up { plus } else { minus };
+                let counter = kinds[kind as usize];
                 if count == 0 {
                     continue;
                 }

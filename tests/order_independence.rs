@@ -39,6 +39,8 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
     let gy = s.ruleset.zone_id("graveyard").unwrap();
     let plus = s.ruleset.counter_id("+1/+1").unwrap();
     let time = s.ruleset.counter_id("time").unwrap();
+    // A keyword counter (CR 122.1b): it applies in layer 6, not with the number counters.
+    let flying = s.ruleset.counter_id("flying").unwrap();
     for &(a, b, kind) in program {
         let class = ClassId((a % n_classes) as u32);
         let player = PlayerId(kind % 2);
@@ -100,11 +102,18 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                         object: pick(a),
                         to: pick(b),
                     })
-                } else {
+                } else if b % 4 == 1 {
                     s.apply(Action::AddCounters {
                         object: pick(a),
                         counter: if b % 3 == 1 { time } else { plus },
                         count: 1,
+                    })
+                } else {
+                    // Put on, or (one time in three) taken off.
+                    s.apply(Action::AddCounters {
+                        object: pick(a),
+                        counter: flying,
+                        count: if b % 3 == 0 { -1 } else { 1 },
                     })
                 }
             }

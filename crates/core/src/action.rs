@@ -35,6 +35,9 @@ pub struct NewObject {
     pub copy_of: Option<ObjectId>,
     /// Enters face down.
     pub face_down: bool,
+    /// Enters attached to this object (an Aura put onto the battlefield attached): attached before
+    /// the state-based checks, with a new timestamp as it becomes attached.
+    pub attached_to: Option<ObjectId>,
 }
 
 impl NewObject {
@@ -49,6 +52,7 @@ impl NewObject {
             choices: Vec::new(),
             copy_of: None,
             face_down: false,
+            attached_to: None,
         }
     }
 }
@@ -204,6 +208,9 @@ impl GameState {
                     if let Some(o) = n.copy_of {
                         self.check_object(o)?;
                     }
+                    if let Some(o) = n.attached_to {
+                        self.check_object(o)?;
+                    }
                     self.check_player(n.owner)?;
                     if let Some(c) = n.controller {
                         self.check_player(c)?;
@@ -242,6 +249,9 @@ impl GameState {
                     if let Some(orig) = n.copy_of {
                         self.enter_as_copy(id, orig, ts);
                     }
+                    if let Some(to) = n.attached_to {
+                        self.attach(id, to);
+                    }
                 }
                 if into_play > 1 {
                     self.pending = Some(Arc::new(DecisionRequest::OrderTimestamps {
@@ -271,13 +281,7 @@ impl GameState {
                         self.object(object).name.to_string(),
                     ));
                 }
-                // Seed 003: a new timestamp when it becomes attached; none if already attached there.
-                if self.object(object).attached_to != Some(to) {
-                    let ts = self.new_timestamp();
-                    let o = self.object_mut(object);
-                    o.attached_to = Some(to);
-                    o.timestamp = ts;
-                }
+                self.attach(object, to);
             }
             Action::AddCounters {
                 object,
@@ -288,24 +292,7 @@ impl GameState {
                 if counter.index() >= self.ruleset.counters.len() {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
-                if count > 0 {
-                    let ts = self.new_timestamp();
-                    self.object_mut(object).counters.push(CounterPlacement {
-                        kind: counter,
-                        count,
-                        timestamp: ts,
-                    });
-                } else {
-                    // Remove from the latest placements first.
-                    let mut left = -count;
-                    let o = self.object_mut(object);
-                    for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
-                        let take = left.min(p.count);
-                        p.count -= take;
-                        left -= take;
-                    }
-                    o.counters.retain(|p| p.count > 0);
-                }
+                self.put_counters(object, counter, count);
             }
             Action::Resolve {
                 spell,
@@ -429,6 +416,65 @@ impl GameState {
         Ok(out)
     }
 
+    /// Attaches `object` to `to`. Seed 003: a new timestamp when it becomes attached; none if
+    /// already attached there. CR 701.3b: an object whose class says what it attaches to does not
+    /// move onto an object it could not be attached to.
+    fn attach(&mut self, object: ObjectId, to: ObjectId) {
+        if self.object(object).attached_to == Some(to) || !self.could_attach(object, to) {
+            return;
+        }
+        let ts = self.new_timestamp();
+        let o = self.object_mut(object);
+        o.attached_to = Some(to);
+        o.timestamp = ts;
+    }
+
+    /// Whether `object` could be attached to `to`: its class's `attaches to:` condition holds for
+    /// `to`, tested with `object` as the source and its controller as "you" (CR 303.4, 301.5).
+    pub fn could_attach(&self, object: ObjectId, to: ObjectId) -> bool {
+        let free = self
+            .content
+            .class(self.object(object).class)
+            .attaches_to
+            .is_none();
+        if free {
+            return object != to;
+        }
+        Ctx::new(self, &self.derived().sheet, None, None, &[]).could_attach(object, to)
+    }
+
+    /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
+    /// placements first).
+    fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
+        let keyword = !self.ruleset.counters[counter.index()].ops.is_empty();
+        if count > 0 {
+            let ts = self.new_timestamp();
+            let o = self.object_mut(object);
+            // Counters of one kind are interchangeable (CR 122.1): a keyword counter's
+            // timestamp is the latest time one of its kind was put on the object.
+            if keyword {
+                for p in o.counters.iter_mut().filter(|p| p.kind == counter) {
+                    p.timestamp = ts;
+                }
+            }
+            o.counters.push(CounterPlacement {
+                kind: counter,
+                count,
+                timestamp: ts,
+            });
+        } else {
+            // Remove from the latest placements first.
+            let mut left = -count;
+            let o = self.object_mut(object);
+            for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
+                let take = left.min(p.count);
+                p.count -= take;
+                left -= take;
+            }
+            o.counters.retain(|p| p.count > 0);
+        }
+    }
+
     /// Seed 004, layer 1a: an object that enters as a copy takes the copiable values of the
     /// original as they are now; the copy effect has the object's timestamp.
     fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
@@ -477,6 +523,7 @@ impl GameState {
                     target,
                     change,
                     layer,
+                    continuous: false,
                 }],
                 zones: Vec::new(),
                 affects_text: Default::default(),
@@ -674,7 +721,8 @@ impl GameState {
                     },
                     d => d.clone(),
                 };
-                created.push((duration, self.snapshot_copies(def, targets), locked));
+                let def = self.snapshot_copies(def, targets);
+                created.push((duration, fix_numbers(&ctx, &def, &subs), locked));
             }
         }
         // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
@@ -718,6 +766,11 @@ impl GameState {
                         self.turn_face(t, *face_down);
                     }
                 }
+                OneShot::PutCounters { counter, count } => {
+                    for t in &objects {
+                        self.put_counters(*t, *counter, *count);
+                    }
+                }
             }
         }
         if let Some(z) = self.ruleset.resolved_zone {
@@ -734,7 +787,7 @@ impl GameState {
         let rs = self.ruleset.clone();
         for round in 0..1000 {
             let lapsed = self.end_lapsed_effects();
-            let mut moves: Vec<(ObjectId, ZoneId, String)> = Vec::new();
+            let mut moves: Vec<(ObjectId, Option<ZoneId>, String)> = Vec::new();
             self.refresh();
             // After a change that reached only some objects, only those can newly fail a check:
             // the others passed before it (or, after the first round, in the round before).
@@ -770,8 +823,18 @@ impl GameState {
                 self.settled = true;
                 return Ok(());
             }
-            let list: Vec<(ObjectId, ZoneId)> = moves.iter().map(|(o, z, _)| (*o, *z)).collect();
+            // Objects that move, move at once; an Equipment that is unattached stays where it is
+            // (CR 704.5n).
+            let list: Vec<(ObjectId, ZoneId)> = moves
+                .iter()
+                .filter_map(|(o, z, _)| z.map(|z| (*o, z)))
+                .collect();
             self.move_objects(&list);
+            for (o, z, _) in &moves {
+                if z.is_none() {
+                    self.object_mut(*o).attached_to = None;
+                }
+            }
             for (o, _, name) in moves {
                 out.state_checks.push((o, name));
             }
@@ -790,4 +853,42 @@ fn object_of(s: Subject) -> Option<ObjectId> {
 /// The first target that is an object.
 fn first_object(targets: &[Subject]) -> Option<ObjectId> {
     targets.iter().find_map(|t| object_of(*t))
+}
+
+/// CR 608.2h, 611.2c: a resolving spell's effect works out its numbers once, as it resolves, for
+/// each subject it locked ("+X/+0 where X is its power"); those written `continuously`, and
+/// written numbers, are left as they are. A subtraction stays one (it is ordered as a decrease).
+fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<EffectDef> {
+    use crate::condition::NumExpr;
+    let fix = |e: &NumExpr| -> Option<NumExpr> {
+        if e.is_constant() {
+            return None;
+        }
+        let inner = match e {
+            NumExpr::Neg(a) if !a.is_constant() => a,
+            _ => e,
+        };
+        let values: Vec<(Subject, Option<i64>)> =
+            subjects.iter().map(|s| (*s, ctx.eval(inner, *s))).collect();
+        let fixed = NumExpr::Fixed(Arc::from(values));
+        Some(match e {
+            NumExpr::Neg(a) if !a.is_constant() => NumExpr::Neg(Box::new(fixed)),
+            _ => fixed,
+        })
+    };
+    let mut out: Option<EffectDef> = None;
+    for (i, op) in def.ops.iter().enumerate() {
+        if op.continuous {
+            continue;
+        }
+        let fixed = match &op.change {
+            Change::SetNumber(e) => fix(e).map(Change::SetNumber),
+            Change::Modify(e) => fix(e).map(Change::Modify),
+            _ => None,
+        };
+        if let Some(c) = fixed {
+            out.get_or_insert_with(|| (**def).clone()).ops[i].change = c;
+        }
+    }
+    out.map_or_else(|| def.clone(), Arc::new)
 }

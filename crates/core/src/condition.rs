@@ -74,6 +74,9 @@ pub enum NumExpr {
     Sub(Box<NumExpr>, Box<NumExpr>),
     Mul(Box<NumExpr>, Box<NumExpr>),
     Neg(Box<NumExpr>),
+    /// A number fixed when a spell resolved, for each subject it locked (CR 608.2h, 611.2c: "+X/+0
+    /// where X is its power" takes X once); no number for any other subject. Reads nothing.
+    Fixed(std::sync::Arc<[(Subject, Option<i64>)]>),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -84,6 +87,8 @@ pub enum Cond {
     Not(Box<Cond>),
     /// The tested object's symbol set (or ability list) holds the symbol.
     Has(ObjRef, CharId, Symbol),
+    /// The object's ability list holds an ability of this kind ("has an activated ability").
+    HasKind(ObjRef, CharId, crate::value::AbilityKind),
     Cmp(NumExpr, CmpOp, NumExpr),
     InZone(ZoneId),
     InPlay,
@@ -120,6 +125,15 @@ pub enum Cond {
     Named(CharId, Word),
     /// The tested subject is the spell's target of that index (a named target).
     IsTargetAt(u8),
+    /// The tested subject is an object ("attached to an object").
+    AnyObject,
+    /// The tested object is attached to an object that satisfies the condition (tested on that
+    /// object, in the same context).
+    AttachedTo(Box<Cond>),
+    /// The tested object is attached to an object it could be attached to: its class's
+    /// `attaches to:` holds there, tested with it as the source and its controller as "you"
+    /// (CR 704.5m-n). Only in state-based checks: what it reads depends on each object's class.
+    LegallyAttached,
 }
 
 /// A word a condition names: written, or one of the source's choices ("the chosen name").
@@ -522,7 +536,7 @@ impl Ctx<'_> {
         match self.value_for(o, ch, sym) {
             Value::Symbols(s) => s.contains(sym),
             Value::Abilities(a) => a.iter().any(|x| match x {
-                Ability::Keyword(k) => k == sym,
+                Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k == sym,
                 Ability::Static { text, .. } => **text == *sym.as_str(),
             }),
             _ => false,
@@ -613,6 +627,12 @@ impl Ctx<'_> {
             }
             Cond::IsOuter => this_object(this).is_some_and(|o| Some(o) == self.outer),
             Cond::IsTargetAt(i) => self.targets.get(*i as usize) == Some(&this),
+            Cond::HasKind(r, ch, k) => {
+                let Some(o) = self.object(*r, this) else {
+                    return false;
+                };
+                matches!(self.value(o, *ch), Value::Abilities(a) if a.iter().any(|x| x.is(*k)))
+            }
             Cond::Cmp(l, op, r) => match (self.eval(l, this), self.eval(r, this)) {
                 (Some(a), Some(b)) => match op {
                     CmpOp::Lt => a < b,
@@ -660,6 +680,16 @@ impl Ctx<'_> {
             Cond::Linked => this_object(this).is_some_and(|o| {
                 self.source.is_some() && self.state.object(o).attached_to == self.source
             }),
+            Cond::AnyObject => matches!(this, Subject::Object(_)),
+            Cond::AttachedTo(c) => this_object(this)
+                .and_then(|o| self.state.object(o).attached_to)
+                .is_some_and(|t| self.test(c, Subject::Object(t))),
+            Cond::LegallyAttached => this_object(this).is_some_and(|o| {
+                self.state
+                    .object(o)
+                    .attached_to
+                    .is_some_and(|t| self.could_attach(o, t))
+            }),
             Cond::Exists(c) => {
                 if let Some(n) = self.overridden(cond) {
                     return n.is_some_and(|n| n > 0);
@@ -674,6 +704,26 @@ impl Ctx<'_> {
                 }) == Some(1)
             }
         }
+    }
+
+    /// Whether `o` could be attached to `t`: `o`'s class's `attaches to:` holds for `t`, tested with
+    /// `o` as the source and its controller as "you" (CR 303.4, 301.5); any object but itself
+    /// when its class says nothing.
+    pub fn could_attach(&self, o: ObjectId, t: ObjectId) -> bool {
+        if o == t {
+            return false;
+        }
+        let Some(cond) = &self
+            .state
+            .content
+            .class(self.state.object(o).class)
+            .attaches_to
+        else {
+            return true;
+        };
+        let ctx = Ctx::new(self.state, self.sheet, Some(o), self.controller(o), &[])
+            .recording(self.reads);
+        ctx.test(cond, Subject::Object(t))
     }
 
     /// Evaluates a numeric expression; `None` where a value is missing (no such number).
@@ -760,6 +810,7 @@ impl Ctx<'_> {
             NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,
             NumExpr::Mul(a, b) => self.eval(a, this)?.checked_mul(self.eval(b, this)?)?,
             NumExpr::Neg(a) => self.eval(a, this)?.checked_neg()?,
+            NumExpr::Fixed(list) => list.iter().find(|(s, _)| *s == this)?.1?,
         })
     }
 }
@@ -782,7 +833,8 @@ impl Ctx<'_> {
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)
             | NumExpr::Counters(..)
-            | NumExpr::AllCounters(..) => {
+            | NumExpr::AllCounters(..)
+            | NumExpr::Fixed(_) => {
                 out.push(self.eval(e, this));
                 true
             }
@@ -871,7 +923,7 @@ impl Cond {
             Cond::IsTarget | Cond::IsTargetAt(_) => true,
             Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r) => player(r),
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::uses_targets),
-            Cond::Not(c) | Cond::Exists(c) => c.uses_targets(),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.uses_targets(),
             Cond::Cmp(a, _, b) => a.uses_targets() || b.uses_targets(),
             _ => false,
         }
@@ -882,9 +934,12 @@ impl Cond {
     pub fn refers_outer(&self) -> bool {
         match self {
             Cond::IsOuter => true,
-            Cond::Has(r, ..) | Cond::HasChoice(r, ..) | Cond::Shares(r, _) => *r == ObjRef::Outer,
+            Cond::Has(r, ..)
+            | Cond::HasChoice(r, ..)
+            | Cond::Shares(r, _)
+            | Cond::HasKind(r, ..) => *r == ObjRef::Outer,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_outer),
-            Cond::Not(c) => c.refers_outer(),
+            Cond::Not(c) | Cond::AttachedTo(c) => c.refers_outer(),
             Cond::Cmp(a, _, b) => a.refers_outer() || b.refers_outer(),
             _ => false,
         }
@@ -894,7 +949,7 @@ impl Cond {
     pub fn reads_counters(&self) -> bool {
         match self {
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_counters),
-            Cond::Not(c) | Cond::Exists(c) => c.reads_counters(),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads_counters(),
             Cond::Cmp(a, _, b) => a.reads_counters() || b.reads_counters(),
             _ => false,
         }
@@ -917,14 +972,22 @@ impl Cond {
             | Cond::FaceDown
             | Cond::Linked
             | Cond::Named(..)
-            | Cond::IsTargetAt(_) => true,
+            | Cond::IsTargetAt(_)
+            | Cond::AnyObject => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
             Cond::Not(c) => c.is_local(),
-            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) => *r == ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) | Cond::HasKind(r, _, _) => {
+                *r == ObjRef::This
+            }
             Cond::Shares(r, _) => *r == ObjRef::This,
             Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
-            // `outer` is not part of the context a test of the tested object alone has.
-            Cond::Exists(_) | Cond::OnTop(_) | Cond::IsOuter => false,
+            // `outer` is not part of the context a test of the tested object alone has; the
+            // others read the values of other objects (the one it is attached to).
+            Cond::Exists(_)
+            | Cond::OnTop(_)
+            | Cond::IsOuter
+            | Cond::AttachedTo(_)
+            | Cond::LegallyAttached => false,
         }
     }
 }
@@ -1002,7 +1065,7 @@ impl NumExpr {
     /// no other object, no player's property).
     pub fn is_local(&self) -> bool {
         match self {
-            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Fixed(_) => true,
             NumExpr::Char(r, _)
             | NumExpr::SetSize(r, _)
             | NumExpr::Counters(r, _)
@@ -1024,8 +1087,8 @@ impl Cond {
             Cond::IsSource | Cond::IsAttached | Cond::Linked | Cond::HasChoice(..) => true,
             Cond::Named(_, w) => matches!(w, Word::Choice(_)),
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
-            Cond::Not(c) | Cond::Exists(c) => c.names_source(),
-            Cond::Has(r, _, _) | Cond::Shares(r, _) => names_source(*r),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.names_source(),
+            Cond::Has(r, _, _) | Cond::Shares(r, _) | Cond::HasKind(r, _, _) => names_source(*r),
             Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
             _ => false,
         }
@@ -1178,14 +1241,23 @@ impl Cond {
             | Cond::Linked
             | Cond::OwnedBy(_)
             | Cond::IsOuter
-            | Cond::IsTargetAt(_) => {}
+            | Cond::IsTargetAt(_)
+            | Cond::AnyObject => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
-            Cond::Not(c) | Cond::Exists(c) => c.reads(controller, out),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads(controller, out),
+            // What each class's `attaches to:` reads is not known here; the condition is allowed
+            // only in state-based checks, which test every object after every change.
+            Cond::LegallyAttached => {
+                if let Some(c) = controller {
+                    out.add_char(c);
+                }
+            }
             Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
             // The symbol a choice names is not known here: any change to the characteristic.
-            Cond::HasChoice(_, ch, _) | Cond::Shares(_, ch) | Cond::Named(ch, _) => {
-                out.add_char(*ch)
-            }
+            Cond::HasChoice(_, ch, _)
+            | Cond::Shares(_, ch)
+            | Cond::Named(ch, _)
+            | Cond::HasKind(_, ch, _) => out.add_char(*ch),
             Cond::Cmp(a, _, b) => {
                 a.reads(controller, out);
                 b.reads(controller, out);
@@ -1222,7 +1294,8 @@ impl NumExpr {
             NumExpr::Const(_)
             | NumExpr::Nothing
             | NumExpr::Counters(..)
-            | NumExpr::AllCounters(_) => {}
+            | NumExpr::AllCounters(_)
+            | NumExpr::Fixed(_) => {}
             NumExpr::Char(_, c) | NumExpr::SetSize(_, c) => out.add_char(*c),
             NumExpr::Prop(_, p) => out.add_prop(*p),
             NumExpr::Count(c) => c.reads(controller, out),
@@ -1380,7 +1453,7 @@ impl Cond {
     pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
         match self {
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.aggregates(out)),
-            Cond::Not(c) => c.aggregates(out),
+            Cond::Not(c) | Cond::AttachedTo(c) => c.aggregates(out),
             Cond::Exists(c) => {
                 c.aggregates(out);
                 out.push(Aggregate::Exists(self));
@@ -1407,7 +1480,10 @@ impl Cond {
             | Cond::Shares(..)
             | Cond::HasChoice(..)
             | Cond::Named(..)
-            | Cond::IsTargetAt(_) => {}
+            | Cond::IsTargetAt(_)
+            | Cond::HasKind(..)
+            | Cond::AnyObject
+            | Cond::LegallyAttached => {}
         }
     }
 
@@ -1417,9 +1493,15 @@ impl Cond {
         match self {
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_to_others),
             Cond::Not(c) | Cond::Exists(c) => c.refers_to_others(),
-            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) => *r != ObjRef::This,
+            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) | Cond::HasKind(r, _, _) => {
+                *r != ObjRef::This
+            }
             Cond::Cmp(a, _, b) => a.refers_to_others() || b.refers_to_others(),
-            Cond::OnTop(_) | Cond::IsOuter | Cond::Shares(..) => true,
+            Cond::OnTop(_)
+            | Cond::IsOuter
+            | Cond::Shares(..)
+            | Cond::AttachedTo(_)
+            | Cond::LegallyAttached => true,
             Cond::True
             | Cond::InZone(_)
             | Cond::InPlay
@@ -1433,7 +1515,8 @@ impl Cond {
             | Cond::FaceDown
             | Cond::Linked
             | Cond::Named(..)
-            | Cond::IsTargetAt(_) => false,
+            | Cond::IsTargetAt(_)
+            | Cond::AnyObject => false,
         }
     }
 }

@@ -19,6 +19,11 @@ pub enum OneShot {
     MoveTargetAt(u8, ZoneId),
     /// Turn the target of that index face up or face down (a named target).
     TurnTargetAt { index: u8, face_down: bool },
+    /// Put counters on each target ("put a flying counter on it").
+    PutCounters {
+        counter: crate::ids::CounterId,
+        count: i64,
+    },
 }
 
 /// One target a spell takes: what a legal one is, and its name where the spell names its targets
@@ -50,6 +55,9 @@ pub struct ObjectClass {
     pub spell: Option<Spell>,
     /// "Enter as a copy of" a chosen object (Clone): a copy effect starts as it enters.
     pub enters_as_copy: bool,
+    /// What an object of this class can be attached to ("Enchant creature"; an Equipment equips
+    /// a creature): tested on that object, with this one as the source. `None`: any object.
+    pub attaches_to: Option<Cond>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

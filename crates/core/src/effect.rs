@@ -52,6 +52,14 @@ pub enum Change {
     /// Exchange this characteristic's value with another's (power and toughness).
     SwitchWith(CharId),
     SetSymbols(SymList),
+    /// Sets a characteristic whose symbols fall in sets (CR 205.1a, 205.3): removes every symbol of
+    /// the sets the new symbols belong to (`replaced`, worked out when loaded; a chosen symbol's
+    /// set is added as it applies), then adds the new ones. "Becomes a Dragon" keeps the
+    /// artifact types.
+    SetInCategories {
+        set: SymList,
+        replaced: SymbolSet,
+    },
     AddSymbols(SymList),
     RemoveSymbols(SymList),
     SetAbilities(Vec<Ability>),
@@ -70,6 +78,21 @@ pub enum Change {
     TextOf(CopySource),
     /// Replace every instance of a word in ability names (layer 3, Mind Bend).
     ReplaceWord(SymRef, SymRef),
+    /// A change to a characteristic whose symbols give abilities (`Intrinsic`, CR 305.6-305.7):
+    /// the change, and, on an object concerned, the abilities the new symbols give or take away,
+    /// written in the same layer. `makes`: whether the same effect, in the same layer, makes the
+    /// object concerned (`types = land`: `Some(true)`) or not; `None` when it does not say.
+    WithIntrinsic {
+        change: Box<Change>,
+        makes: Option<bool>,
+    },
+    /// "Has all activated abilities of all creature cards in all graveyards" (Necrotic Ooze): the
+    /// abilities of a kind (`None`: all) of every object, in any zone, that satisfies `among`, as
+    /// derived so far.
+    AbilitiesOf {
+        kind: Option<crate::value::AbilityKind>,
+        among: Cond,
+    },
     /// One ability per symbol of a characteristic among matching objects ("protection from the
     /// colors of permanents you control"): `template` with `{}` replaced by the symbol.
     AbilitiesPer {
@@ -100,16 +123,19 @@ pub enum SymRef {
 impl Change {
     pub fn kind(&self) -> OpKind {
         match self {
+            Change::WithIntrinsic { change, .. } => change.kind(),
             Change::SetNumber(_)
             | Change::SetSymbols(_)
+            | Change::SetInCategories { .. }
             | Change::SetAbilities(_)
             | Change::SetPlayer(_)
             | Change::SetText(_) => OpKind::Set,
             Change::Modify(_) => OpKind::Modify,
             Change::SwitchWith(_) => OpKind::Switch,
-            Change::AddSymbols(_) | Change::AddAbilities(_) | Change::AbilitiesPer { .. } => {
-                OpKind::Add
-            }
+            Change::AddSymbols(_)
+            | Change::AddAbilities(_)
+            | Change::AbilitiesPer { .. }
+            | Change::AbilitiesOf { .. } => OpKind::Add,
             Change::RemoveSymbols(_) | Change::RemoveAbilities(_) => OpKind::Remove,
             Change::CopyOf(_) | Change::SetValues(_) | Change::MergeAbilities(_) => OpKind::Copy,
             Change::TextOf(_) | Change::ReplaceWord(..) => OpKind::Text,
@@ -123,6 +149,9 @@ pub struct Op {
     pub change: Change,
     /// The layer this part of the effect applies in, fixed when content is loaded.
     pub layer: LayerId,
+    /// In a spell's effect: its number is read again at every derivation, as a static ability's
+    /// is, instead of fixed when the spell resolves (CR 608.2h, the default for resolved spells).
+    pub continuous: bool,
 }
 
 /// Whom an effect applies to: objects or players matching a condition.
@@ -183,7 +212,7 @@ impl EffectDef {
         let mut from = |l: &[Ability]| {
             out.extend(l.iter().filter_map(|a| match a {
                 Ability::Static { class, .. } => Some(*class),
-                Ability::Keyword(_) => None,
+                Ability::Keyword(_) | Ability::Kinded { .. } => None,
             }))
         };
         for op in &self.ops {
@@ -202,6 +231,20 @@ impl EffectDef {
         out
     }
 
+    /// Whether the effect can give an object static abilities of any class (the abilities of
+    /// other objects), which `granted_classes` cannot list.
+    pub fn grants_any(&self) -> bool {
+        self.ops.iter().any(|o| {
+            matches!(
+                o.change,
+                Change::AbilitiesOf {
+                    kind: None | Some(crate::value::AbilityKind::Static),
+                    ..
+                }
+            )
+        })
+    }
+
     /// Whether anything the effect reads (whom it affects, "as long as", its amounts) counts
     /// counters.
     pub fn reads_counters(&self) -> bool {
@@ -212,7 +255,9 @@ impl EffectDef {
             || self.while_cond.as_ref().is_some_and(Cond::reads_counters)
             || self.ops.iter().any(|o| match &o.change {
                 Change::SetNumber(e) | Change::Modify(e) => e.reads_counters(),
-                Change::AbilitiesPer { among, .. } => among.reads_counters(),
+                Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
+                    among.reads_counters()
+                }
                 _ => false,
             })
     }

@@ -31,6 +31,9 @@ pub enum Reason {
         timestamp: u64,
         members: Vec<String>,
     },
+    /// After the layer's effects: symbols of categories tied to card types the object no longer
+    /// has are removed (CR 205.1a, 205.3d).
+    Categories,
 }
 
 /// An effect that another waited for, and why.
@@ -74,6 +77,9 @@ impl fmt::Display for Reason {
                     .collect();
                 write!(f, "timestamp {timestamp}, but after {}", list.join(", "))
             }
+            Reason::Categories => f.write_str(
+                "at the end of the layer: the ruleset's categories keep only the symbols of sets tied to its card types",
+            ),
             Reason::Loop { timestamp, members } => write!(
                 f,
                 "timestamp {timestamp}: in a dependency loop of {}, applied in timestamp order",

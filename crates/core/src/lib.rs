@@ -21,4 +21,4 @@ pub mod value;
 pub use action::{Action, ActionError};
 pub use ids::{CharId, ClassId, ObjectId, PlayerId, PropId, Timestamp, ZoneId};
 pub use state::GameState;
-pub use value::{Ability, Symbol, SymbolSet, Value};
+pub use value::{Ability, AbilityKind, Symbol, SymbolSet, Value};

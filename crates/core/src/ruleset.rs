@@ -4,7 +4,7 @@
 use crate::condition::Cond;
 use crate::effect::OpKind;
 use crate::ids::{CharId, CounterId, LayerId, PropId, ZoneId};
-use crate::value::Value;
+use crate::value::{SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -68,8 +68,25 @@ pub struct ZoneDef {
 #[derive(Clone, Debug, Serialize)]
 pub struct CounterDef {
     pub name: String,
-    /// Per counter: which number characteristic changes by how much.
+    /// Per counter: which number characteristic changes by how much (in the layer that applies
+    /// counters).
     pub changes: Vec<(CharId, i64)>,
+    /// Other changes, each in the layer that accepts its operation: a keyword counter's ability
+    /// (CR 122.1b, applied in layer 6 per CR 613.1f).
+    pub ops: Vec<crate::effect::Op>,
+}
+
+impl CounterDef {
+    /// Whether counters of this kind change anything in layer `l`.
+    pub fn applies_in(&self, rs: &Ruleset, l: LayerId) -> bool {
+        (rs.layer(l).counters && !self.changes.is_empty()) || self.ops.iter().any(|o| o.layer == l)
+    }
+
+    /// The first layer counters of this kind change anything in, if any.
+    pub fn first_layer(&self, rs: &Ruleset) -> Option<LayerId> {
+        let numbers = rs.counters_layer().filter(|_| !self.changes.is_empty());
+        self.ops.iter().map(|o| o.layer).chain(numbers).min()
+    }
 }
 
 /// What a layer slot accepts: operations of some kinds on one characteristic or player property.
@@ -124,6 +141,7 @@ impl ChangeClass {
         match c {
             Change::Modify(NumExpr::Neg(_)) => ChangeClass::Decrease,
             Change::Modify(_) => ChangeClass::Increase,
+            Change::WithIntrinsic { change, .. } => ChangeClass::of(change),
             _ => ChangeClass::Set,
         }
     }
@@ -151,7 +169,11 @@ impl LayerDef {
 pub struct StateCheck {
     pub name: String,
     pub condition: Cond,
-    pub to_zone: ZoneId,
+    /// Where an object that satisfies the condition moves; `None` with `unattach`.
+    pub to_zone: Option<ZoneId>,
+    /// The object becomes unattached and stays where it is (CR 704.5n: an Equipment attached
+    /// to an illegal permanent).
+    pub unattach: bool,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -169,9 +191,196 @@ pub struct Ruleset {
     pub copiable: Vec<CharId>,
     /// The values a face-down object has (seed 004, layer 1b).
     pub face_down: Vec<(CharId, Value)>,
+    /// The sets a symbols characteristic's symbols fall in (CR 205.3: creature types, land
+    /// types...).
+    pub categories: Vec<Category>,
+    /// Abilities some symbols give an object (CR 305.6: a land's basic land types and their mana
+    /// abilities).
+    pub intrinsic: Vec<Intrinsic>,
+}
+
+/// Abilities an object has because a symbols characteristic holds some symbols, while another of
+/// its characteristics holds a symbol (CR 305.6: "An object with the land card type and a basic
+/// land type has the intrinsic ability "{T}: Add [mana symbol]""). An effect that sets the
+/// characteristic to symbols among these replaces the abilities of the object's rules text with
+/// theirs (CR 305.7); one that adds or removes them adds or removes their abilities.
+#[derive(Clone, Debug, Serialize)]
+pub struct Intrinsic {
+    pub char: CharId,
+    /// The object must hold this symbol in this characteristic (`types has land`).
+    pub when: (CharId, crate::value::Symbol),
+    pub abilities: Vec<(crate::value::Symbol, crate::value::Ability)>,
+}
+
+impl Intrinsic {
+    /// Whether an object with these values is concerned (`types has land`).
+    pub fn applies(&self, row: &[Value]) -> bool {
+        matches!(&row[self.when.0.index()], Value::Symbols(s) if s.contains(&self.when.1))
+    }
+
+    /// The abilities the symbols of `set` give, in the order declared.
+    pub fn of<'a>(
+        &'a self,
+        set: &'a SymbolSet,
+    ) -> impl Iterator<Item = &'a crate::value::Ability> + 'a {
+        self.abilities
+            .iter()
+            .filter(move |(s, _)| set.contains(s))
+            .map(|(_, a)| a)
+    }
+
+    /// An object's abilities after its symbols go from `old` to `new`: with `set` (the effect
+    /// sets the characteristic) and a symbol of `new` among these, the abilities of the new
+    /// symbols alone (CR 305.7); otherwise those of symbols gained are added and those of symbols
+    /// lost removed.
+    pub fn abilities_after(
+        &self,
+        abilities: &[crate::value::Ability],
+        old: &SymbolSet,
+        new: &SymbolSet,
+        set: bool,
+    ) -> Vec<crate::value::Ability> {
+        if set && self.of(new).next().is_some() {
+            return self.of(new).cloned().collect();
+        }
+        let lost: Vec<_> = self
+            .abilities
+            .iter()
+            .filter(|(s, _)| old.contains(s) && !new.contains(s))
+            .map(|(_, a)| a)
+            .collect();
+        let mut out: Vec<_> = abilities
+            .iter()
+            .filter(|a| !lost.contains(a))
+            .cloned()
+            .collect();
+        for (s, a) in &self.abilities {
+            if new.contains(s) && !old.contains(s) && !out.contains(a) {
+                out.push(a.clone());
+            }
+        }
+        out
+    }
+}
+
+/// One set of a symbols characteristic's symbols (CR 205.3: creature types, land types...).
+/// Setting the characteristic replaces only the sets its new symbols belong to (CR 205.1a).
+#[derive(Clone, Debug, Serialize)]
+pub struct Category {
+    pub char: CharId,
+    pub name: String,
+    /// With `by`: the symbols of that characteristic (card types) this set belongs to; its symbols
+    /// stay only on an object that has one of them (CR 205.1a, 205.3d).
+    pub by: Option<(CharId, Vec<crate::value::Symbol>)>,
+    /// Its symbols; `None`: every symbol no other set of the characteristic lists.
+    pub members: Option<SymbolSet>,
 }
 
 impl Ruleset {
+    /// The abilities `ch`'s symbols give, if any.
+    pub fn intrinsic_of(&self, ch: CharId) -> Option<&Intrinsic> {
+        self.intrinsic.iter().find(|i| i.char == ch)
+    }
+
+    /// The sets `ch`'s symbols fall in, if it has any.
+    pub fn categories_of(&self, ch: CharId) -> impl Iterator<Item = &Category> {
+        self.categories.iter().filter(move |c| c.char == ch)
+    }
+
+    /// Every symbol of a set: its list, or for the set of the others, every symbol no other set
+    /// lists.
+    pub fn category_set(&self, c: &Category) -> SymbolSet {
+        match &c.members {
+            Some(m) => m.clone(),
+            None => SymbolSet::every_but(&self.listed(c.char)),
+        }
+    }
+
+    /// The symbols some set of `ch` lists.
+    fn listed(&self, ch: CharId) -> SymbolSet {
+        let mut all = SymbolSet::default();
+        for c in self.categories_of(ch) {
+            if let Some(m) = &c.members {
+                all.extend(m);
+            }
+        }
+        all
+    }
+
+    /// Every symbol of the sets that `set`'s symbols belong to (CR 205.1a: "the new subtype
+    /// replaces any existing subtypes from the appropriate set"). Symbols in no set form one set
+    /// of their own.
+    pub fn categories_holding(&self, ch: CharId, set: &SymbolSet) -> SymbolSet {
+        let meets = |other: &SymbolSet| {
+            let mut x = set.clone();
+            x.intersect(other);
+            !x.is_empty()
+        };
+        let mut out = SymbolSet::default();
+        let mut others = false;
+        for c in self.categories_of(ch) {
+            let all = self.category_set(c);
+            if meets(&all) {
+                out.extend(&all);
+            }
+            others |= c.members.is_none();
+        }
+        if !others {
+            let rest = SymbolSet::every_but(&self.listed(ch));
+            if meets(&rest) {
+                out.extend(&rest);
+            }
+        }
+        out
+    }
+
+    /// The characteristics whose categories are tied to card types and that layer `l` may change
+    /// (with the card types' characteristic): where they are brought back in line.
+    pub fn tied_in_layer(&self, l: LayerId) -> Vec<CharId> {
+        let changes = |c: CharId| {
+            [OpKind::Set, OpKind::Add, OpKind::Remove]
+                .iter()
+                .any(|k| self.layer(l).accepts(SlotTarget::Char(c), *k, true))
+        };
+        let mut out: Vec<CharId> = Vec::new();
+        for c in &self.categories {
+            if let Some((by, _)) = &c.by {
+                if !out.contains(&c.char) && (changes(c.char) || changes(*by)) {
+                    out.push(c.char);
+                }
+            }
+        }
+        out
+    }
+
+    /// The symbols of `ch` an object may have, given its values (CR 205.1a, 205.3d): those of
+    /// the sets tied to a card type it has, and those of sets tied to none. `None` when `ch` has
+    /// no set tied to card types.
+    pub fn symbols_allowed(&self, ch: CharId, row: &[Value]) -> Option<SymbolSet> {
+        if !self.categories_of(ch).any(|c| c.by.is_some()) {
+            return None;
+        }
+        let mut allowed = SymbolSet::default();
+        let mut others = false;
+        for c in self.categories_of(ch) {
+            others |= c.members.is_none();
+            let has = match &c.by {
+                None => true,
+                Some((by, types)) => match &row[by.index()] {
+                    Value::Symbols(t) => types.iter().any(|x| t.contains(x)),
+                    _ => false,
+                },
+            };
+            if has {
+                allowed.extend(&self.category_set(c));
+            }
+        }
+        if !others {
+            allowed.extend(&SymbolSet::every_but(&self.listed(ch)));
+        }
+        Some(allowed)
+    }
+
     pub fn char_id(&self, name: &str) -> Option<CharId> {
         self.characteristics
             .iter()

@@ -52,10 +52,12 @@ impl fmt::Display for Symbol {
 }
 
 /// A set of symbols kept sorted, so equal sets compare and print the same. A set may hold every
-/// symbol ("all creature types", seed 004 layer 4: changeling). Sets are shared: a copy costs a
-/// reference count, and a change builds a new set.
+/// symbol but a few ("all creature types", seed 004 layer 4: changeling; CR 205.3m: every creature
+/// type and no other). Sets are shared: a copy costs a reference count, and a change builds a new
+/// set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SymbolSet {
+    /// The members; where `all`, the symbols it lacks.
     syms: Arc<[Symbol]>,
     all: bool,
 }
@@ -90,8 +92,77 @@ impl SymbolSet {
             ..SymbolSet::default()
         }
     }
+    /// The set holding every symbol but these.
+    pub fn every_but(lacks: &SymbolSet) -> Self {
+        let mut s = SymbolSet::every();
+        s.subtract(lacks);
+        s
+    }
+    /// Whether it holds every symbol but finitely many (it has no countable size).
     pub fn is_every(&self) -> bool {
         self.all
+    }
+    /// For a set that holds every symbol but some (`is_every`): those it lacks.
+    pub fn lacks(&self) -> impl Iterator<Item = &Symbol> {
+        self.syms.iter().filter(move |_| self.all)
+    }
+    fn listed(&self, s: &Symbol) -> bool {
+        if self.syms.len() <= 8 {
+            self.syms.contains(s)
+        } else {
+            self.syms.binary_search(s).is_ok()
+        }
+    }
+    fn with(v: Vec<Symbol>, all: bool) -> Self {
+        let mut s: SymbolSet = v.into_iter().collect();
+        s.all = all;
+        s
+    }
+    /// Removes every symbol of `other` (a set that holds every symbol but some included).
+    pub fn subtract(&mut self, other: &SymbolSet) {
+        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
+            a.syms
+                .iter()
+                .filter(|x| b.listed(x) == want)
+                .cloned()
+                .collect()
+        };
+        *self = match (self.all, other.all) {
+            (false, false) if other.syms.iter().any(|x| self.listed(x)) => {
+                Self::with(keep(self, other, false), false)
+            }
+            (false, false) => return,
+            // Finite minus all but E: the members in E.
+            (false, true) => Self::with(keep(self, other, true), false),
+            // All but E minus a finite F: all but E and F.
+            (true, false) => {
+                let mut v = self.syms.to_vec();
+                v.extend(other.syms.iter().cloned());
+                Self::with(v, true)
+            }
+            // All but E minus all but F: F's symbols not in E.
+            (true, true) => Self::with(keep(other, self, false), false),
+        };
+    }
+    /// Keeps only the symbols `other` holds too.
+    pub fn intersect(&mut self, other: &SymbolSet) {
+        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
+            a.syms
+                .iter()
+                .filter(|x| b.listed(x) == want)
+                .cloned()
+                .collect()
+        };
+        *self = match (self.all, other.all) {
+            (false, false) => Self::with(keep(self, other, true), false),
+            (false, true) => Self::with(keep(self, other, false), false),
+            (true, false) => Self::with(keep(other, self, false), false),
+            (true, true) => {
+                let mut v = self.syms.to_vec();
+                v.extend(other.syms.iter().cloned());
+                Self::with(v, true)
+            }
+        };
     }
     /// Whether both are the same shared set (a test by identity; false says nothing).
     pub fn same(&self, other: &SymbolSet) -> bool {
@@ -99,15 +170,16 @@ impl SymbolSet {
     }
     pub fn contains(&self, s: &Symbol) -> bool {
         // Small sets (most are) are searched by identity; large ones by text.
-        self.all
-            || if self.syms.len() <= 8 {
-                self.syms.contains(s)
-            } else {
-                self.syms.binary_search(s).is_ok()
-            }
+        self.listed(s) != self.all
     }
     pub fn insert(&mut self, s: Symbol) {
         if self.all {
+            // Every symbol but some: it no longer lacks this one.
+            if let Ok(i) = self.syms.binary_search(&s) {
+                let mut v = self.syms.to_vec();
+                v.remove(i);
+                self.syms = v.into();
+            }
             return;
         }
         if let Err(i) = self.syms.binary_search(&s) {
@@ -116,24 +188,48 @@ impl SymbolSet {
             self.syms = v.into();
         }
     }
-    /// Removing one symbol from every symbol leaves every symbol: the set has no "all but" form.
+    /// Removing one symbol from every symbol leaves every symbol but that one.
     pub fn remove(&mut self, s: &Symbol) {
-        if let Ok(i) = self.syms.binary_search(s) {
-            let mut v = self.syms.to_vec();
-            v.remove(i);
-            self.syms = v.into();
+        match (self.syms.binary_search(s), self.all) {
+            (Ok(i), false) => {
+                let mut v = self.syms.to_vec();
+                v.remove(i);
+                self.syms = v.into();
+            }
+            (Err(i), true) => {
+                let mut v = self.syms.to_vec();
+                v.insert(i, s.clone());
+                self.syms = v.into();
+            }
+            _ => {}
         }
     }
-    /// Adds every symbol of `other` (all of them, if it holds every symbol).
+    /// Adds every symbol of `other`.
     pub fn extend(&mut self, other: &SymbolSet) {
-        if other.all {
-            *self = SymbolSet::every();
-        } else if !self.all && other.syms.iter().any(|s| !self.contains(s)) {
-            let mut v = self.syms.to_vec();
-            v.extend(other.syms.iter().cloned());
-            v.sort();
-            v.dedup();
-            self.syms = v.into();
+        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
+            a.syms
+                .iter()
+                .filter(|x| b.listed(x) == want)
+                .cloned()
+                .collect()
+        };
+        match (self.all, other.all) {
+            (false, false) => {
+                if other.syms.iter().any(|s| !self.listed(s)) {
+                    let mut v = self.syms.to_vec();
+                    v.extend(other.syms.iter().cloned());
+                    *self = Self::with(v, false);
+                }
+            }
+            // Finite and all but E: all but E's symbols not held here.
+            (false, true) => *self = Self::with(keep(other, self, false), true),
+            // All but E and finite F: all but E's symbols not in F.
+            (true, false) => {
+                if other.syms.iter().any(|s| self.listed(s)) {
+                    *self = Self::with(keep(self, other, false), true)
+                }
+            }
+            (true, true) => *self = Self::with(keep(self, other, true), true),
         }
     }
     /// How many symbols; every symbol counts as one more than any finite set could matter.
@@ -147,14 +243,17 @@ impl SymbolSet {
     pub fn is_empty(&self) -> bool {
         !self.all && self.syms.is_empty()
     }
+    /// The members of a finite set; none for a set that holds every symbol but some (see `lacks`).
     pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
-        self.syms.iter()
+        self.syms.iter().filter(move |_| !self.all)
     }
 }
 
-/// An ability an object has: a keyword, or one of the static abilities written on an object class.
+/// An ability an object has: a keyword, one of the static abilities written on an object class,
+/// or an ability of another kind named by its text.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Ability {
+    /// A keyword or other static ability named by its text ("flying").
     Keyword(Symbol),
     /// The `index`-th static ability of `class`; `text` is its rules text, for display.
     Static {
@@ -162,12 +261,66 @@ pub enum Ability {
         index: u16,
         text: Arc<str>,
     },
+    /// An activated, mana or triggered ability, named by its text (CR 113.3).
+    Kinded { kind: AbilityKind, name: Symbol },
+}
+
+/// The kinds of abilities (CR 113.3): static, activated, triggered; mana abilities (CR 605) are
+/// activated abilities of their own kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum AbilityKind {
+    Static,
+    Activated,
+    Mana,
+    Triggered,
+}
+
+impl AbilityKind {
+    pub const ALL: [AbilityKind; 4] = [
+        AbilityKind::Static,
+        AbilityKind::Activated,
+        AbilityKind::Mana,
+        AbilityKind::Triggered,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            AbilityKind::Static => "static",
+            AbilityKind::Activated => "activated",
+            AbilityKind::Mana => "mana",
+            AbilityKind::Triggered => "triggered",
+        }
+    }
+    pub fn named(w: &str) -> Option<AbilityKind> {
+        AbilityKind::ALL.into_iter().find(|k| k.name() == w)
+    }
+}
+
+impl Ability {
+    /// Its kind: keywords and written static abilities are static.
+    pub fn kind(&self) -> AbilityKind {
+        match self {
+            Ability::Keyword(_) | Ability::Static { .. } => AbilityKind::Static,
+            Ability::Kinded { kind, .. } => *kind,
+        }
+    }
+    /// Whether it is of kind `k`; a mana ability is an activated ability too (CR 605.1a).
+    pub fn is(&self, k: AbilityKind) -> bool {
+        let mine = self.kind();
+        mine == k || (k == AbilityKind::Activated && mine == AbilityKind::Mana)
+    }
+    /// The name expectations and `has` compare: a keyword's, the rules text otherwise.
+    pub fn name(&self) -> &str {
+        match self {
+            Ability::Keyword(s) | Ability::Kinded { name: s, .. } => s.as_str(),
+            Ability::Static { text, .. } => text,
+        }
+    }
 }
 
 impl fmt::Display for Ability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Ability::Keyword(s) => write!(f, "{s}"),
+            Ability::Keyword(s) | Ability::Kinded { name: s, .. } => write!(f, "{s}"),
             Ability::Static { text, .. } => write!(f, "\"{text}\""),
         }
     }
@@ -232,7 +385,14 @@ impl Value {
             Value::Number(Some(n)) => write!(f, "{n}"),
             Value::Number(None) | Value::Player(None) => f.write_str("none"),
             Value::Symbols(s) if s.is_empty() => f.write_str("none"),
-            Value::Symbols(s) if s.is_every() => f.write_str("all"),
+            Value::Symbols(s) if s.is_every() => {
+                let lacks: Vec<&str> = s.lacks().map(|s| s.as_str()).collect();
+                match lacks.len() {
+                    0 => f.write_str("all"),
+                    1..=6 => write!(f, "all except {}", lacks.join(", ")),
+                    n => write!(f, "all except {n} symbols"),
+                }
+            }
             Value::Symbols(s) => {
                 let names: Vec<&str> = s.iter().map(|s| s.as_str()).collect();
                 f.write_str(&names.join(", "))
@@ -270,5 +430,44 @@ mod tests {
         assert!(t.is_every());
         assert_eq!(Value::Symbols(SymbolSet::every()).to_string(), "all");
         assert_eq!(Value::Symbols(SymbolSet::default()).to_string(), "none");
+    }
+
+    /// Every symbol but some: removing, adding and the set operations keep exactly the symbols
+    /// the rules say (every creature type and no other, CR 205.3m).
+    #[test]
+    fn every_symbol_but_some() {
+        let sym = |x: &str| Symbol::new(x);
+        let set = |xs: &[&str]| -> SymbolSet { xs.iter().map(|x| sym(x)).collect() };
+        let lands = set(&["forest", "island"]);
+        let mut creatures = SymbolSet::every_but(&lands);
+        assert!(creatures.contains(&sym("goblin")) && !creatures.contains(&sym("forest")));
+        assert_eq!(
+            Value::Symbols(creatures.clone()).to_string(),
+            "all except forest, island"
+        );
+        creatures.remove(&sym("goblin"));
+        assert!(!creatures.contains(&sym("goblin")));
+        creatures.insert(sym("goblin"));
+        assert_eq!(creatures, SymbolSet::every_but(&lands));
+        // A Forest Bear that becomes every creature type: still a Forest.
+        let mut t = set(&["bear", "forest"]);
+        t.extend(&creatures);
+        assert!(
+            t.contains(&sym("forest")) && t.contains(&sym("elf")) && !t.contains(&sym("island"))
+        );
+        // Losing every creature type leaves the land types.
+        t.subtract(&creatures);
+        assert_eq!(t, set(&["forest"]));
+        // All but E minus all but F: F's symbols not in E.
+        let mut a = SymbolSet::every_but(&set(&["x"]));
+        a.subtract(&SymbolSet::every_but(&set(&["x", "y"])));
+        assert_eq!(a, set(&["y"]));
+        // Intersections.
+        let mut i = set(&["bear", "forest", "island"]);
+        i.intersect(&creatures);
+        assert_eq!(i, set(&["bear"]));
+        let mut j = SymbolSet::every_but(&set(&["x"]));
+        j.intersect(&SymbolSet::every_but(&set(&["y"])));
+        assert_eq!(j, SymbolSet::every_but(&set(&["x", "y"])));
     }
 }

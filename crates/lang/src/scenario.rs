@@ -104,6 +104,7 @@ fn new_object(e: &crate::lower::scenario::Enter) -> NewObject {
         choices: e.choices.clone(),
         copy_of: None,
         face_down: e.face_down,
+        attached_to: None,
     }
 }
 
@@ -149,13 +150,12 @@ fn run_step(
             };
             let mut n = new_object(&e);
             n.copy_of = copy_of(state, names, &e.copying)?;
+            // It enters attached: the state-based checks see it attached (CR 303.4f).
+            n.attached_to = attach_to;
             let out = act(state, Action::Create(vec![n]))?;
             let id = out.created[0];
             if let Some(a) = e.alias {
                 names.insert(a, id);
-            }
-            if let Some(to) = attach_to {
-                act(state, Action::Attach { object: id, to })?;
             }
             for (counter, count) in e.counters {
                 act(
@@ -280,6 +280,7 @@ fn run_step(
                             choices: choices.clone(),
                             copy_of: None,
                             face_down: false,
+                            attached_to: None,
                         }]),
                     )?
                     .created[0]
@@ -370,6 +371,30 @@ fn check(
                 }));
             }
         }
+        Expect::Attached { obj: r, to } => {
+            let o = obj(state, names, r)?;
+            let want = match to {
+                Some(t) => Some(obj(state, names, t)?),
+                None => None,
+            };
+            let actual = state.object(o).attached_to;
+            if actual != want {
+                let name = |x: Option<ObjectId>| match x {
+                    Some(x) => format!("`{}`", state.object(x).name),
+                    None => "nothing".to_string(),
+                };
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "`{}`: expected attached to {}, actually attached to {}",
+                        r.name,
+                        name(want),
+                        name(actual)
+                    ),
+                    explanation: None,
+                }));
+            }
+        }
         Expect::Prop { player, prop, want } => {
             let p = PlayerId(*player as u8);
             let actual = state.property(p, *prop).clone();
@@ -389,10 +414,19 @@ fn check(
                 }));
             }
         }
-        Expect::Char { obj: r, ch, want } => {
+        Expect::Char {
+            obj: r,
+            ch,
+            want,
+            of_kind,
+        } => {
             let o = obj(state, names, r)?;
-            let actual = state.characteristic(o, *ch).clone();
-            let cname = &state.ruleset.char(*ch).name;
+            let mut actual = state.characteristic(o, *ch).clone();
+            let mut cname = state.ruleset.char(*ch).name.clone();
+            if let (Some(k), Value::Abilities(list)) = (of_kind, &actual) {
+                actual = Value::Abilities(list.iter().filter(|a| a.is(*k)).cloned().collect());
+                cname = format!("{} {cname}", k.name());
+            }
             let ok = match want {
                 Want::Equals(v) => &actual == v,
                 Want::Abilities(list) => {

@@ -49,6 +49,12 @@ pub(super) fn subject_of(c: &Cell) -> Subject {
 /// 003: a change here is a change to "what it does"; how much it changes is not.
 pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
     match &op.change {
+        // Whether the subject is concerned (a land) decides whether its abilities change.
+        Change::WithIntrinsic { makes: None, .. } => {
+            vec![Value::Number(Some(
+                intrinsic_applies(ctx, subject, op) as i64
+            ))]
+        }
         Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
         Change::TextOf(src) => {
             let from = match src {
@@ -68,6 +74,9 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
                     .collect(),
                 None => Vec::new(),
             }
+        }
+        Change::AbilitiesOf { kind, among } => {
+            vec![Value::Abilities(abilities_of(ctx, op, *kind, among).into())]
         }
         Change::AbilitiesPer { of, among, .. } => {
             let syms = ctx.within(among, Some(*of), subject, |each| {
@@ -98,7 +107,11 @@ pub(super) fn op_probe(
 ) -> bool {
     match &op.change {
         Change::SetNumber(e) | Change::Modify(e) => ctx.probe(e, subject, xs, out),
-        Change::TextOf(_) | Change::AbilitiesPer { .. } => false,
+        Change::WithIntrinsic { makes: None, .. } => {
+            out.push(Some(intrinsic_applies(ctx, subject, op) as i64));
+            true
+        }
+        Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::AbilitiesOf { .. } => false,
         _ => true,
     }
 }
@@ -114,7 +127,7 @@ pub(super) fn changes(
     let mut out = Vec::new();
     match &cand.body {
         Body::Counter { kind, count } => {
-            for (c, d) in &state.ruleset.counters[kind.index()].changes {
+            for (c, d) in counter_numbers(state, *kind, layer) {
                 let t = SlotTarget::Char(*c);
                 if !fits(subject, t) {
                     continue;
@@ -123,6 +136,12 @@ pub(super) fn changes(
                     t,
                     counted(current(sheet, subject, t), d.checked_mul(*count)),
                 ));
+            }
+            let ctx = cand.ctx(state, sheet, None);
+            for op in counter_ops(state, *kind, layer) {
+                if fits(subject, op.target) {
+                    out.extend(change(&ctx, sheet, subject, op));
+                }
             }
         }
         Body::FaceDown => {
@@ -154,6 +173,33 @@ pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::valu
         }
     }
     set
+}
+
+/// The number changes counters of a kind make in `layer`: all of them in the layer that applies
+/// counters, none elsewhere.
+pub(super) fn counter_numbers(
+    state: &GameState,
+    kind: crate::ids::CounterId,
+    layer: LayerId,
+) -> &[(crate::ids::CharId, i64)] {
+    if state.ruleset.layer(layer).counters {
+        &state.ruleset.counters[kind.index()].changes
+    } else {
+        &[]
+    }
+}
+
+/// The other changes counters of a kind make in `layer` (a keyword counter's ability, CR 122.1b).
+/// Each adds written keywords, so it reads nothing but its own cell.
+pub(super) fn counter_ops(
+    state: &GameState,
+    kind: crate::ids::CounterId,
+    layer: LayerId,
+) -> impl Iterator<Item = &Op> {
+    state.ruleset.counters[kind.index()]
+        .ops
+        .iter()
+        .filter(move |o| o.layer == layer)
 }
 
 pub(super) fn fits(subject: Subject, t: SlotTarget) -> bool {
@@ -192,6 +238,10 @@ pub(super) fn change(
 ) -> Vec<(SlotTarget, Value)> {
     let cur = current(sheet, subject, op.target);
     let v = match &op.change {
+        Change::WithIntrinsic {
+            change: inner,
+            makes,
+        } => return with_intrinsic(ctx, sheet, subject, op, inner, *makes),
         Change::SetNumber(e) => Value::Number(ctx.eval(e, subject)),
         Change::Modify(e) => modified(cur, ctx.eval(e, subject)),
         Change::SwitchWith(other) => {
@@ -200,6 +250,20 @@ pub(super) fn change(
             return vec![(op.target, v2), (t2, cur.clone())];
         }
         Change::SetSymbols(l) => Value::Symbols(resolve_syms(ctx, l)),
+        Change::SetInCategories { set, replaced } => {
+            let named = resolve_syms(ctx, set);
+            let mut replaced = replaced.clone();
+            if let (true, SlotTarget::Char(ch)) = (set.chosen, op.target) {
+                replaced.extend(&ctx.state.ruleset.categories_holding(ch, &named));
+            }
+            let mut v = match cur {
+                Value::Symbols(x) => x.clone(),
+                _ => Default::default(),
+            };
+            v.subtract(&replaced);
+            v.extend(&named);
+            Value::Symbols(v)
+        }
         Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
             let mut set = match cur {
                 Value::Symbols(x) => x.clone(),
@@ -209,9 +273,7 @@ pub(super) fn change(
             if matches!(op.change, Change::AddSymbols(_)) {
                 set.extend(&named);
             } else {
-                for sym in named.iter() {
-                    set.remove(sym);
-                }
+                set.subtract(&named);
             }
             Value::Symbols(set)
         }
@@ -296,11 +358,25 @@ pub(super) fn change(
                         })
                         .collect(),
                 ),
+                // Every symbol but some keeps every symbol: there is no word to replace.
+                Value::Symbols(set) if set.is_every() => Value::Symbols(set.clone()),
                 Value::Symbols(set) => {
                     Value::Symbols(set.iter().map(|s| swap(s.as_str())).collect())
                 }
                 other => other.clone(),
             }
+        }
+        Change::AbilitiesOf { kind, among } => {
+            let mut have = match cur {
+                Value::Abilities(x) => x.to_vec(),
+                _ => Vec::new(),
+            };
+            for a in abilities_of(ctx, op, *kind, among) {
+                if !have.contains(&a) {
+                    have.push(a);
+                }
+            }
+            Value::Abilities(have.into())
         }
         Change::AbilitiesPer {
             template,
@@ -334,6 +410,95 @@ pub(super) fn change(
         }
     };
     vec![(op.target, v)]
+}
+
+/// The abilities of kind `kind` (all with `None`) of the objects, in any zone and in id order, that
+/// satisfy `among`, read from the characteristic `op` writes as derived so far.
+fn abilities_of(
+    ctx: &Ctx,
+    op: &Op,
+    kind: Option<crate::value::AbilityKind>,
+    among: &crate::condition::Cond,
+) -> Vec<Ability> {
+    let SlotTarget::Char(ac) = op.target else {
+        return Vec::new();
+    };
+    let each = ctx.aggregate(among, Some(ac));
+    let mut out: Vec<Ability> = Vec::new();
+    for o in ctx.state.object_ids() {
+        if !each.test(among, Subject::Object(o)) {
+            continue;
+        }
+        if let Value::Abilities(list) = each.value(o, ac) {
+            for a in list.iter() {
+                if kind.is_none_or(|k| a.is(k)) && !out.contains(a) {
+                    out.push(a.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether the subject of a change to a characteristic whose symbols give abilities is concerned
+/// (`types has land`), read as recorded.
+fn intrinsic_applies(ctx: &Ctx, subject: Subject, op: &Op) -> bool {
+    let (Subject::Object(o), SlotTarget::Char(ch)) = (subject, op.target) else {
+        return false;
+    };
+    let Some(i) = ctx.state.ruleset.intrinsic_of(ch) else {
+        return false;
+    };
+    matches!(ctx.value_for(o, i.when.0, &i.when.1), Value::Symbols(s) if s.contains(&i.when.1))
+}
+
+/// CR 305.6-305.7: a change to a characteristic whose symbols give abilities, and, where the
+/// subject is concerned (a land), its abilities as the new symbols make them.
+fn with_intrinsic(
+    ctx: &Ctx,
+    sheet: &Sheet,
+    subject: Subject,
+    op: &Op,
+    inner: &Change,
+    makes: Option<bool>,
+) -> Vec<(SlotTarget, Value)> {
+    let plain = Op {
+        target: op.target,
+        change: inner.clone(),
+        layer: op.layer,
+        continuous: op.continuous,
+    };
+    let mut out = change(ctx, sheet, subject, &plain);
+    let (Subject::Object(o), SlotTarget::Char(ch), Some(ac)) =
+        (subject, op.target, ctx.state.abilities_char)
+    else {
+        return out;
+    };
+    let Some(intrinsic) = ctx.state.ruleset.intrinsic_of(ch) else {
+        return out;
+    };
+    let row = &sheet.objects[o.index()];
+    let (Value::Symbols(old), Some((_, Value::Symbols(new)))) =
+        (&row[ch.index()], out.iter().find(|(t, _)| *t == op.target))
+    else {
+        return out;
+    };
+    if !makes.unwrap_or_else(|| intrinsic.applies(row)) {
+        return out;
+    }
+    let have: &[Ability] = match &row[ac.index()] {
+        Value::Abilities(a) => a,
+        _ => &[],
+    };
+    let set = matches!(
+        inner,
+        Change::SetSymbols(_) | Change::SetInCategories { .. }
+    );
+    let after = intrinsic.abilities_after(have, old, new, set);
+    if after[..] != *have {
+        out.push((SlotTarget::Char(ac), Value::Abilities(after.into())));
+    }
+    out
 }
 
 /// What one operation will do to one subject, worked out before any part of the effect is
@@ -400,11 +565,21 @@ pub(super) fn apply_keeping(
         Body::Counter { kind, count } => {
             for s in subjects {
                 let Subject::Object(o) = s else { continue };
-                for (c, d) in &state.ruleset.counters[kind.index()].changes {
+                for (c, d) in counter_numbers(state, *kind, layer) {
                     let cell = &mut sheet.objects[o.index()][c.index()];
                     keep(&mut log, *s, SlotTarget::Char(*c), cell);
                     *cell = counted(cell, d.checked_mul(*count));
                     applied = true;
+                }
+                // A keyword counter's ability (CR 122.1b): written the way an effect writes it.
+                for op in counter_ops(state, *kind, layer) {
+                    let list = change(&cand.ctx(state, sheet, None), sheet, *s, op);
+                    for (t, v) in list {
+                        let slot = slot_mut(sheet, *s, t);
+                        keep(&mut log, *s, t, slot);
+                        *slot = v;
+                        applied = true;
+                    }
                 }
             }
         }
@@ -432,7 +607,13 @@ pub(super) fn apply_keeping(
             let known = known.filter(|k| {
                 k.len() == subjects.len()
                     && ops.iter().all(|op| {
-                        !matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+                        !matches!(
+                            op.change,
+                            Change::TextOf(_)
+                                | Change::AbilitiesPer { .. }
+                                | Change::AbilitiesOf { .. }
+                                | Change::WithIntrinsic { .. }
+                        )
                     })
             });
             let mut prepared: Vec<Prepared> = {
@@ -544,6 +725,7 @@ fn prepare(ctx: &Ctx, sheet: &Sheet, s: Subject, op: &Op) -> Prepared {
         Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) if !l.chosen => {
             Prepared::Own
         }
+        Change::SetInCategories { set, .. } if !set.chosen => Prepared::Own,
         Change::AddAbilities(l) if !grants_static(l) => Prepared::Own,
         Change::RemoveAbilities(_) => Prepared::Own,
         _ => Prepared::Values(change(ctx, sheet, s, op)),
@@ -556,6 +738,7 @@ pub(super) fn uniform_op(op: &Op) -> bool {
         Change::SetNumber(e) | Change::Modify(e) => e.is_constant(),
         Change::SetPlayer(r) => *r != crate::condition::PlayerRef::Owner,
         Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => !l.chosen,
+        Change::SetInCategories { set, .. } => !set.chosen,
         Change::AddAbilities(l) => !grants_static(l),
         Change::RemoveAbilities(_) => true,
         _ => false,
@@ -605,8 +788,17 @@ fn own(slot: &mut Value, c: &Change) {
                 *slot = Value::Symbols(set);
             }
         },
+        Change::SetInCategories { set, replaced } => {
+            let mut v = match slot {
+                Value::Symbols(x) => x.clone(),
+                _ => Default::default(),
+            };
+            v.subtract(replaced);
+            v.extend(&set.set);
+            *slot = Value::Symbols(v);
+        }
         Change::RemoveSymbols(l) => match slot {
-            Value::Symbols(set) => l.set.iter().for_each(|sym| set.remove(sym)),
+            Value::Symbols(set) => set.subtract(&l.set),
             _ => *slot = Value::Symbols(Default::default()),
         },
         Change::AddAbilities(list) => {
@@ -655,6 +847,7 @@ enum Same<'a> {
 /// face-down values, and operations whose amounts are written numbers (see `uniform_op`).
 pub(super) fn does_the_same(cand: &Candidate, layer: LayerId) -> bool {
     match &cand.body {
+        // A counter's changes are numbers and written keywords (`counter_ops`).
         Body::Counter { .. } | Body::FaceDown => true,
         Body::Effect(def) => def.ops.iter().filter(|o| o.layer == layer).all(uniform_op),
     }
@@ -675,10 +868,12 @@ pub(super) fn apply_run(
     let parts: Vec<Vec<(SlotTarget, Same)>> = run
         .iter()
         .map(|(cand, subjects)| match &cand.body {
-            Body::Counter { kind, count } => state.ruleset.counters[kind.index()]
-                .changes
+            Body::Counter { kind, count } => counter_numbers(state, *kind, layer)
                 .iter()
                 .map(|(c, d)| (SlotTarget::Char(*c), Same::Counters(d.checked_mul(*count))))
+                .chain(
+                    counter_ops(state, *kind, layer).map(|op| (op.target, Same::Own(&op.change))),
+                )
                 .collect(),
             Body::FaceDown => state
                 .ruleset

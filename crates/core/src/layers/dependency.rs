@@ -282,13 +282,14 @@ impl Touch {
             Touch::Names(
                 l.iter()
                     .map(|a| match a {
-                        Ability::Keyword(k) => k.clone(),
+                        Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
                         Ability::Static { text, .. } => Symbol::new(text),
                     })
                     .collect(),
             )
         };
         match change {
+            Change::WithIntrinsic { change, .. } => Touch::of(change),
             Change::AddSymbols(l) | Change::RemoveSymbols(l) => names(l),
             Change::AddAbilities(l) | Change::RemoveAbilities(l) | Change::MergeAbilities(l) => {
                 abilities(l)
@@ -369,7 +370,9 @@ impl Analysis {
             return None;
         }
         let mut out: Vec<Subject> = Vec::new();
-        let only = matches!(self.by_cell.only, Some(Some(_)));
+        // With one subject reading everything, the first reached is all; not where membership
+        // tests read each tested object's own cells (`local`): any written object may be reached.
+        let only = matches!(self.by_cell.only, Some(Some(_))) && self.by_cell.local.is_none();
         for (c, t) in cells {
             self.by_cell.reached(c, t, &mut out);
             if only && !out.is_empty() {

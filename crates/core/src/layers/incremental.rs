@@ -257,9 +257,10 @@ impl Shape {
             ops_refer: ops.iter().any(|op| {
                 matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
             }),
-            text_like: ops
-                .iter()
-                .any(|op| matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })),
+            text_like: ops.iter().any(|op| {
+                change_reads_others(&op.change)
+                    && !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
+            }),
             ops_read_others: ops.iter().any(|op| op_reads_others(op)),
         }
     }
@@ -602,9 +603,7 @@ impl Replay<'_> {
                 });
             }
         }
-        if layer_def.counters {
-            self.counter_changes(&old_lt, &mut gone, &mut fresh_new);
-        }
+        self.counter_changes(&old_lt, lid, &mut gone, &mut fresh_new);
         if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
             return Err(fail!());
         }
@@ -618,6 +617,7 @@ impl Replay<'_> {
                 .any(|x| self.moved(x, counters_read));
         if !reached {
             self.apply_unreached(&old_lt, lid)?;
+            self.follow_types(lid);
             return Ok(None);
         }
         // Static abilities of dirty objects that came or went (an ability-removing effect, a
@@ -768,6 +768,7 @@ impl Replay<'_> {
                 }
             }
         }
+        self.follow_types(lid);
         // The layer's trail: the previous one, with the dirty objects' values at its start kept for
         // the cells it writes or wrote, and the new steps and started effects.
         let mut lt = LayerTrail::clone(&old_lt);
@@ -809,9 +810,11 @@ impl Replay<'_> {
     fn counter_changes(
         &self,
         old_lt: &LayerTrail,
+        lid: LayerId,
         gone: &mut FxHashSet<usize>,
         fresh: &mut Vec<Candidate>,
     ) {
+        let rs = &self.state.ruleset;
         let changed: Vec<ObjectId> = self
             .dirty
             .iter()
@@ -832,6 +835,9 @@ impl Replay<'_> {
         for &x in &changed {
             let o = self.state.object(x);
             for (i, p) in o.counters.iter().enumerate() {
+                if !rs.counters[p.kind.index()].applies_in(rs, lid) {
+                    continue;
+                }
                 let k = Candidate::counter(o, i, p);
                 let same = before.get(&(k.key, k.timestamp)).is_some_and(|r| {
                     matches!(old_lt.steps[*r].cand.body, Body::Counter { kind, count }
@@ -961,6 +967,40 @@ impl Replay<'_> {
         Ok(())
     }
 
+    /// CR 205.1a, 205.3d, at the end of a layer: the dirty objects keep only the symbols their
+    /// card types allow (as the derivation does for every object), new values and old alike.
+    fn follow_types(&mut self, lid: LayerId) {
+        if self.state.ruleset.tied_in_layer(lid).is_empty() {
+            return;
+        }
+        let mut known = Vec::new();
+        let xs = self.dirty_ids();
+        for x in xs {
+            for old in [false, true] {
+                if old {
+                    if self.dirty[&x].old.is_none() {
+                        continue;
+                    }
+                    self.ensure_old();
+                    self.swap_old(&[x]);
+                }
+                let state = if old {
+                    self.old.as_ref().unwrap_or(self.state)
+                } else {
+                    self.state
+                };
+                let writes =
+                    super::follow_types_of(state, &self.sheet.objects[x.index()], lid, &mut known);
+                for (ch, v, _) in writes {
+                    self.sheet.objects[x.index()][ch.index()] = v;
+                }
+                if old {
+                    self.swap_old(&[x]);
+                }
+            }
+        }
+    }
+
     /// Makes the state as it was before the changes, where objects that existed changed.
     fn ensure_old(&mut self) {
         if self.old.is_none() && !self.changes.objects.is_empty() {
@@ -981,10 +1021,11 @@ impl Replay<'_> {
 }
 
 /// Whether an effect starts in this layer (its first part is here).
-fn is_fresh(c: &Candidate, lid: LayerId) -> bool {
+fn is_fresh(c: &Candidate, lid: LayerId, rs: &crate::ruleset::Ruleset) -> bool {
     match &c.body {
         Body::Effect(def) => def.first_layer() == Some(lid),
-        Body::Counter { .. } | Body::FaceDown => true,
+        Body::Counter { kind, .. } => rs.counters[kind.index()].first_layer(rs) == Some(lid),
+        Body::FaceDown => true,
     }
 }
 
@@ -1082,10 +1123,30 @@ fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
 /// Whether an operation's amounts read more than the subject (aggregates, other objects): then
 /// the step keeps them, and a replay takes them from there.
 fn op_reads_others(op: &Op) -> bool {
-    match &op.change {
+    change_reads_others(&op.change)
+}
+
+/// Whether a change reads more than the subject's own values and what it names: aggregates,
+/// other objects, player properties.
+fn change_reads_others(c: &Change) -> bool {
+    match c {
         Change::SetNumber(e) | Change::Modify(e) => !e.is_local(),
-        Change::TextOf(_) | Change::AbilitiesPer { .. } => true,
-        _ => false,
+        Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::AbilitiesOf { .. } => true,
+        Change::WithIntrinsic { change, .. } => change_reads_others(change),
+        Change::SwitchWith(_)
+        | Change::SetSymbols(_)
+        | Change::SetInCategories { .. }
+        | Change::AddSymbols(_)
+        | Change::RemoveSymbols(_)
+        | Change::SetAbilities(_)
+        | Change::AddAbilities(_)
+        | Change::RemoveAbilities(_)
+        | Change::SetPlayer(_)
+        | Change::SetText(_)
+        | Change::CopyOf(_)
+        | Change::SetValues(_)
+        | Change::MergeAbilities(_)
+        | Change::ReplaceWord(..) => false,
     }
 }
 
@@ -1101,7 +1162,8 @@ fn reads_own(e: &NumExpr) -> bool {
         | NumExpr::SetSize(r, _)
         | NumExpr::Counters(r, _)
         | NumExpr::AllCounters(r) => *r == crate::condition::ObjRef::This,
-        NumExpr::Prop(..) => true,
+        // Fixed when a spell resolved: one number per subject.
+        NumExpr::Prop(..) | NumExpr::Fixed(_) => true,
         NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
@@ -1222,7 +1284,7 @@ impl Replay<'_> {
         let state = self.state;
         let step = &old_lt.steps[i];
         let cand = &step.cand;
-        let fresh = is_fresh(cand, lid);
+        let fresh = is_fresh(cand, lid, &self.state.ruleset);
         let mut out = Applied::clone(step);
         let Body::Effect(def) = &cand.body else {
             // Counters and face-down values: the object itself, the same change.
@@ -1593,7 +1655,8 @@ impl Replay<'_> {
             return Ok(step.params.clone());
         }
         if ops.iter().any(|op| {
-            matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+            !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
+                && op_reads_others(op)
                 || matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
         }) {
             return Err(fail!());
@@ -1897,7 +1960,7 @@ impl Replay<'_> {
                 Locked::Players(_) => Vec::new(),
             },
             (Body::Effect(ydef), None) => {
-                if !is_fresh(y.cand, lid) {
+                if !is_fresh(y.cand, lid, &self.state.ruleset) {
                     let subs = match self.started.get(&y.cand.key) {
                         Some(Some(s)) => Some(s.clone()),
                         _ => y.subjects.cloned(),
@@ -2030,7 +2093,7 @@ impl Replay<'_> {
         let out = Applied {
             cand: c.clone(),
             subjects: subjects.into(),
-            started_here: is_fresh(c, lid),
+            started_here: is_fresh(c, lid, &self.state.ruleset),
             exists: true,
             looped: false,
             reads: Arc::default(),

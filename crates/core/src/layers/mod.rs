@@ -332,6 +332,22 @@ impl Candidate {
                         f.add_char(*of);
                         among.reads(controller, &mut f);
                     }
+                    // The abilities of the objects it reads them from.
+                    Change::AbilitiesOf { among, .. } => {
+                        if let SlotTarget::Char(c) = op.target {
+                            f.add_char(c);
+                        }
+                        among.reads(controller, &mut f);
+                    }
+                    // Whether the subject is a land (CR 305.6).
+                    Change::WithIntrinsic { makes: None, .. } => {
+                        if let Some(i) = match op.target {
+                            SlotTarget::Char(ch) => state.ruleset.intrinsic_of(ch),
+                            SlotTarget::Prop(_) => None,
+                        } {
+                            f.add_name(i.when.0, i.when.1.clone());
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -352,6 +368,12 @@ impl Candidate {
                     add(op.target, Touch::of(&op.change));
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other), Touch::Any),
+                        // The abilities its symbols give or take away (CR 305.7).
+                        Change::WithIntrinsic { .. } => {
+                            if let Some(a) = state.abilities_char {
+                                add(SlotTarget::Char(a), Touch::Any);
+                            }
+                        }
                         Change::SetValues(vals) => vals
                             .iter()
                             .for_each(|(c, _)| add(SlotTarget::Char(*c), Touch::Any)),
@@ -365,8 +387,11 @@ impl Candidate {
                 }
             }
             Body::Counter { kind, .. } => {
-                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                for (c, _) in change::counter_numbers(state, *kind, layer) {
                     add(SlotTarget::Char(*c), Touch::Any);
+                }
+                for op in change::counter_ops(state, *kind, layer) {
+                    add(op.target, Touch::of(&op.change));
                 }
             }
             Body::FaceDown => {
@@ -391,6 +416,11 @@ impl Candidate {
                     add(op.target);
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other)),
+                        Change::WithIntrinsic { .. } => {
+                            if let Some(a) = state.abilities_char {
+                                add(SlotTarget::Char(a));
+                            }
+                        }
                         Change::SetValues(vals) => {
                             vals.iter().for_each(|(c, _)| add(SlotTarget::Char(*c)))
                         }
@@ -404,8 +434,11 @@ impl Candidate {
                 }
             }
             Body::Counter { kind, .. } => {
-                for (c, _) in &state.ruleset.counters[kind.index()].changes {
+                for (c, _) in change::counter_numbers(state, *kind, layer) {
                     add(SlotTarget::Char(*c));
+                }
+                for op in change::counter_ops(state, *kind, layer) {
+                    add(op.target);
                 }
             }
             Body::FaceDown => {
@@ -670,12 +703,53 @@ impl Deriver<'_> {
         for (_, group) in groups {
             self.group(lid, group, &mut previous);
         }
+        self.follow_types(lid);
         if let Some((done, log)) = &mut self.trail {
             log.written.iter_mut().for_each(|w| *w = 0);
             let mut lt = std::mem::take(&mut log.trail);
             lt.before.seal();
             lt.grants.seal();
             done.push(Arc::new(lt));
+        }
+    }
+
+    /// CR 205.1a, 205.3d: after a layer that may change a characteristic whose categories are tied
+    /// to card types (or those types), each object keeps only the symbols of sets tied to a card
+    /// type it has ("Enchanted permanent is a colorless Forest land": no creature types left).
+    fn follow_types(&mut self, lid: LayerId) {
+        if self.state.ruleset.tied_in_layer(lid).is_empty() {
+            return;
+        }
+        let mut known = Vec::new();
+        for o in self.state.object_ids() {
+            let writes =
+                follow_types_of(self.state, &self.sheet.objects[o.index()], lid, &mut known);
+            for (ch, after, text) in writes {
+                self.write_by_rules(lid, o, ch, after, &text);
+            }
+        }
+    }
+
+    /// Writes a value the ruleset's categories decide (see `follow_types`), keeping the value before
+    /// and explaining it.
+    fn write_by_rules(&mut self, lid: LayerId, o: ObjectId, ch: CharId, after: Value, text: &str) {
+        let (s, t) = (Subject::Object(o), SlotTarget::Char(ch));
+        if let Some((_, log)) = &mut self.trail {
+            log.keep(s, t, &self.sheet.objects[o.index()][ch.index()]);
+        }
+        let before = std::mem::replace(slot_mut(&mut self.sheet, s, t), after.clone());
+        if let Some(e) = self.expl.as_mut() {
+            let l = &self.state.ruleset.layers[lid.index()];
+            e.objects[o.index()][ch.index()].push(Step {
+                layer: l.label.clone(),
+                layer_name: l.name.clone(),
+                source: self.state.object(o).name.to_string(),
+                text: text.to_string(),
+                timestamp: self.state.object(o).timestamp.0,
+                reason: Reason::Categories,
+                before,
+                after,
+            });
         }
     }
 
@@ -1201,6 +1275,70 @@ impl Deriver<'_> {
     }
 }
 
+/// What the categories tied to card types (CR 205.1a, 205.3d) change of one object's values at
+/// the end of layer `lid`: each characteristic with its new value and why. `known` keeps, by
+/// characteristic and the card types' sets an object has, the symbols allowed.
+type Allowed = Vec<(CharId, Vec<bool>, crate::value::SymbolSet)>;
+
+fn follow_types_of(
+    state: &GameState,
+    row: &[Value],
+    lid: LayerId,
+    known: &mut Allowed,
+) -> Vec<(CharId, Value, String)> {
+    let rs = &state.ruleset;
+    let mut out = Vec::new();
+    for ch in rs.tied_in_layer(lid) {
+        let Value::Symbols(cur) = &row[ch.index()] else {
+            continue;
+        };
+        // The allowed symbols depend only on which sets' card types an object has.
+        let key: Vec<bool> = rs
+            .categories_of(ch)
+            .map(
+                |c| match (&c.by, c.by.as_ref().map(|(b, _)| &row[b.index()])) {
+                    (Some((_, types)), Some(Value::Symbols(t))) => {
+                        types.iter().any(|x| t.contains(x))
+                    }
+                    (None, _) => true,
+                    _ => false,
+                },
+            )
+            .collect();
+        let allowed = match known.iter().find(|(c, k, _)| *c == ch && *k == key) {
+            Some((_, _, a)) => a.clone(),
+            None => {
+                let Some(a) = rs.symbols_allowed(ch, row) else {
+                    continue;
+                };
+                known.push((ch, key, a.clone()));
+                a
+            }
+        };
+        let mut new = cur.clone();
+        new.intersect(&allowed);
+        if new == *cur {
+            continue;
+        }
+        // The abilities of symbols it lost go with them (CR 305.6).
+        if let (Some(i), Some(ac)) = (rs.intrinsic_of(ch), state.abilities_char) {
+            if let Value::Abilities(have) = &row[ac.index()] {
+                let after = i.abilities_after(have, cur, &new, false);
+                if after[..] != **have {
+                    out.push((
+                        ac,
+                        Value::Abilities(after.into()),
+                        "its abilities follow its subtypes".to_string(),
+                    ));
+                }
+            }
+        }
+        let text = format!("its {} follow its card types", rs.char(ch).name);
+        out.push((ch, Value::Symbols(new), text));
+    }
+    out
+}
+
 /// The aggregates of an effect's conditions that are worked out where it starts: in its
 /// "affects" (where it tests whom it applies to) and its "as long as"; inner ones first. Those
 /// that say `outer` (a value per subject) are left out.
@@ -1323,7 +1461,6 @@ fn gather(
         .map(|(c, _)| c.clone())
         .collect();
     let layer_def = &state.ruleset.layers[layer.index()];
-    let counters_here = layer_def.counters;
     let mut objects: Vec<&crate::object::GameObject> = state.objects().collect();
     if let Some(rank) = visit {
         objects.sort_by_key(|o| rank[o.id.index()]);
@@ -1372,8 +1509,10 @@ fn gather(
                 }
             }
         }
-        if counters_here {
-            for (i, p) in o.counters.iter().enumerate() {
+        // Counters where their kind changes something: numbers in the layer that applies
+        // counters, a keyword counter's ability where its operation applies (CR 613.1f).
+        for (i, p) in o.counters.iter().enumerate() {
+            if state.ruleset.counters[p.kind.index()].applies_in(&state.ruleset, layer) {
                 out.push(Candidate::counter(o, i, p));
             }
         }

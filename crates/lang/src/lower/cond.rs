@@ -7,7 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
 use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
 use rulecraft_core::ruleset::CharKind;
-use rulecraft_core::Symbol;
+use rulecraft_core::{AbilityKind, Symbol};
 
 /// Words that end a condition's implicit "and" run.
 const STOP: [&str; 5] = ["or", "and", "then", "to", "of"];
@@ -341,6 +341,27 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             };
             return Ok(Cond::Named(ch, w));
         }
+        "object" | "objects" => {
+            c.bump();
+            return Ok(Cond::AnyObject);
+        }
+        "attached" if c.peek_at(1).is_some_and(|t| t.is_word("to")) => {
+            // `attached to creature`: the tested object is attached to one that satisfies it.
+            c.bump();
+            c.bump();
+            return Ok(Cond::AttachedTo(Box::new(unary(env, c, allow)?)));
+        }
+        "legally" => {
+            c.bump();
+            c.expect_word("attached")?;
+            if !env.checking {
+                return Err(Diagnostic::new(
+                    span,
+                    "`legally attached` is only allowed in a state-based check's `when:`",
+                ));
+            }
+            return Ok(Cond::LegallyAttached);
+        }
         "enchanted" | "equipped" | "attached" | "fortified" if !dotted => {
             c.bump();
             return Ok(Cond::IsAttached);
@@ -382,6 +403,27 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                             kind.name()
                         ),
                     ));
+                }
+                // `abilities has an activated ability`: an ability of that kind (CR 113.3).
+                let save_kind = c.pos;
+                if kind == CharKind::Abilities {
+                    c.eat_word("a");
+                    c.eat_word("an");
+                    let k = c.peek().and_then(|t| t.word()).and_then(AbilityKind::named);
+                    let noun = c
+                        .peek_at(1)
+                        .is_some_and(|t| t.is_word("ability") || t.is_word("abilities"));
+                    if let (Some(k), true) = (k, noun) {
+                        c.bump();
+                        c.bump();
+                        let cond = Cond::HasKind(obj, ch, k);
+                        return Ok(if lacks {
+                            Cond::Not(Box::new(cond))
+                        } else {
+                            cond
+                        });
+                    }
+                    c.pos = save_kind;
                 }
                 let bare = c.peek().is_some_and(|t| t.word().is_some());
                 let (sym, sym_span) = c.name_or_string("a symbol after `has`")?;

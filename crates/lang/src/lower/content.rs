@@ -13,7 +13,7 @@ use rulecraft_core::effect::{
     Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef, TurnOf,
 };
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
-use rulecraft_core::{Ability, ClassId, Symbol, SymbolSet, Value};
+use rulecraft_core::{Ability, AbilityKind, ClassId, Symbol, SymbolSet, Value};
 use std::sync::Arc;
 
 /// Whether a statement starts an object class: `card "Name" { ... }` or `object "Name" { ... }`.
@@ -68,6 +68,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let mut statics: Vec<Arc<EffectDef>> = Vec::new();
     let mut spell = None;
     let mut enters_as_copy = false;
+    let mut attaches_to = None;
     for item in block(s, "the object's definition")? {
         let mut ic = Cursor::new(&item.head);
         let first = &item.head[0];
@@ -80,6 +81,16 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.finish()?;
                 let def = effect(env, item, &text, kw == "defining", EffectKind::Static, &[])?;
                 statics.push(Arc::new(def));
+            }
+            Some("attaches") => {
+                // `attaches to: creature`: what it can be attached to (CR 303.4a "Enchant",
+                // 301.5: an Equipment equips a creature).
+                no_block(item)?;
+                ic.bump();
+                ic.expect_word("to")?;
+                ic.expect_punct(":")?;
+                attaches_to = Some(condition(env, &mut ic, Allow::default())?);
+                ic.finish()?;
             }
             Some("enters") => {
                 // `enters as a copy`: Clone (seed 004, layer 1a).
@@ -144,9 +155,26 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
             }
         }
     }
-    // The abilities characteristic: printed keywords, then static abilities in order.
+    // The abilities characteristic: printed keywords, the abilities its printed symbols give
+    // (CR 305.6: a Forest's mana ability), then static abilities in order.
     if let Some(ac) = rs.char_of_kind(CharKind::Abilities) {
         let mut list = keywords;
+        let printed_set = |c: rulecraft_core::CharId| {
+            printed.iter().find_map(|(x, v)| match v {
+                Value::Symbols(s) if *x == c => Some(s.clone()),
+                _ => None,
+            })
+        };
+        for i in &rs.intrinsic {
+            let concerned = printed_set(i.when.0).is_some_and(|s| s.contains(&i.when.1));
+            if let (true, Some(set)) = (concerned, printed_set(i.char)) {
+                for a in i.of(&set) {
+                    if !list.contains(a) {
+                        list.push(a.clone());
+                    }
+                }
+            }
+        }
         for (i, d) in statics.iter().enumerate() {
             list.push(Ability::Static {
                 class: id,
@@ -164,6 +192,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     }
     Ok(ObjectClass {
         enters_as_copy,
+        attaches_to,
         name,
         printed,
         statics,
@@ -232,11 +261,106 @@ fn sym_list(c: &mut Cursor) -> Res<SymList> {
     })
 }
 
+/// An operation's symbols for characteristic `ch`: as `sym_list`, where `all CATEGORY` also names
+/// every symbol of one of `ch`'s categories ("every creature type": `all creature`), alone or
+/// among other symbols.
+fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor) -> Res<SymList> {
+    let rs = &env.ruleset;
+    let category = |c: &Cursor| {
+        let w = match &c.peek_at(1)?.tok {
+            Tok::Word(w) | Tok::Str(w) => w.clone(),
+            _ => return None,
+        };
+        rs.categories_of(ch).find(|x| x.name == w)
+    };
+    let all_then_word = c.peek().is_some_and(|t| t.is_word("all"))
+        && c.peek_at(1)
+            .is_some_and(|t| matches!(t.tok, Tok::Word(_) | Tok::Str(_)));
+    if all_then_word && category(c).is_none() && rs.categories_of(ch).next().is_some() {
+        let (w, sp) = {
+            let mut look = Cursor {
+                toks: c.toks,
+                pos: c.pos + 1,
+                end: c.end,
+            };
+            look.name_or_string("a category")?
+        };
+        return Err(unknown(
+            sp,
+            "category",
+            &w,
+            rs.categories_of(ch).map(|x| x.name.as_str()),
+        ));
+    }
+    if !(all_then_word && category(c).is_some()) {
+        return sym_list(c);
+    }
+    let mut out = SymList::default();
+    loop {
+        match category(c).filter(|_| c.peek().is_some_and(|t| t.is_word("all"))) {
+            Some(cat) => {
+                c.bump();
+                c.bump();
+                out.set.extend(&rs.category_set(cat));
+            }
+            None => {
+                let (w, _) = c.name_or_string("a symbol or `all` and a category")?;
+                if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
+                    out.chosen = true;
+                } else {
+                    out.set.insert(Symbol::new(&w));
+                }
+            }
+        }
+        if !c.eat_punct(",") {
+            return Ok(out);
+        }
+    }
+}
+
 fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
     if c.peek().is_some_and(|t| t.is_word("all")) {
         return Err(c.err("ability names or `none` (`all` names every symbol, not abilities)"));
     }
-    Ok(symbols(c)?.iter().cloned().map(Ability::Keyword).collect())
+    if c.eat_word("none") {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    loop {
+        out.push(ability(c)?);
+        if !c.eat_punct(",") {
+            break;
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// One ability in a list: a keyword (`flying`, `"first strike"`), or an ability of a kind named
+/// by its text (CR 113.3): `activated "..."`, `mana "{T}: Add {G}."`, `triggered "..."`;
+/// `static "..."` is a keyword.
+pub fn ability(c: &mut Cursor) -> Res<Ability> {
+    let kind = c
+        .peek()
+        .and_then(|t| t.word())
+        .and_then(AbilityKind::named)
+        .filter(|_| {
+            c.peek_at(1)
+                .is_some_and(|t| matches!(t.tok, Tok::Word(_) | Tok::Str(_)))
+        });
+    if kind.is_some() {
+        c.bump();
+    }
+    let (w, _) = c.name_or_string("an ability")?;
+    if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
+        return Err(Diagnostic::new(c.toks[c.pos - 1].span, "`chosen` names a choice made as an object enters: it belongs in an effect, not a printed value"));
+    }
+    let name = Symbol::new(&w);
+    Ok(match kind {
+        None | Some(AbilityKind::Static) => Ability::Keyword(name),
+        Some(kind) => Ability::Kinded { kind, name },
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -256,6 +380,7 @@ fn effect(
     names: &[String],
 ) -> Res<EffectDef> {
     let rs = &env.ruleset;
+    let kind_of_effect = kind;
     let allow = Allow {
         target: matches!(kind, EffectKind::Spell { .. }),
         names,
@@ -264,7 +389,7 @@ fn effect(
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
     let mut zones = Vec::new();
-    let mut ops: Vec<(SlotTarget, Change, Span)> = Vec::new();
+    let mut ops: Vec<(SlotTarget, Change, Span, bool)> = Vec::new();
     // Copy and text effects change every copiable characteristic; they name the first.
     let copy_target = rs.copiable.first().map(|c| SlotTarget::Char(*c));
     for item in block(s, "the effect")? {
@@ -327,7 +452,7 @@ fn effect(
             } else {
                 Change::TextOf(src)
             };
-            ops.push((target, change, item.head[0].span));
+            ops.push((target, change, item.head[0].span, false));
             continue;
         }
         if c.eat_word("replace") {
@@ -349,6 +474,7 @@ fn effect(
                 SlotTarget::Char(ch),
                 Change::ReplaceWord(from, to),
                 item.head[0].span,
+                false,
             ));
             continue;
         }
@@ -385,6 +511,7 @@ fn effect(
                 SlotTarget::Char(ca),
                 Change::SwitchWith(cb),
                 item.head[0].span,
+                false,
             ));
             continue;
         }
@@ -427,9 +554,28 @@ fn effect(
             (CharKind::Number, _) => {
                 Change::Modify(NumExpr::Neg(Box::new(num(env, &mut c, allow)?)))
             }
-            (CharKind::Symbols, '=') => Change::SetSymbols(sym_list(&mut c)?),
-            (CharKind::Symbols, '+') => Change::AddSymbols(sym_list(&mut c)?),
-            (CharKind::Symbols, _) => Change::RemoveSymbols(sym_list(&mut c)?),
+            (CharKind::Symbols, '=') => {
+                let SlotTarget::Char(ch) = target else {
+                    unreachable!("symbols are characteristics")
+                };
+                let set = sym_list_in(env, ch, &mut c)?;
+                // With categories (CR 205.3), only the sets of the new symbols are replaced.
+                let sets = rs.categories_of(ch).next().is_some();
+                if sets && (set.chosen || !(set.set.is_empty() || set.set == SymbolSet::every())) {
+                    let replaced = rs.categories_holding(ch, &set.set);
+                    Change::SetInCategories { set, replaced }
+                } else {
+                    Change::SetSymbols(set)
+                }
+            }
+            (CharKind::Symbols, '+') => match target {
+                SlotTarget::Char(ch) => Change::AddSymbols(sym_list_in(env, ch, &mut c)?),
+                SlotTarget::Prop(_) => unreachable!("symbols are characteristics"),
+            },
+            (CharKind::Symbols, _) => match target {
+                SlotTarget::Char(ch) => Change::RemoveSymbols(sym_list_in(env, ch, &mut c)?),
+                SlotTarget::Prop(_) => unreachable!("symbols are characteristics"),
+            },
             (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
             (CharKind::Abilities, '+')
                 if matches!(&c.peek().map(|t| &t.tok), Some(Tok::Str(s)) if s.contains("{}"))
@@ -454,6 +600,20 @@ fn effect(
                     of,
                     among,
                 }
+            }
+            (CharKind::Abilities, '+')
+                if c.peek()
+                    .and_then(|t| t.word())
+                    .is_some_and(|w| w == "all" || AbilityKind::named(w).is_some())
+                    && c.peek_at(1).is_some_and(|t| t.is_word("abilities"))
+                    && c.peek_at(2).is_some_and(|t| t.is_word("of")) =>
+            {
+                // `abilities += activated abilities of in graveyard and types has creature`
+                let kind = c.bump().and_then(|t| t.word()).and_then(AbilityKind::named);
+                c.bump();
+                c.bump();
+                let among = condition(env, &mut c, allow)?;
+                Change::AbilitiesOf { kind, among }
             }
             (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
             (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),
@@ -491,8 +651,25 @@ fn effect(
                 ))
             }
         };
+        // `power += power continuously`: a spell's number read at every derivation.
+        let continuous = c.peek().is_some_and(|t| t.is_word("continuously"));
+        if continuous {
+            if !matches!(change, Change::SetNumber(_) | Change::Modify(_)) {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos].span,
+                    format!("only a number is read `continuously`: `{name}` is not a number"),
+                ));
+            }
+            if kind_of_effect == EffectKind::Static {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos].span,
+                    "`continuously` belongs to a spell's effect: a static ability's numbers are always read continuously",
+                ));
+            }
+            c.bump();
+        }
         c.finish()?;
-        ops.push((target, change, nsp));
+        ops.push((target, change, nsp, continuous));
     }
     if ops.is_empty() {
         return Err(Diagnostic::new(
@@ -501,17 +678,59 @@ fn effect(
         ));
     }
     let on_players = matches!(ops[0].0, SlotTarget::Prop(_));
-    if let Some((_, _, sp)) = ops
+    if let Some((_, _, sp, _)) = ops
         .iter()
-        .find(|(t, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players)
+        .find(|(t, _, _, _)| matches!(t, SlotTarget::Prop(_)) != on_players)
     {
         return Err(Diagnostic::new(
             *sp,
             "one effect changes either objects or players, not both: split it into two",
         ));
     }
+    // A change to symbols that give abilities (CR 305.6-305.7) writes those abilities too.
+    let makes = |ops: &[(SlotTarget, Change, Span, bool)],
+                 i: &rulecraft_core::ruleset::Intrinsic| {
+        ops.iter().find_map(|(t, c, _, _)| {
+            if *t != SlotTarget::Char(i.when.0) {
+                return None;
+            }
+            match c {
+                Change::SetSymbols(l) | Change::SetInCategories { set: l, .. } => {
+                    Some(l.set.contains(&i.when.1))
+                }
+                Change::AddSymbols(l) => l.set.contains(&i.when.1).then_some(true),
+                Change::RemoveSymbols(l) => l.set.contains(&i.when.1).then_some(false),
+                _ => None,
+            }
+        })
+    };
+    let whens: Vec<Option<bool>> = ops
+        .iter()
+        .map(|(t, _, _, _)| match t {
+            SlotTarget::Char(ch) => rs.intrinsic_of(*ch).and_then(|i| makes(&ops, i)),
+            SlotTarget::Prop(_) => None,
+        })
+        .collect();
     let mut lowered = Vec::new();
-    for (target, change, sp) in ops {
+    for ((target, change, sp, continuous), made) in ops.into_iter().zip(whens) {
+        let intrinsic = match target {
+            SlotTarget::Char(ch) => rs.intrinsic_of(ch).is_some(),
+            SlotTarget::Prop(_) => false,
+        };
+        let change = match change {
+            Change::SetSymbols(_)
+            | Change::SetInCategories { .. }
+            | Change::AddSymbols(_)
+            | Change::RemoveSymbols(_)
+                if intrinsic =>
+            {
+                Change::WithIntrinsic {
+                    change: Box::new(change),
+                    makes: made,
+                }
+            }
+            c => c,
+        };
         let Some(layer) = rs.layer_for(target, change.kind(), defining) else {
             let n = match target {
                 SlotTarget::Char(c) => rs.char(c).name.clone(),
@@ -530,6 +749,7 @@ fn effect(
             target,
             change,
             layer,
+            continuous,
         });
     }
     let cond =
@@ -763,6 +983,40 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             });
             continue;
         }
+        if c.eat_word("put") {
+            // `put 1 flying counter on target`: on each target (CR 122.6).
+            no_block(item)?;
+            let (count, csp) = c.number("how many counters")?;
+            if count <= 0 {
+                return Err(Diagnostic::new(
+                    csp,
+                    "expected a positive number of counters",
+                ));
+            }
+            let (k, ksp) = c.name_or_string("a counter")?;
+            let counter = env.ruleset.counter_id(&k).ok_or_else(|| {
+                unknown(
+                    ksp,
+                    "counter",
+                    &k,
+                    env.ruleset.counters.iter().map(|c| c.name.as_str()),
+                )
+            })?;
+            if !c.eat_word("counter") {
+                c.eat_word("counters");
+            }
+            c.expect_word("on")?;
+            c.expect_word("target")?;
+            if !has_target {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`put ... on target` needs the spell to have a `target:`",
+                ));
+            }
+            c.finish()?;
+            one_shots.push(OneShot::PutCounters { counter, count });
+            continue;
+        }
         if c.eat_words(&["move", "target"]) {
             no_block(item)?;
             let at = target_ref(&mut c, &names)?;
@@ -790,7 +1044,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             });
             continue;
         }
-        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {` or `move target to:`"));
+        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {`, `move target to:`, `turn target` or `put N COUNTER on target`"));
     }
     Ok(Spell {
         text: Arc::from(text.as_str()),

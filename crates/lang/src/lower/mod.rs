@@ -22,6 +22,8 @@ pub struct Env {
     /// Symbols written as bare words after `has` / `lacks`, noted as they are read: the loader warns
     /// about those nothing could produce (`Loader::warnings`).
     pub notes: Notes,
+    /// A state-based check's condition is being read (`legally attached` is allowed there).
+    pub checking: bool,
 }
 
 /// A symbol written after `has` or `lacks` in a condition, with where and of which characteristic.

@@ -6,11 +6,13 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
-use rulecraft_core::effect::OpKind;
+use rulecraft_core::effect::{Change, Op, OpKind};
+use rulecraft_core::ids::LayerId;
 use rulecraft_core::ruleset::{
-    ChangeClass, CharDef, CharKind, CounterDef, LayerDef, PropDef, Slot, SlotTarget, StateCheck,
-    ZoneDef,
+    Category, ChangeClass, CharDef, CharKind, CounterDef, Intrinsic, LayerDef, PropDef, Slot,
+    SlotTarget, StateCheck, ZoneDef,
 };
+use rulecraft_core::{Ability, Symbol};
 
 const KINDS: [&str; 6] = [
     "number",
@@ -26,6 +28,7 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
     let mut env = Env::default();
     let mut seen = false;
     let mut spans = Vec::new();
+    let mut counter_spans = Vec::new();
     for s in stmts {
         let mut c = Cursor::new(&s.head);
         if !c.eat_word("ruleset") {
@@ -43,7 +46,11 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         env.ruleset.name = name;
         for item in block(s, "the ruleset")? {
             let before = env.ruleset.layers.len();
+            let counters = env.ruleset.counters.len();
             item_stmt(&mut env, item)?;
+            if env.ruleset.counters.len() > counters {
+                counter_spans.push(item.head[0].span);
+            }
             spans.extend(std::iter::repeat_n(
                 item.head[0].span,
                 env.ruleset.layers.len() - before,
@@ -57,7 +64,39 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         ));
     }
     check_order(&env, &spans)?;
+    place_counter_ops(&mut env, &counter_spans)?;
     Ok(env)
+}
+
+/// Not yet placed in a layer: a counter's operation, until every layer is declared.
+const UNPLACED: LayerId = LayerId(u16::MAX);
+
+/// A keyword counter's ability applies in the first layer that accepts adding it (CR 613.1f:
+/// layer 6); `counter_spans` are the counter statements, in order.
+fn place_counter_ops(env: &mut Env, counter_spans: &[crate::diagnostics::Span]) -> Res<()> {
+    let rs = &mut env.ruleset;
+    for (k, span) in counter_spans.iter().enumerate() {
+        for i in 0..rs.counters[k].ops.len() {
+            let op = &rs.counters[k].ops[i];
+            let Some(layer) = rs.layer_for(op.target, op.change.kind(), false) else {
+                let n = match op.target {
+                    SlotTarget::Char(c) => rs.char(c).name.clone(),
+                    SlotTarget::Prop(p) => rs.props[p.index()].name.clone(),
+                };
+                return Err(Diagnostic::new(
+                    *span,
+                    format!(
+                        "no layer of ruleset `{}` applies `{}` to `{n}`: counter `{}` needs one",
+                        rs.name,
+                        op.change.kind().name(),
+                        rs.counters[k].name
+                    ),
+                ));
+            };
+            rs.counters[k].ops[i].layer = layer;
+        }
+    }
+    Ok(())
 }
 
 /// Seed 003, "Players and Rules": player and rules effects apply after every object layer.
@@ -203,14 +242,37 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 ));
             }
             let mut changes = Vec::new();
+            let mut ops = Vec::new();
             // `counter time`: a counter that changes no characteristic (time, charge, lore).
             if c.at_end() {
-                env.ruleset.counters.push(CounterDef { name, changes });
+                env.ruleset.counters.push(CounterDef { name, changes, ops });
                 return Ok(());
             }
             c.expect_punct(":")?;
             loop {
                 let (ch, chs) = c.name("a number characteristic")?;
+                // `abilities += flying`: a keyword counter (CR 122.1b); its layer is found once
+                // every layer is declared.
+                if let Some(a) = env
+                    .ruleset
+                    .char_id(&ch)
+                    .filter(|a| env.ruleset.char(*a).kind == CharKind::Abilities)
+                {
+                    if !c.eat_punct("+=") {
+                        return Err(c.err("`+=`: a counter adds an ability"));
+                    }
+                    let (k, _) = c.name_or_string("an ability name")?;
+                    ops.push(Op {
+                        target: SlotTarget::Char(a),
+                        change: Change::AddAbilities(vec![Ability::Keyword(Symbol::new(&k))]),
+                        layer: UNPLACED,
+                        continuous: false,
+                    });
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                    continue;
+                }
                 let id = number_char(env, &ch, chs)?;
                 let sign = if c.eat_punct("+=") {
                     1
@@ -226,7 +288,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 }
             }
             c.finish()?;
-            env.ruleset.counters.push(CounterDef { name, changes });
+            env.ruleset.counters.push(CounterDef { name, changes, ops });
         }
         "term" => term_stmt(env, s)?,
         "layer" => {
@@ -256,31 +318,39 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             c.finish()?;
             let mut when = None;
             let mut to = None;
+            let mut unattach = false;
             for item in block(s, "the check")? {
                 no_block(item)?;
                 let mut ic = Cursor::new(&item.head);
                 if ic.eat_word("when") {
                     ic.expect_punct(":")?;
-                    when = Some(condition(env, &mut ic, Allow::default())?);
+                    // `legally attached` reads what each object's class says: checks only.
+                    env.checking = true;
+                    let cond = condition(env, &mut ic, Allow::default());
+                    env.checking = false;
+                    when = Some(cond?);
                 } else if ic.eat_words(&["move", "to"]) {
                     ic.expect_punct(":")?;
                     let (z, zs) = ic.name("a zone")?;
                     to = Some(zone(env, &z, zs)?);
+                } else if ic.eat_word("unattach") {
+                    unattach = true;
                 } else {
-                    return Err(ic.err("`when:` or `move to:`"));
+                    return Err(ic.err("`when:`, `move to:` or `unattach`"));
                 }
                 ic.finish()?;
             }
-            let (Some(condition), Some(to_zone)) = (when, to) else {
+            let (Some(condition), true) = (when, to.is_some() != unattach) else {
                 return Err(Diagnostic::new(
                     s.head[0].span,
-                    "a check needs both `when:` and `move to:`",
+                    "a check needs `when:` and one of `move to:` or `unattach`",
                 ));
             };
             env.ruleset.state_checks.push(StateCheck {
                 name,
                 condition,
-                to_zone,
+                to_zone: to,
+                unattach,
             });
         }
         "copiable" => {
@@ -318,6 +388,8 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 env.ruleset.face_down.push((id, v));
             }
         }
+        "categories" => categories(env, s, &mut c)?,
+        "intrinsic" => intrinsic(env, s, &mut c)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -344,10 +416,181 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "spells",
                     "copiable",
                     "face",
+                    "categories",
+                    "intrinsic",
                 ],
             ))
         }
     }
+    Ok(())
+}
+
+/// `categories subtypes by types { creature, kindred: others ... land: forest, island ... }`: the
+/// sets a symbols characteristic's symbols fall in (CR 205.3), each tied, with `by`, to the
+/// symbols (card types) of another characteristic it belongs to.
+fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
+    let symbols_char = |env: &Env, c: &mut Cursor| -> Res<rulecraft_core::CharId> {
+        let (n, sp) = c.name("a symbols characteristic")?;
+        let rs = &env.ruleset;
+        let id = rs.char_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "characteristic",
+                &n,
+                rs.characteristics.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if rs.char(id).kind != CharKind::Symbols {
+            return Err(Diagnostic::new(
+                sp,
+                format!("`{n}` is not a symbols characteristic: categories divide symbols"),
+            ));
+        }
+        Ok(id)
+    };
+    let at = c.here();
+    let ch = symbols_char(env, c)?;
+    if env.ruleset.categories_of(ch).next().is_some() {
+        return Err(Diagnostic::new(
+            at,
+            format!(
+                "the categories of `{}` are declared twice",
+                env.ruleset.char(ch).name
+            ),
+        ));
+    }
+    let by = if c.eat_word("by") {
+        Some(symbols_char(env, c)?)
+    } else {
+        None
+    };
+    c.finish()?;
+    let mut others = false;
+    for item in block(s, "the categories")? {
+        no_block(item)?;
+        let mut ic = Cursor::new(&item.head);
+        let mut names = Vec::new();
+        loop {
+            let (n, sp) = ic.name_or_string("a category name")?;
+            names.push((n, sp));
+            if by.is_none() || !ic.eat_punct(",") {
+                break;
+            }
+        }
+        let (name, nsp) = names[0].clone();
+        if env.ruleset.categories_of(ch).any(|x| x.name == name) {
+            return Err(Diagnostic::new(
+                nsp,
+                format!("category `{name}` is declared twice"),
+            ));
+        }
+        ic.expect_punct(":")?;
+        let members = if ic.peek().is_some_and(|t| t.is_word("others")) {
+            let sp = ic.here();
+            ic.bump();
+            if std::mem::replace(&mut others, true) {
+                return Err(Diagnostic::new(
+                    sp,
+                    "only one category can hold the others: the symbols no category lists",
+                ));
+            }
+            None
+        } else {
+            let mut list = Vec::new();
+            loop {
+                let (w, wsp) = ic.name_or_string("a symbol or `others`")?;
+                let sym = Symbol::new(&w);
+                if let Some(x) = env
+                    .ruleset
+                    .categories_of(ch)
+                    .find(|x| x.members.as_ref().is_some_and(|m| m.contains(&sym)))
+                {
+                    return Err(Diagnostic::new(
+                        wsp,
+                        format!("`{w}` is already in category `{}`", x.name),
+                    ));
+                }
+                list.push(sym);
+                if !ic.eat_punct(",") {
+                    break;
+                }
+            }
+            Some(list.into_iter().collect())
+        };
+        ic.finish()?;
+        env.ruleset.categories.push(Category {
+            char: ch,
+            name,
+            by: by.map(|b| (b, names.iter().map(|(n, _)| Symbol::new(n)).collect())),
+            members,
+        });
+    }
+    Ok(())
+}
+
+/// `intrinsic subtypes when types has land { forest: "{T}: Add {G}." ... }`: the abilities some
+/// symbols give an object that holds a symbol in another characteristic (CR 305.6).
+fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
+    let rs = &env.ruleset;
+    let symbols_char = |c: &mut Cursor| -> Res<rulecraft_core::CharId> {
+        let (n, sp) = c.name("a symbols characteristic")?;
+        let id = rs.char_id(&n).ok_or_else(|| {
+            unknown(
+                sp,
+                "characteristic",
+                &n,
+                rs.characteristics.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if rs.char(id).kind != CharKind::Symbols {
+            return Err(Diagnostic::new(
+                sp,
+                format!("`{n}` is not a symbols characteristic: its symbols give the abilities"),
+            ));
+        }
+        Ok(id)
+    };
+    let at = c.here();
+    let ch = symbols_char(c)?;
+    if rs.intrinsic_of(ch).is_some() {
+        return Err(Diagnostic::new(
+            at,
+            format!("the abilities of `{}` are declared twice", rs.char(ch).name),
+        ));
+    }
+    if rs.char_of_kind(CharKind::Abilities).is_none() {
+        return Err(Diagnostic::new(
+            at,
+            "this ruleset declares no `abilities` characteristic for the abilities to go in",
+        ));
+    }
+    c.expect_word("when")?;
+    let by = symbols_char(c)?;
+    c.expect_word("has")?;
+    let (w, _) = c.name_or_string("a symbol")?;
+    c.finish()?;
+    let mut abilities = Vec::new();
+    for item in block(s, "the abilities")? {
+        no_block(item)?;
+        let mut ic = Cursor::new(&item.head);
+        let (sym, ssp) = ic.name_or_string("a symbol")?;
+        let sym = Symbol::new(&sym);
+        if abilities.iter().any(|(x, _)| *x == sym) {
+            return Err(Diagnostic::new(
+                ssp,
+                format!("`{sym}` is given its abilities twice"),
+            ));
+        }
+        ic.expect_punct(":")?;
+        let a = super::content::ability(&mut ic)?;
+        ic.finish()?;
+        abilities.push((sym, a));
+    }
+    env.ruleset.intrinsic.push(Intrinsic {
+        char: ch,
+        when: (by, Symbol::new(&w)),
+        abilities,
+    });
     Ok(())
 }
 
@@ -375,7 +618,9 @@ fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecra
     if rs.char(id).kind != CharKind::Number {
         return Err(Diagnostic::new(
             sp,
-            format!("`{ch}` is not a number characteristic: counters change numbers"),
+            format!(
+                "`{ch}` is not a number characteristic: counters change numbers or add abilities"
+            ),
         ));
     }
     Ok(id)

@@ -9,7 +9,7 @@ use crate::syntax::Stmt;
 use rulecraft_core::content::Content;
 use rulecraft_core::ids::CounterId;
 use rulecraft_core::ruleset::CharKind;
-use rulecraft_core::{Ability, CharId, ClassId, PropId, Symbol, Value, ZoneId};
+use rulecraft_core::{CharId, ClassId, PropId, Symbol, Value, ZoneId};
 use std::sync::Arc;
 
 /// An object named in a scenario: by alias or name.
@@ -62,6 +62,8 @@ pub enum Expect {
         obj: Ref,
         ch: CharId,
         want: Want,
+        /// `activated abilities = ...`: only the abilities of this kind are compared.
+        of_kind: Option<rulecraft_core::AbilityKind>,
     },
     Prop {
         player: usize,
@@ -71,6 +73,11 @@ pub enum Expect {
     Zone {
         obj: Ref,
         zone: ZoneId,
+    },
+    /// `attached to REF` / `attached to nothing`: what the object is attached to.
+    Attached {
+        obj: Ref,
+        to: Option<Ref>,
     },
 }
 
@@ -631,6 +638,11 @@ impl Cx<'_> {
         };
         let next = c.peek_at(1);
         (w == "in" && next.is_some_and(|t| t.word().is_some()))
+            || (w == "attached" && next.is_some_and(|t| t.is_word("to")))
+            || (rulecraft_core::AbilityKind::named(w).is_some()
+                && next
+                    .and_then(|t| t.word())
+                    .is_some_and(|x| self.env.ruleset.char_id(x).is_some()))
             || (self.env.ruleset.char_id(w).is_some()
                 && next.is_some_and(|t| {
                     t.is_punct("=") || t.is_word("has") || t.is_word("lacks") || t.is_word("order")
@@ -668,7 +680,34 @@ impl Cx<'_> {
             let zone = self.zone(c)?;
             return Ok(Expect::Zone { obj, zone });
         }
-        let (ch_name, chs) = c.name("a characteristic, or `in`")?;
+        if c.peek().is_some_and(|t| t.is_word("attached"))
+            && c.peek_at(1).is_some_and(|t| t.is_word("to"))
+            && rs.char_id("attached").is_none()
+        {
+            c.bump();
+            c.bump();
+            let to = if c.eat_word("nothing") {
+                None
+            } else {
+                Some(obj_ref(c)?)
+            };
+            return Ok(Expect::Attached { obj, to });
+        }
+        // `activated abilities = ...`: the abilities of one kind (CR 113.3).
+        let of_kind = c
+            .peek()
+            .and_then(|t| t.word())
+            .and_then(rulecraft_core::AbilityKind::named)
+            .filter(|_| {
+                c.peek_at(1)
+                    .and_then(|t| t.word())
+                    .and_then(|w| rs.char_id(w))
+                    .is_some_and(|x| rs.char(x).kind == CharKind::Abilities)
+            });
+        if of_kind.is_some() {
+            c.bump();
+        }
+        let (ch_name, chs) = c.name("a characteristic, `in` or `attached to`")?;
         let ch = rs.char_id(&ch_name).ok_or_else(|| {
             unknown(
                 chs,
@@ -678,6 +717,9 @@ impl Cx<'_> {
             )
         })?;
         let kind = rs.char(ch).kind;
+        if of_kind.is_some() && c.peek().is_some_and(|t| t.is_word("order")) {
+            return Err(c.err("`=`, `has` or `lacks` after abilities of one kind"));
+        }
         if c.eat_word("order") {
             c.expect_punct("=")?;
             let list = self.names(c, "the name of an effect's source")?;
@@ -685,6 +727,7 @@ impl Cx<'_> {
                 obj,
                 ch,
                 want: Want::Order(list),
+                of_kind,
             });
         }
         if c.eat_word("has") || c.eat_word("lacks") {
@@ -703,6 +746,7 @@ impl Cx<'_> {
             return Ok(Expect::Char {
                 obj,
                 ch,
+                of_kind,
                 want: if lacks {
                     Want::Lacks(sym)
                 } else {
@@ -737,20 +781,19 @@ impl Cx<'_> {
                 ))))
             }
         };
-        Ok(Expect::Char { obj, ch, want })
+        Ok(Expect::Char {
+            obj,
+            ch,
+            want,
+            of_kind,
+        })
     }
 }
 
 /// Ability names as expectations compare them: keywords by name, static abilities by their text.
 pub fn ability_names(v: &Value) -> Vec<String> {
     match v {
-        Value::Abilities(list) => list
-            .iter()
-            .map(|a| match a {
-                Ability::Keyword(s) => s.to_string(),
-                Ability::Static { text, .. } => text.to_string(),
-            })
-            .collect(),
+        Value::Abilities(list) => list.iter().map(|a| a.name().to_string()).collect(),
         _ => Vec::new(),
     }
 }
