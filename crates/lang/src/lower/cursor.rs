@@ -8,7 +8,14 @@ pub struct Cursor<'a> {
     pub pos: usize,
     /// Where "end of statement" errors point: just after the last token.
     pub end: Span,
+    /// How deeply the condition or expression being read nests (see [`Cursor::nest`]).
+    pub depth: usize,
 }
+
+/// How deeply a condition or expression may nest: each `(`, `not`, unary `-`, call such as
+/// `exists(`, and each `+`, `-` or `*` in a row is a level. Parsing and every later walk of the
+/// tree recurse, so an unbounded depth would overflow the stack.
+pub const MAX_NESTING: usize = 64;
 
 pub type Res<T> = Result<T, Diagnostic>;
 
@@ -22,7 +29,25 @@ impl<'a> Cursor<'a> {
             toks,
             pos: 0,
             end: Span::new(last.file, last.end, last.end),
+            depth: 0,
         }
+    }
+    /// Enters one level of nesting; an error past [`MAX_NESTING`].
+    pub fn nest(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::new(
+                self.here(),
+                format!(
+                    "too deeply nested: expected at most {MAX_NESTING} levels of `(`, `not`, unary `-`, calls such as `exists(` and operators in a row"
+                ),
+            ));
+        }
+        Ok(())
+    }
+    /// Leaves `levels` levels of nesting.
+    pub fn unnest(&mut self, levels: usize) {
+        self.depth = self.depth.saturating_sub(levels);
     }
     pub fn peek(&self) -> Option<&'a Token> {
         self.toks.get(self.pos)

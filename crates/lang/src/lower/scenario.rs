@@ -632,6 +632,7 @@ impl Cx<'_> {
                     toks: c.toks,
                     pos: c.pos + 1,
                     end: c.end,
+                    depth: c.depth,
                 };
                 look.pos = c.pos + 1;
                 !self.at_check(&look)
