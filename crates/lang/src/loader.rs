@@ -71,11 +71,35 @@ impl Loader {
 
     /// Parses a file into statements.
     pub fn parse_file(&mut self, path: &Path, at: Option<Span>) -> Result<Vec<Stmt>, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+        let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
             at,
         })?;
+        // A byte-order mark says the file is UTF-8; it is no part of the text.
+        const BOM: &[u8] = "\u{feff}".as_bytes();
+        let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        let bytes = &bytes[skipped..];
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t.to_string(),
+            Err(e) => {
+                // The text up to the bad byte is kept, so the error names its line and column.
+                // In the lossy text the bad bytes are one U+FFFD, three bytes long.
+                let off = e.valid_up_to();
+                let id = self
+                    .map
+                    .add(path, String::from_utf8_lossy(bytes).into_owned());
+                return Err(Diagnostic::new(
+                    Span::new(id, off, off + '\u{fffd}'.len_utf8()),
+                    format!(
+                        "not UTF-8 text: the byte 0x{:02X} at byte offset {} is not valid UTF-8; save the file as UTF-8",
+                        bytes[off],
+                        skipped + off
+                    ),
+                )
+                .into());
+            }
+        };
         let id = self.map.add(path, text);
         let text = self.map.text(id).to_string();
         Ok(parse(id, &text)?)

@@ -190,10 +190,52 @@ impl<'a> Cursor<'a> {
     }
     pub fn finish(&self) -> Res<()> {
         if self.at_end() {
-            Ok(())
-        } else {
-            Err(self.err("the end of the statement"))
+            return Ok(());
         }
+        let mut e = self.err("the end of the statement");
+        if let Some(name) = self.glued_name() {
+            e.message.push_str(&format!(
+                ": to use `{name}` as a name, write it as a string: \"{name}\""
+            ));
+        }
+        Err(e)
+    }
+    /// At a `-`, `+` or `.` written with no space between two names or numbers (`mtg-2020`): the
+    /// whole run, which an author meant as one name.
+    fn glued_name(&self) -> Option<String> {
+        let part = |t: &Token| match &t.tok {
+            Tok::Word(w) => Some(w.clone()),
+            Tok::Number(n) => Some(n.to_string()),
+            Tok::Punct(p @ ("-" | "+" | ".")) => Some(p.to_string()),
+            _ => None,
+        };
+        let glued = |a: &Token, b: &Token| a.span.end == b.span.start;
+        let cur = self.peek()?;
+        let prev = self.toks.get(self.pos.checked_sub(1)?)?;
+        let next = self.peek_at(1)?;
+        if !matches!(cur.tok, Tok::Punct("-" | "+" | "."))
+            || !glued(prev, cur)
+            || !glued(cur, next)
+            || part(prev).is_none()
+            || part(next).is_none()
+        {
+            return None;
+        }
+        let mut first = self.pos - 1;
+        while first > 0
+            && glued(&self.toks[first - 1], &self.toks[first])
+            && part(&self.toks[first - 1]).is_some()
+        {
+            first -= 1;
+        }
+        let mut last = self.pos + 1;
+        while last + 1 < self.toks.len()
+            && glued(&self.toks[last], &self.toks[last + 1])
+            && part(&self.toks[last + 1]).is_some()
+        {
+            last += 1;
+        }
+        self.toks[first..=last].iter().map(part).collect()
     }
 }
 
