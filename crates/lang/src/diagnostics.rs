@@ -107,17 +107,24 @@ impl SourceMap {
     }
     /// `file:line:col`.
     pub fn location(&self, span: Span) -> String {
-        let (l, c) = self.line_col(span.file, span.start);
-        format!("{}:{}:{}", self.path(span.file).display(), l, c)
+        let (file, l, c) = self.place(span);
+        format!("{file}:{l}:{c}")
     }
-    /// The one-line form: `file:line:col: message`, then `(WHAT is at file:line:col)` for a
-    /// related place.
-    pub fn short(&self, d: &Diagnostic) -> String {
-        let mut out = format!("{}: {}", self.location(d.span), d.message);
-        if let Some((sp, what)) = &d.related {
-            out.push_str(&format!(" ({what} is at {})", self.location(*sp)));
+    /// The file (as its path was given), line and column of a span's start.
+    pub fn place(&self, span: Span) -> (String, usize, usize) {
+        let (l, c) = self.line_col(span.file, span.start);
+        (self.path(span.file).display().to_string(), l, c)
+    }
+    /// The message, then `(WHAT is at file:line:col)` for a related place.
+    pub fn message(&self, d: &Diagnostic) -> String {
+        match &d.related {
+            Some((sp, what)) => format!("{} ({what} is at {})", d.message, self.location(*sp)),
+            None => d.message.clone(),
         }
-        out
+    }
+    /// The one-line form: `file:line:col: message`.
+    pub fn short(&self, d: &Diagnostic) -> String {
+        format!("{}: {}", self.location(d.span), self.message(d))
     }
     /// The one-line form followed by the line with a caret and any help.
     pub fn render(&self, d: &Diagnostic) -> String {
