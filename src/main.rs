@@ -205,6 +205,11 @@ fn failure_json(loader: &Loader, f: &Failure) -> Json {
 
 fn test(loader: &mut Loader, paths: &[PathBuf], format: Format) -> ExitCode {
     let (files, mut errors) = collect(paths, &[SCENARIO_EXT]);
+    if format == Format::Text {
+        for e in &errors {
+            out!("FAIL {}\n", e.short());
+        }
+    }
     let (mut passed, mut failed) = (0, 0);
     let mut reports = Vec::new();
     for file in &files {
@@ -215,10 +220,16 @@ fn test(loader: &mut Loader, paths: &[PathBuf], format: Format) -> ExitCode {
                 }
                 errors.push(loader.located(&e));
             }
-            Ok(list) if list.is_empty() => errors.push(Located::file(
-                file,
-                "nothing found: no scenarios in this file: expected `scenario \"NAME\" { ... }`",
-            )),
+            Ok(list) if list.is_empty() => {
+                let e = Located::file(
+                    file,
+                    "nothing found: no scenarios in this file: expected `scenario \"NAME\" { ... }`",
+                );
+                if format == Format::Text {
+                    out!("FAIL {}\n", e.short());
+                }
+                errors.push(e);
+            }
             Ok(list) => {
                 for (env, sc) in list {
                     let r = run(&env, &sc, None);
@@ -249,9 +260,6 @@ fn test(loader: &mut Loader, paths: &[PathBuf], format: Format) -> ExitCode {
             })
         );
     } else {
-        for e in errors.iter().filter(|e| e.line.is_none()) {
-            out!("FAIL {}\n", e.short());
-        }
         out!("{passed} passed, {failed} failed");
     }
     if failed > 0 {
