@@ -1,13 +1,17 @@
 //! The `rulecraft` command: run scenarios, explain derived values, check files.
+//!
+//! With `--format json` each command prints one JSON document on standard output; its schema is
+//! docs/json.md.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rulecraft_core::explain::{describe_object, describe_player};
+use rulecraft_core::explain::{describe_object, describe_player, Step};
+use rulecraft_core::{CharId, GameState, ObjectId, PlayerId, Value};
 use rulecraft_lang::loader::{
-    files_with_ext, resolve, LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT,
+    files_with_ext, missing_message, project_roots, LoadError, Loader, Located, SearchDir,
+    CONTENT_EXT, RULESET_EXT, SCENARIO_EXT,
 };
-use rulecraft_lang::lower::content as lcontent;
-use rulecraft_lang::scenario::{find, run, Report};
-use serde_json::json;
+use rulecraft_lang::scenario::{find, run, Failure, Report};
+use serde_json::{json, Value as Json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -30,13 +34,23 @@ macro_rules! out_raw {
     };
 }
 
+/// The environment variable listing project folders to search, as `PATH` lists folders.
+const PATH_VAR: &str = "RULECRAFT_PATH";
+
 #[derive(Parser)]
 #[command(
     name = "rulecraft",
     version,
-    about = "A rules engine for games whose cards, units and buildings carry effects"
+    about = "A rules engine for games whose cards, units and buildings carry effects",
+    after_help = "A ruleset or content named by name is looked up in the project above the file \
+                  (the nearest folder holding rulesets/), then in each --include folder, then in \
+                  each folder of RULECRAFT_PATH (separated as in PATH)."
 )]
 struct Cli {
+    /// A project folder (holding rulesets/ and content/) to look up rulesets and content in,
+    /// after the file's own project; may be given several times.
+    #[arg(short = 'I', long = "include", value_name = "DIR", global = true)]
+    include: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -78,7 +92,8 @@ enum Command {
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The ruleset (name or path) to check content files against.
+        /// The ruleset (name or path) to check content files against (default: the rulesets of
+        /// the content file's project).
         #[arg(long)]
         ruleset: Option<String>,
         #[arg(long, value_enum, default_value = "text")]
@@ -88,54 +103,132 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut loader = Loader::new();
+    for d in &cli.include {
+        if !d.is_dir() {
+            eprintln!("{}: no such folder (given with --include)", d.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    loader.search = cli
+        .include
+        .iter()
+        .map(|d| SearchDir {
+            path: d.clone(),
+            origin: "--include",
+        })
+        .chain(
+            std::env::var_os(PATH_VAR)
+                .iter()
+                .flat_map(std::env::split_paths)
+                .filter(|d| !d.as_os_str().is_empty())
+                .map(|d| SearchDir {
+                    path: d,
+                    origin: PATH_VAR,
+                }),
+        )
+        .collect();
     match cli.command {
-        Command::Test { paths, format } => test(&paths, format),
+        Command::Test { paths, format } => test(&mut loader, &paths, format),
         Command::Explain {
             file,
             object,
             scenario,
             step,
             format,
-        } => explain(&file, &object, scenario.as_deref(), step, format),
+        } => explain(
+            &mut loader,
+            &file,
+            &object,
+            scenario.as_deref(),
+            step,
+            format,
+        ),
         Command::Check {
             paths,
             ruleset,
             format,
-        } => check(&paths, ruleset.as_deref(), format),
+        } => check(&mut loader, &paths, ruleset.as_deref(), format),
     }
 }
 
-fn collect(paths: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// Each path's files with one of the extensions; a path that does not exist, or a folder with no
+/// such files, is an error instead.
+fn collect(paths: &[PathBuf], exts: &[&str]) -> (Vec<PathBuf>, Vec<Located>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
     for p in paths {
         if p.is_file() {
-            out.push(p.clone());
+            files.push(p.clone());
+        } else if !p.exists() {
+            errors.push(Located::file(p, "no such file or folder"));
         } else {
-            for e in exts {
-                out.extend(files_with_ext(p, e));
+            let found: Vec<PathBuf> = exts.iter().flat_map(|e| files_with_ext(p, e)).collect();
+            if found.is_empty() {
+                let kinds: Vec<String> = exts.iter().map(|e| format!(".{e}")).collect();
+                errors.push(Located::file(
+                    p,
+                    format!(
+                        "nothing found: no {} files in this folder",
+                        kinds.join(", ")
+                    ),
+                ));
             }
+            files.extend(found);
         }
     }
-    out
+    (files, errors)
 }
 
-fn test(paths: &[PathBuf], format: Format) -> ExitCode {
-    let mut loader = Loader::new();
-    let (mut passed, mut failed) = (0, 0);
-    let mut json_out = Vec::new();
-    for p in paths.iter().filter(|p| !p.exists()) {
-        eprintln!("{}: no such file or folder", p.display());
-        failed += 1;
+/// An error as docs/json.md's `Error`.
+fn error_json(l: &Located) -> Json {
+    json!({
+        "file": l.file,
+        "line": l.line,
+        "column": l.column,
+        "message": l.message,
+        "help": l.help,
+    })
+}
+
+/// A scenario's failure as docs/json.md's `Failure`.
+fn failure_json(loader: &Loader, f: &Failure) -> Json {
+    let (file, line, column) = loader.map.place(f.at);
+    json!({
+        "file": file,
+        "line": line,
+        "column": column,
+        "message": f.message,
+        "explanation": f.explanation,
+    })
+}
+
+fn test(loader: &mut Loader, paths: &[PathBuf], format: Format) -> ExitCode {
+    let (files, mut errors) = collect(paths, &[SCENARIO_EXT]);
+    if format == Format::Text {
+        for e in &errors {
+            out!("FAIL {}\n", e.short());
+        }
     }
-    for file in collect(paths, &[SCENARIO_EXT]) {
-        match loader.scenarios(&file) {
+    let (mut passed, mut failed) = (0, 0);
+    let mut reports = Vec::new();
+    for file in &files {
+        match loader.scenarios(file) {
             Err(e) => {
-                failed += 1;
                 if format == Format::Text {
                     out!("FAIL {}\n{}\n", file.display(), loader.render(&e));
-                } else {
-                    json_out.push(json!({"file": file.display().to_string(), "passed": false, "error": loader.short(&e)}));
                 }
+                errors.push(loader.located(&e));
+            }
+            Ok(list) if list.is_empty() => {
+                let e = Located::file(
+                    file,
+                    "nothing found: no scenarios in this file: expected `scenario \"NAME\" { ... }`",
+                );
+                if format == Format::Text {
+                    out!("FAIL {}\n", e.short());
+                }
+                errors.push(e);
             }
             Ok(list) => {
                 for (env, sc) in list {
@@ -146,21 +239,29 @@ fn test(paths: &[PathBuf], format: Format) -> ExitCode {
                         failed += 1;
                     }
                     if format == Format::Text {
-                        print_report(&loader, &r);
+                        print_report(loader, &r);
                     } else {
-                        json_out.push(report_json(&loader, &file, &r));
+                        reports.push(report_json(loader, file, &r));
                     }
                 }
             }
         }
     }
+    // Files that do not load and paths with nothing to run count as failures.
+    failed += errors.len();
     if format == Format::Json {
         out!(
             "{}",
-            json!({"scenarios": json_out, "passed": passed, "failed": failed, "warnings": loader.warning_lines()})
+            json!({
+                "scenarios": reports,
+                "errors": errors.iter().map(error_json).collect::<Vec<_>>(),
+                "passed": passed,
+                "failed": failed,
+                "warnings": loader.warning_lines(),
+            })
         );
     } else {
-        print_warnings(&loader);
+        print_warnings(loader);
         out!("{passed} passed, {failed} failed");
     }
     if failed > 0 {
@@ -199,155 +300,412 @@ fn print_report(loader: &Loader, r: &Report) {
     }
 }
 
-fn report_json(loader: &Loader, file: &Path, r: &Report) -> serde_json::Value {
+fn report_json(loader: &Loader, file: &Path, r: &Report) -> Json {
+    let (_, line, column) = loader.map.place(r.at);
     json!({
         "file": file.display().to_string(),
         "name": r.name,
+        "line": line,
+        "column": column,
         "passed": r.passed(),
         "checks": r.checked,
-        "failures": r.failures.iter().map(|f| json!({
-            "location": loader.map.location(f.at),
-            "message": f.message,
-            "explanation": f.explanation,
-        })).collect::<Vec<_>>(),
+        "failures": r.failures.iter().map(|f| failure_json(loader, f)).collect::<Vec<_>>(),
     })
 }
 
+/// Prints errors the way the format says and fails.
+fn fail_with(loader: &Loader, errors: &[LoadError], plain: &[Located], format: Format) -> ExitCode {
+    if format == Format::Json {
+        let all: Vec<Json> = errors
+            .iter()
+            .map(|e| error_json(&loader.located(e)))
+            .chain(plain.iter().map(error_json))
+            .collect();
+        out!("{}", json!({ "errors": all }));
+    } else {
+        for e in errors {
+            eprintln!("{}", loader.render(e));
+        }
+        for l in plain {
+            eprintln!("{}", l.short());
+        }
+    }
+    ExitCode::FAILURE
+}
+
 fn explain(
+    loader: &mut Loader,
     file: &Path,
     object: &str,
     scenario: Option<&str>,
     step: Option<usize>,
     format: Format,
 ) -> ExitCode {
-    let mut loader = Loader::new();
     let list = match loader.scenarios(file) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{}", loader.render(&e));
-            return ExitCode::FAILURE;
-        }
+        Err(e) => return fail_with(loader, &[e], &[], format),
     };
     let Some((env, sc)) = list
         .into_iter()
         .find(|(_, s)| scenario.is_none_or(|n| s.header.name == n))
     else {
-        eprintln!(
-            "{}: no scenario named `{}`",
-            file.display(),
-            scenario.unwrap_or("")
-        );
-        return ExitCode::FAILURE;
+        let msg = match scenario {
+            Some(n) => format!("no scenario named `{n}` in this file"),
+            None => "no scenarios in this file: expected `scenario \"NAME\" { ... }`".to_string(),
+        };
+        return fail_with(loader, &[], &[Located::file(file, msg)], format);
     };
     let r = run(&env, &sc, step);
-    for f in &r.failures {
-        eprintln!("note: {}: {}", loader.map.location(f.at), f.message);
-    }
     let state = &r.state;
     let d = state.explain();
-    if let Some(p) = state.player_id(object) {
-        if format == Format::Json {
-            out!(
-                "{}",
-                json!({"player": object, "properties": d.sheet.players[p.index()], "explanation": d.explanation.as_ref().map(|e| &e.players[p.index()])})
-            );
-        } else {
-            out_raw!("{}", describe_player(state, &d, p));
-        }
-        return ExitCode::SUCCESS;
-    }
-    let o = match find(state, &r.names, object) {
-        Ok(o) => o,
+    let target = match state.player_id(object) {
+        Some(p) => Ok(Subject::Player(p)),
+        None => find(state, &r.names, object).map(Subject::Object),
+    };
+    let target = match target {
+        Ok(t) => t,
         Err(m) => {
-            eprintln!("{}: {m}", file.display());
-            return ExitCode::FAILURE;
+            let (_, line, column) = loader.map.place(sc.header.span);
+            let at = Located {
+                file: file.display().to_string(),
+                line: Some(line),
+                column: Some(column),
+                message: format!("in scenario `{}`: {m}", sc.header.name),
+                help: None,
+            };
+            return fail_with(loader, &[], &[at], format);
         }
     };
     if format == Format::Json {
-        let rs = &state.ruleset;
-        let e = d.explanation.as_ref().expect("explain records steps");
-        let chars: Vec<_> = rs
-            .characteristics
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                json!({
-                    "characteristic": c.name,
-                    "value": d.sheet.objects[o.index()][i],
-                    "base": e.base.objects[o.index()][i],
-                    "steps": e.objects[o.index()][i],
-                })
-            })
-            .collect();
-        out!("{}", json!({"object": object, "characteristics": chars}));
-    } else {
-        out_raw!("{}", describe_object(state, &d, o));
+        let (_, line, column) = loader.map.place(sc.header.span);
+        let mut doc = json!({
+            "scenario": {"name": sc.header.name, "file": file.display().to_string(), "line": line, "column": column},
+            "step": step,
+            "failures": r.failures.iter().map(|f| failure_json(loader, f)).collect::<Vec<_>>(),
+            "errors": [],
+        });
+        let extra = match target {
+            Subject::Player(p) => player_json(state, &d, p),
+            Subject::Object(o) => object_json(state, &d, o),
+        };
+        if let (Some(doc), Json::Object(extra)) = (doc.as_object_mut(), extra) {
+            doc.extend(extra);
+        }
+        out!("{doc}");
+        return ExitCode::SUCCESS;
+    }
+    for f in &r.failures {
+        eprintln!("note: {}: {}", loader.map.location(f.at), f.message);
+    }
+    match target {
+        Subject::Player(p) => out_raw!("{}", describe_player(state, &d, p)),
+        Subject::Object(o) => out_raw!("{}", describe_object(state, &d, o)),
     }
     ExitCode::SUCCESS
 }
 
-fn check(paths: &[PathBuf], ruleset: Option<&str>, format: Format) -> ExitCode {
-    let mut loader = Loader::new();
-    let mut errors: Vec<String> = Vec::new();
-    let mut checked = 0;
-    for p in paths.iter().filter(|p| !p.exists()) {
-        errors.push(format!("{}: no such file or folder", p.display()));
+enum Subject {
+    Player(PlayerId),
+    Object(ObjectId),
+}
+
+/// One explained value (docs/json.md's `Value`): its name and kind, and every value as the text
+/// output writes it.
+fn value_json(
+    state: &GameState,
+    name: &str,
+    kind: &str,
+    value: &Value,
+    base: &Value,
+    steps: &[Step],
+) -> Json {
+    let text = |v: &Value| v.display_with(&|p: PlayerId| state.player_name(p).to_string());
+    json!({
+        "name": name,
+        "kind": kind,
+        "value": text(value),
+        "base": text(base),
+        "steps": steps.iter().map(|s| json!({
+            "layer": s.layer,
+            "layer_name": s.layer_name,
+            "source": s.source,
+            "text": s.text,
+            "timestamp": s.timestamp,
+            "before": text(&s.before),
+            "after": text(&s.after),
+            "why": s.reason.to_string(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn object_json(state: &GameState, d: &rulecraft_core::layers::Derived, o: ObjectId) -> Json {
+    let rs = &state.ruleset;
+    let obj = state.object(o);
+    let e = d.explanation.as_ref().expect("explain records steps");
+    let chars: Vec<Json> = rs
+        .characteristics
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = CharId(i as u16);
+            value_json(
+                state,
+                &c.name,
+                c.kind.name(),
+                &d.sheet.objects[o.index()][id.index()],
+                &e.base.objects[o.index()][id.index()],
+                &e.objects[o.index()][id.index()],
+            )
+        })
+        .collect();
+    json!({
+        "object": {
+            "name": &*obj.name,
+            "id": o.0,
+            "owner": state.player_name(obj.owner),
+            "zone": rs.zone(obj.zone).name,
+            "timestamp": obj.timestamp.0,
+            "face_down": obj.face_down,
+        },
+        "characteristics": chars,
+    })
+}
+
+fn player_json(state: &GameState, d: &rulecraft_core::layers::Derived, p: PlayerId) -> Json {
+    let rs = &state.ruleset;
+    let e = d.explanation.as_ref().expect("explain records steps");
+    let props: Vec<Json> = rs
+        .props
+        .iter()
+        .enumerate()
+        .map(|(i, prop)| {
+            value_json(
+                state,
+                &prop.name,
+                "number",
+                &d.sheet.players[p.index()][i],
+                &e.base.players[p.index()][i],
+                &e.players[p.index()][i],
+            )
+        })
+        .collect();
+    json!({
+        "player": {"name": state.player_name(p)},
+        "properties": props,
+    })
+}
+
+/// The rulesets a content file is checked against when none is given: those of the first
+/// project (its own, then the search folders) that has any.
+fn project_rulesets(loader: &Loader, file: &Path) -> Vec<PathBuf> {
+    for (root, _) in project_roots(file, &loader.search) {
+        let Ok(rd) = std::fs::read_dir(root.join("rulesets")) else {
+            continue;
+        };
+        let mut list: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == RULESET_EXT))
+            .collect();
+        if !list.is_empty() {
+            list.sort();
+            return list;
+        }
     }
-    for file in collect(paths, &[RULESET_EXT, CONTENT_EXT, SCENARIO_EXT]) {
-        checked += 1;
-        let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let res: Result<(), LoadError> = match ext {
-            e if e == RULESET_EXT => loader.ruleset(&file, None).map(|_| ()),
-            e if e == SCENARIO_EXT => loader.scenarios(&file).map(|_| ()),
-            e if e == CONTENT_EXT => match ruleset {
-                Some(r) => match resolve(&file, r, "rulesets", RULESET_EXT) {
-                    Some(rp) => loader
-                        .ruleset(&rp, None)
-                        .and_then(|env| loader.content(&env, &rp, std::slice::from_ref(&file), None).map(|_| ())),
-                    None => Err(LoadError::Io {
-                        path: PathBuf::from(r),
-                        message: "no such ruleset".into(),
-                        at: None,
-                    }),
-                },
-                // Without a ruleset only the syntax can be checked.
-                None => loader.parse_file(&file, None).and_then(|stmts| {
-                    match stmts.iter().find(|s| !lcontent::is_class(s) && !lcontent::is_term(s)) {
-                        Some(s) => {
-                            let c = rulecraft_lang::lower::cursor::Cursor::new(&s.head);
-                            Err(c.err("`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`").into())
-                        }
-                        None => Ok(()),
-                    }
+    Vec::new()
+}
+
+/// An error found checking a file: where, as the text output renders it, and the rulesets a
+/// content file was checked against when it was found.
+struct FileError {
+    at: Located,
+    rendered: String,
+    rulesets: Vec<PathBuf>,
+}
+
+impl FileError {
+    fn load(loader: &Loader, e: &LoadError) -> FileError {
+        FileError {
+            at: loader.located(e),
+            rendered: loader.render(e),
+            rulesets: Vec::new(),
+        }
+    }
+    fn whole_file(file: &Path, message: String) -> FileError {
+        let at = Located::file(file, message);
+        FileError {
+            rendered: at.short(),
+            at,
+            rulesets: Vec::new(),
+        }
+    }
+}
+
+/// One file's check: its kind, the rulesets it was checked against (content only) with whether
+/// it loaded against each, and its errors.
+struct Checked {
+    file: PathBuf,
+    kind: &'static str,
+    rulesets: Vec<(PathBuf, bool)>,
+    errors: Vec<FileError>,
+}
+
+/// Checks a content file against the named ruleset, or else against its project's rulesets; it
+/// is right if it loads against one of them (a project may hold the rulesets of several games).
+fn check_content(loader: &mut Loader, c: &mut Checked, ruleset: Option<&str>) {
+    let file = c.file.clone();
+    let against = match ruleset {
+        Some(r) => match loader.locate(&file, r, "rulesets", RULESET_EXT) {
+            Ok(p) => vec![p],
+            Err(m) => {
+                let msg = format!("--ruleset: {}", missing_message(r, RULESET_EXT, &m));
+                c.errors.push(FileError::whole_file(&file, msg));
+                return;
+            }
+        },
+        None => project_rulesets(loader, &file),
+    };
+    if against.is_empty() {
+        c.errors.push(FileError::whole_file(&file, format!(
+            "a ruleset is needed to check content: give --ruleset NAME (no project folder holding rulesets/*.{RULESET_EXT} was found above this file or the working folder, or given with --include or {PATH_VAR})"
+        )));
+        return;
+    }
+    let mut failures: Vec<FileError> = Vec::new();
+    for rp in &against {
+        let res = loader.ruleset(rp, None).and_then(|env| {
+            loader
+                .content(&env, rp, std::slice::from_ref(&file), None)
+                .map(|_| ())
+        });
+        c.rulesets.push((rp.clone(), res.is_ok()));
+        if let Err(e) = res {
+            // The same error against several rulesets is reported once, naming them all.
+            let fe = FileError::load(loader, &e);
+            match failures.iter_mut().find(|f| f.at == fe.at) {
+                Some(f) => f.rulesets.push(rp.clone()),
+                None => failures.push(FileError {
+                    rulesets: vec![rp.clone()],
+                    ..fe
                 }),
-            },
-            _ => Err(LoadError::Io {
-                path: file.clone(),
-                message: format!("unknown kind of file: expected .{RULESET_EXT}, .{CONTENT_EXT} or .{SCENARIO_EXT}"),
-                at: None,
-            }),
+            }
+        }
+    }
+    if !c.rulesets.iter().any(|(_, ok)| *ok) {
+        c.errors.extend(failures);
+    }
+}
+
+fn check(
+    loader: &mut Loader,
+    paths: &[PathBuf],
+    ruleset: Option<&str>,
+    format: Format,
+) -> ExitCode {
+    let (files, missing) = collect(paths, &[RULESET_EXT, CONTENT_EXT, SCENARIO_EXT]);
+    let mut results = Vec::new();
+    for file in files {
+        let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let mut c = Checked {
+            file: file.clone(),
+            kind: "",
+            rulesets: Vec::new(),
+            errors: Vec::new(),
+        };
+        let res = match ext {
+            RULESET_EXT => {
+                c.kind = "ruleset";
+                loader.ruleset(&file, None).map(|_| ())
+            }
+            SCENARIO_EXT => {
+                c.kind = "scenario";
+                loader.scenarios(&file).map(|_| ())
+            }
+            CONTENT_EXT => {
+                c.kind = "content";
+                check_content(loader, &mut c, ruleset);
+                Ok(())
+            }
+            _ => {
+                c.errors.push(FileError::whole_file(&file, format!(
+                    "unknown kind of file: expected .{RULESET_EXT}, .{CONTENT_EXT} or .{SCENARIO_EXT}"
+                )));
+                Ok(())
+            }
         };
         if let Err(e) = res {
-            errors.push(if format == Format::Json {
-                loader.short(&e)
-            } else {
-                loader.render(&e)
-            });
+            c.errors.push(FileError::load(loader, &e));
         }
+        results.push(c);
     }
+    let failed = results.iter().filter(|c| !c.errors.is_empty()).count() + missing.len();
+    let paths = |list: &[PathBuf]| -> Vec<String> {
+        list.iter().map(|p| p.display().to_string()).collect()
+    };
     if format == Format::Json {
+        let mut errors: Vec<Json> = missing
+            .iter()
+            .map(|l| {
+                let mut e = error_json(l);
+                e["rulesets"] = json!([]);
+                e
+            })
+            .collect();
+        for c in &results {
+            for fe in &c.errors {
+                let mut e = error_json(&fe.at);
+                e["rulesets"] = json!(paths(&fe.rulesets));
+                errors.push(e);
+            }
+        }
+        let files: Vec<Json> = results
+            .iter()
+            .map(|c| {
+                json!({
+                    "file": c.file.display().to_string(),
+                    "kind": c.kind,
+                    "ok": c.errors.is_empty(),
+                    "rulesets": c.rulesets.iter().map(|(p, ok)| json!({"ruleset": p.display().to_string(), "ok": ok})).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
         out!(
             "{}",
-            json!({"checked": checked, "errors": errors, "warnings": loader.warning_lines()})
+            json!({"checked": results.len(), "failed": failed, "files": files, "errors": errors, "warnings": loader.warning_lines()})
         );
     } else {
-        for e in &errors {
-            out!("{e}\n");
+        for l in &missing {
+            out!("{}\n", l.short());
         }
-        print_warnings(&loader);
-        out!("{checked} files checked, {} with errors", errors.len());
+        for c in &results {
+            for fe in &c.errors {
+                out!("{}", fe.rendered.trim_end());
+                if !fe.rulesets.is_empty() {
+                    out!("  = checked against {}", paths(&fe.rulesets).join(", "));
+                }
+                out!("");
+            }
+            // A content file that loads against some of its project's rulesets only says which.
+            let with = |loaded: bool| -> Vec<PathBuf> {
+                c.rulesets
+                    .iter()
+                    .filter(|r| r.1 == loaded)
+                    .map(|r| r.0.clone())
+                    .collect()
+            };
+            let (ok, not) = (with(true), with(false));
+            if !ok.is_empty() && !not.is_empty() {
+                out!(
+                    "note: {} loads against {}, not against {}\n",
+                    c.file.display(),
+                    paths(&ok).join(", "),
+                    paths(&not).join(", ")
+                );
+            }
+        }
+        print_warnings(loader);
+        out!("{} files checked, {failed} with errors", results.len());
     }
-    if errors.is_empty() {
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

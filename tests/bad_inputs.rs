@@ -3,20 +3,25 @@
 //! Every file in `tests/bad/` (not in its `helpers/` folder) is one case: `NAME.rules` is loaded
 //! as a ruleset, `NAME.cards` as content against `rulesets/mtg-2020.rules`, `NAME.scenario` as a
 //! scenario file. Each must fail to load, and `Loader::short` of the error must equal the trimmed
-//! text of `NAME.EXT.expected` next to it. Files in `helpers/` are named by scenarios (rulesets
-//! and content given by path) and are not cases themselves.
+//! text of `NAME.EXT.expected` next to it; or, for a scenario file that loads, a step must fail
+//! while it runs (an illegal target, a name that matches two objects, a decision left
+//! unanswered), and the first failure, as `FILE:LINE:COL: MESSAGE`, must equal it. Files in
+//! `helpers/` are named by scenarios (rulesets and content given by path) and are not cases
+//! themselves.
 
 use rulecraft_lang::loader::{LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT};
+use rulecraft_lang::scenario::run;
 use std::path::{Path, PathBuf};
 
 const BAD_DIR: &str = "tests/bad";
 const CONTENT_RULESET: &str = "rulesets/mtg-2020.rules";
 const MIN_CASES: usize = 30;
 
-/// Loads one bad file the way its extension says; `Ok` carries a note on what loaded.
-fn load(loader: &mut Loader, path: &Path) -> Result<Result<String, LoadError>, String> {
+/// Loads one bad file the way its extension says (and runs a scenario file that loads): the
+/// one-line error, or a note on what loaded. `Err` is a problem with the case itself.
+fn actual(loader: &mut Loader, path: &Path) -> Result<String, String> {
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    Ok(match ext {
+    let loaded: Result<String, LoadError> = match ext {
         RULESET_EXT => loader
             .ruleset(path, None)
             .map(|env| format!("ruleset `{}` loaded", env.ruleset.name)),
@@ -29,14 +34,26 @@ fn load(loader: &mut Loader, path: &Path) -> Result<Result<String, LoadError>, S
                 .content(&env, rpath, &[path.to_path_buf()], None)
                 .map(|c| format!("{} object classes loaded", c.classes.len()))
         }
-        SCENARIO_EXT => loader
-            .scenarios(path)
-            .map(|list| format!("{} scenarios loaded", list.len())),
+        SCENARIO_EXT => match loader.scenarios(path) {
+            Err(e) => Err(e),
+            Ok(list) => {
+                for (env, sc) in &list {
+                    if let Some(f) = run(env, sc, None).failures.first() {
+                        return Ok(format!("{}: {}", loader.map.location(f.at), f.message));
+                    }
+                }
+                Ok(format!("{} scenarios loaded and ran", list.len()))
+            }
+        },
         other => {
             return Err(format!(
                 "unknown extension `{other}`: expected .rules, .cards or .scenario"
             ))
         }
+    };
+    Ok(match loaded {
+        Ok(note) => format!("(no error: {note})"),
+        Err(e) => loader.short(&e),
     })
 }
 
@@ -69,14 +86,12 @@ fn every_bad_input_fails_with_its_expected_message() {
                 continue;
             }
         };
-        let mut loader = Loader::new();
-        let actual = match load(&mut loader, path) {
+        let actual = match actual(&mut Loader::new(), path) {
             Err(msg) => {
                 failures.push(format!("{}: {msg}", path.display()));
                 continue;
             }
-            Ok(Ok(note)) => format!("(no error: {note})"),
-            Ok(Err(e)) => loader.short(&e),
+            Ok(a) => a,
         };
         if actual != expected {
             failures.push(format!(

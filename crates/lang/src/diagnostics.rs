@@ -39,6 +39,8 @@ pub struct Diagnostic {
     pub message: String,
     /// A hint such as "did you mean `power`?".
     pub help: Option<String>,
+    /// Another place the error concerns, named by a phrase such as "the first definition".
+    pub related: Option<(Span, String)>,
 }
 
 impl Diagnostic {
@@ -47,7 +49,13 @@ impl Diagnostic {
             span,
             message: message.into(),
             help: None,
+            related: None,
         }
+    }
+    /// Names another place: the one-line form ends `(WHAT is at FILE:LINE:COL)`.
+    pub fn with_related(mut self, span: Span, what: impl Into<String>) -> Self {
+        self.related = Some((span, what.into()));
+        self
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
@@ -99,12 +107,24 @@ impl SourceMap {
     }
     /// `file:line:col`.
     pub fn location(&self, span: Span) -> String {
+        let (file, l, c) = self.place(span);
+        format!("{file}:{l}:{c}")
+    }
+    /// The file (as its path was given), line and column of a span's start.
+    pub fn place(&self, span: Span) -> (String, usize, usize) {
         let (l, c) = self.line_col(span.file, span.start);
-        format!("{}:{}:{}", self.path(span.file).display(), l, c)
+        (self.path(span.file).display().to_string(), l, c)
+    }
+    /// The message, then `(WHAT is at file:line:col)` for a related place.
+    pub fn message(&self, d: &Diagnostic) -> String {
+        match &d.related {
+            Some((sp, what)) => format!("{} ({what} is at {})", d.message, self.location(*sp)),
+            None => d.message.clone(),
+        }
     }
     /// The one-line form: `file:line:col: message`.
     pub fn short(&self, d: &Diagnostic) -> String {
-        format!("{}: {}", self.location(d.span), d.message)
+        format!("{}: {}", self.location(d.span), self.message(d))
     }
     /// The one-line form of a warning: `file:line:col: warning: message`.
     pub fn warning(&self, d: &Diagnostic) -> String {
@@ -113,10 +133,15 @@ impl SourceMap {
 
     /// The one-line form followed by the line with a caret and any help.
     pub fn render(&self, d: &Diagnostic) -> String {
-        let mut cs = CsDiagnostic::error().with_labels(vec![Label::primary(
+        let mut labels = vec![Label::primary(
             d.span.file,
             d.span.start..d.span.end.max(d.span.start),
-        )]);
+        )];
+        if let Some((sp, what)) = &d.related {
+            labels
+                .push(Label::secondary(sp.file, sp.start..sp.end.max(sp.start)).with_message(what));
+        }
+        let mut cs = CsDiagnostic::error().with_labels(labels);
         if let Some(h) = &d.help {
             cs = cs.with_notes(vec![format!("help: {h}")]);
         }

@@ -132,6 +132,20 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                         tok: Tok::Word(text[start..i].to_string()),
                         span: Span::new(file, start, i),
                     });
+                } else if bytes.get(i) == Some(&b'.')
+                    && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit())
+                {
+                    let mut end = i + 1;
+                    while end < bytes.len() && bytes[end].is_ascii_digit() {
+                        end += 1;
+                    }
+                    return Err(Diagnostic::new(
+                        Span::new(file, start, end),
+                        format!(
+                            "expected a whole number, found `{}`: numbers are integers",
+                            &text[start..end]
+                        ),
+                    ));
                 } else {
                     let n: i64 = text[start..i].parse().map_err(|_| {
                         Diagnostic::new(
@@ -170,11 +184,18 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
                     }
                     None => {
                         let ch = rest.chars().next().unwrap_or(' ');
+                        let mut msg = format!(
+                            "unexpected character `{ch}`: expected a name, a number, a string or punctuation"
+                        );
+                        let run = glued_run(text, start);
+                        if run.chars().count() > 1 {
+                            msg.push_str(&format!(
+                                "; to use `{run}` as a name, write it as a string: \"{run}\""
+                            ));
+                        }
                         return Err(Diagnostic::new(
                             Span::new(file, start, start + ch.len_utf8()),
-                            format!(
-                                "unexpected character `{ch}`: expected a name, a number, a string or punctuation"
-                            ),
+                            msg,
                         ));
                     }
                 }
@@ -182,6 +203,19 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
         }
     }
     Ok(out)
+}
+
+/// The characters around `at` up to a space or a separator (`"`, `#`, brackets, `,`, `:`, `;`):
+/// the name an author meant, such as `José` or `+1/+1`.
+fn glued_run(text: &str, at: usize) -> &str {
+    let stop = |c: char| c.is_whitespace() || "\"#{}(),:;".contains(c);
+    let start = text[..at]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| stop(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let end = text[at..].find(stop).map_or(text.len(), |i| at + i);
+    &text[start..end]
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ pub struct Loader {
     /// Warnings about what was loaded (each once, in the order found): input that loads but
     /// probably does not say what was meant (`crate::warnings`).
     pub warnings: Vec<Diagnostic>,
+    /// Project folders searched, after the file's own project, for rulesets and content named by
+    /// name (`--include`, `RULECRAFT_PATH`), as a compiler searches include paths.
+    pub search: Vec<SearchDir>,
 }
 
 /// Content files loaded against a ruleset: their classes, the ruleset's environment with the
@@ -47,6 +50,54 @@ struct Library {
     content: Arc<Content>,
     env: Arc<Env>,
     notes: Vec<SymbolNote>,
+}
+
+/// A project folder (one holding `rulesets/` or `content/`) to search, and who named it.
+#[derive(Clone, Debug)]
+pub struct SearchDir {
+    pub path: PathBuf,
+    /// `--include` or `RULECRAFT_PATH`, for messages.
+    pub origin: &'static str,
+}
+
+/// An error's place and text: the file as its path was given, the line and column (none for an
+/// error about a whole file), the message (with any related place), and any help.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl Located {
+    /// An error about a whole file or folder.
+    pub fn file(path: &Path, message: impl Into<String>) -> Located {
+        Located {
+            file: path.display().to_string(),
+            line: None,
+            column: None,
+            message: message.into(),
+            help: None,
+        }
+    }
+    /// `file:line:col: message`, or `file: message`.
+    pub fn short(&self) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}: {}", self.file, self.message),
+            _ => format!("{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// A ruleset or content named by a file that was not found: where it was looked for.
+#[derive(Clone, Debug)]
+pub enum Missing {
+    /// Written as a path, which does not exist.
+    Path,
+    /// Written as a name: each place looked, with why it was looked at.
+    Name(Vec<String>),
 }
 
 /// File extensions: `.rules` rulesets, `.cards` content, `.scenario` scenarios.
@@ -96,13 +147,66 @@ impl Loader {
         }
     }
 
+    /// An error's parts, for structured output.
+    pub fn located(&self, e: &LoadError) -> Located {
+        match e {
+            LoadError::Diag(d) => {
+                let (file, line, column) = self.map.place(d.span);
+                Located {
+                    file,
+                    line: Some(line),
+                    column: Some(column),
+                    message: self.map.message(d),
+                    help: d.help.clone(),
+                }
+            }
+            LoadError::Io { path, message, at } => match at {
+                Some(sp) => {
+                    let (file, line, column) = self.map.place(*sp);
+                    Located {
+                        file,
+                        line: Some(line),
+                        column: Some(column),
+                        message: format!("cannot read {}: {message}", path.display()),
+                        help: None,
+                    }
+                }
+                None => Located::file(path, format!("cannot read: {message}")),
+            },
+        }
+    }
+
     /// Parses a file into statements.
     pub fn parse_file(&mut self, path: &Path, at: Option<Span>) -> Result<Vec<Stmt>, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+        let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
             at,
         })?;
+        // A byte-order mark says the file is UTF-8; it is no part of the text.
+        const BOM: &[u8] = "\u{feff}".as_bytes();
+        let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        let bytes = &bytes[skipped..];
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t.to_string(),
+            Err(e) => {
+                // The text up to the bad byte is kept, so the error names its line and column.
+                // In the lossy text the bad bytes are one U+FFFD, three bytes long.
+                let off = e.valid_up_to();
+                let id = self
+                    .map
+                    .add(path, String::from_utf8_lossy(bytes).into_owned());
+                return Err(Diagnostic::new(
+                    Span::new(id, off, off + '\u{fffd}'.len_utf8()),
+                    format!(
+                        "not UTF-8 text: the byte 0x{:02X} at byte offset {} is not valid UTF-8; save the file as UTF-8",
+                        bytes[off],
+                        skipped + off
+                    ),
+                )
+                .into());
+            }
+        };
         let id = self.map.add(path, text);
         let text = self.map.text(id).to_string();
         Ok(parse(id, &text)?)
@@ -191,6 +295,19 @@ impl Loader {
         ))
     }
 
+    /// Finds a ruleset (`folder` "rulesets") or content ("content") that `from` names by name or
+    /// path: a path is relative to the folder of `from`; a name is looked up in the project above
+    /// `from`, then in the search folders ([`project_roots`]).
+    pub fn locate(
+        &self,
+        from: &Path,
+        name: &str,
+        folder: &str,
+        ext: &str,
+    ) -> Result<PathBuf, Missing> {
+        locate_in(&project_roots(from, &self.search), from, name, folder, ext)
+    }
+
     /// Loads every scenario in a file.
     pub fn scenarios(&mut self, path: &Path) -> Result<Vec<(Arc<Env>, Scenario)>, LoadError> {
         let stmts = self.parse_file(path, None)?;
@@ -205,25 +322,17 @@ impl Loader {
                 .ruleset
                 .clone()
                 .expect("header checks the ruleset is named");
-            let rpath = resolve(path, &rname, "rulesets", RULESET_EXT).ok_or_else(|| {
-                let msg = if is_path(&rname, RULESET_EXT) {
-                    format!("no ruleset file `{rname}`: expected a path to a .{RULESET_EXT} file, relative to this scenario's folder")
-                } else {
-                    format!("no ruleset `{rname}`: expected a file rulesets/{rname}.{RULESET_EXT} under the project root, or a path to a .{RULESET_EXT} file")
-                };
-                Diagnostic::new(rspan, msg)
-            })?;
+            let rpath = self
+                .locate(path, &rname, "rulesets", RULESET_EXT)
+                .map_err(|m| Diagnostic::new(rspan, missing_message(&rname, RULESET_EXT, &m)))?;
             let env = self.ruleset(&rpath, Some(rspan))?;
             let mut files = Vec::new();
             for (cname, cspan) in &header.content {
-                let p = resolve(path, cname, "content", CONTENT_EXT).ok_or_else(|| {
-                    let msg = if is_path(cname, CONTENT_EXT) {
-                        format!("no content file or folder `{cname}`: expected a path relative to this scenario's folder")
-                    } else {
-                        format!("no content `{cname}`: expected a folder content/{cname}/ or a file content/{cname}.{CONTENT_EXT} under the project root, or a path")
-                    };
-                    Diagnostic::new(*cspan, msg)
-                })?;
+                let p = self
+                    .locate(path, cname, "content", CONTENT_EXT)
+                    .map_err(|m| {
+                        Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m))
+                    })?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
             let lib = self.library(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
@@ -263,23 +372,85 @@ pub fn root_of(from: &Path) -> Option<PathBuf> {
         .map(|d| d.to_path_buf())
 }
 
-/// A name or path as a scenario writes it: a path (relative to the scenario's folder) if it
-/// exists, else `ROOT/FOLDER/NAME.EXT` or `ROOT/FOLDER/NAME/`.
+/// A name or path as a scenario writes it, looked up in its own project only (see
+/// [`Loader::locate`]).
 pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathBuf> {
-    let dir = from.parent().unwrap_or(Path::new("."));
-    let rel = dir.join(name);
-    if is_path(name, ext) {
-        return (rel.is_file() || (rel.is_dir() && folder != "rulesets")).then_some(rel);
-    }
-    // A scenario outside any project (a user's own folder) uses the project of the working folder.
-    let root = root_of(from).or_else(|| root_of(&Path::new(".").join("here")))?;
-    let file = root.join(folder).join(format!("{name}.{ext}"));
-    if file.is_file() {
-        return Some(file);
-    }
+    locate_in(&project_roots(from, &[]), from, name, folder, ext).ok()
+}
+
+/// The project folders a name in `from` is looked up in, in order, each with why: the project
+/// above `from` (or, for a file outside any project, the working folder's), then `search`.
+pub fn project_roots(from: &Path, search: &[SearchDir]) -> Vec<(PathBuf, &'static str)> {
+    let own = match root_of(from) {
+        Some(r) => Some((r, "this project")),
+        // A file outside any project (a user's own folder) uses the working folder's project.
+        None => root_of(&Path::new(".").join("here")).map(|r| (r, "the working folder")),
+    };
+    own.into_iter()
+        .chain(search.iter().map(|d| (d.path.clone(), d.origin)))
+        .collect()
+}
+
+/// A path (relative to the folder of `from`) if the text is one, else `ROOT/FOLDER/NAME.EXT` or
+/// `ROOT/FOLDER/NAME/` in the first of `roots` that has it.
+fn locate_in(
+    roots: &[(PathBuf, &'static str)],
+    from: &Path,
+    name: &str,
+    folder: &str,
+    ext: &str,
+) -> Result<PathBuf, Missing> {
     // Content may be a folder of files; a ruleset is one file.
-    let d = root.join(folder).join(name);
-    (d.is_dir() && folder != "rulesets").then_some(d)
+    let folder_ok = folder != "rulesets";
+    if is_path(name, ext) {
+        let rel = from.parent().unwrap_or(Path::new(".")).join(name);
+        return if rel.is_file() || (rel.is_dir() && folder_ok) {
+            Ok(rel)
+        } else {
+            Err(Missing::Path)
+        };
+    }
+    let mut looked = Vec::new();
+    for (root, why) in roots {
+        let file = root.join(folder).join(format!("{name}.{ext}"));
+        if file.is_file() {
+            return Ok(file);
+        }
+        let d = root.join(folder).join(name);
+        if d.is_dir() && folder_ok {
+            return Ok(d);
+        }
+        looked.push(if folder_ok {
+            format!("{} and {}/ ({why})", file.display(), d.display())
+        } else {
+            format!("{} ({why})", file.display())
+        });
+    }
+    Err(Missing::Name(looked))
+}
+
+/// The message for a ruleset (`ext` "rules") or content ("cards") that was not found.
+pub fn missing_message(name: &str, ext: &str, m: &Missing) -> String {
+    let (kind, file_kind) = if ext == RULESET_EXT {
+        ("ruleset", format!("a path to a .{ext} file"))
+    } else {
+        ("content", "a path to a file or folder".to_string())
+    };
+    match m {
+        Missing::Path if ext == RULESET_EXT => format!(
+            "no ruleset file `{name}`: expected a path to a .{ext} file, relative to this file's folder"
+        ),
+        Missing::Path => format!(
+            "no content file or folder `{name}`: expected a path relative to this file's folder"
+        ),
+        Missing::Name(looked) if looked.is_empty() => format!(
+            "no {kind} `{name}`: no project folder (one holding rulesets/) above this file or the working folder; name one with --include DIR or RULECRAFT_PATH, or give {file_kind}"
+        ),
+        Missing::Name(looked) => format!(
+            "no {kind} `{name}`: looked for {}; name another project folder with --include DIR or RULECRAFT_PATH, or give {file_kind}",
+            looked.join(", ")
+        ),
+    }
 }
 
 /// Whether a scenario's name for a file is a path rather than a name to look up.

@@ -1,12 +1,12 @@
 //! Running scenarios: each step becomes a core action or decision, each expectation is checked
 //! against the derived values, and a failure carries the explanation of the value.
 
-use crate::diagnostics::Span;
+use crate::diagnostics::{did_you_mean, Span};
 use crate::lower::scenario::{ability_names, Expect, Ref, Scenario, StepKind, Want};
 use crate::lower::Env;
 use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::condition::Subject;
-use rulecraft_core::decision::Choice;
+use rulecraft_core::decision::{Choice, DecisionRequest};
 use rulecraft_core::explain::{describe_char, describe_player};
 use rulecraft_core::{GameState, ObjectId, PlayerId, Value, ZoneId};
 use std::collections::HashMap;
@@ -48,7 +48,16 @@ pub fn find(
     }
     let n = state.objects().filter(|o| &*o.name == r).count();
     match n {
-        0 => Err(format!("no object is named `{r}`")),
+        0 => {
+            let known = names
+                .keys()
+                .map(|k| k.as_str())
+                .chain(state.objects().map(|o| &*o.name));
+            Err(match did_you_mean(r, known) {
+                Some(h) => format!("no object is named `{r}`: {h}"),
+                None => format!("no object is named `{r}`"),
+            })
+        }
         1 => Ok(state.find(r).expect("one object has the name")),
         _ => Err(format!(
             "`{r}` names {n} objects: give each an alias with `as`"
@@ -71,8 +80,28 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
         checked: 0,
     };
     let mut names: HashMap<String, ObjectId> = HashMap::new();
+    // The step that left a decision pending, if one is.
+    let mut asked: Option<Span> = None;
+    let mut ran_all = true;
     for (i, step) in sc.steps.iter().enumerate() {
         if stop_after.is_some_and(|n| i >= n) {
+            ran_all = false;
+            break;
+        }
+        // Only an answer may follow a question: an expectation would check values the answer may
+        // still change, and any other step is refused.
+        if let (Some(what), false) = (
+            pending(&state, &names),
+            matches!(step.kind, StepKind::Order(_)),
+        ) {
+            report.failures.push(Failure {
+                at: step.span,
+                message: format!(
+                    "a decision is pending: {what}; expected `order timestamps:` before this step"
+                ),
+                explanation: None,
+            });
+            ran_all = false;
             break;
         }
         let res = run_step(&mut state, &mut names, step.kind.clone(), env, &mut report);
@@ -82,8 +111,19 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
                 message,
                 explanation: None,
             });
+            ran_all = false;
             break;
         }
+        asked = state.pending_decision().map(|_| asked.unwrap_or(step.span));
+    }
+    if let (true, Some(what), Some(at)) = (ran_all, pending(&state, &names), asked) {
+        report.failures.push(Failure {
+            at,
+            message: format!(
+                "the scenario ends with a decision pending: {what}; expected `order timestamps:` after this step"
+            ),
+            explanation: None,
+        });
     }
     report.state = state;
     report.names = names;
@@ -91,6 +131,35 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
 }
 
 type StepResult = Result<(), (Option<Span>, String)>;
+
+/// The decision the game waits for, in words: "Jill must order the timestamps of `Spellbook`,
+/// `Null Profusion`" (objects by alias where they have one).
+fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<String> {
+    match state.pending_decision()? {
+        DecisionRequest::OrderTimestamps { player, objects } => {
+            let list: Vec<String> = objects
+                .iter()
+                .map(|o| {
+                    let mut aliases: Vec<&String> = names
+                        .iter()
+                        .filter(|(_, id)| *id == o)
+                        .map(|(a, _)| a)
+                        .collect();
+                    aliases.sort();
+                    let name = aliases
+                        .first()
+                        .map_or_else(|| state.object(*o).name.to_string(), |a| a.to_string());
+                    format!("`{name}`")
+                })
+                .collect();
+            Some(format!(
+                "{} must order the timestamps of {}",
+                state.player_name(*player),
+                list.join(", ")
+            ))
+        }
+    }
+}
 
 /// The object a set-up item or `enter` step puts into a zone (its copy source is resolved by the
 /// caller).
@@ -329,6 +398,12 @@ fn run_step(
             let mut ids = Vec::new();
             for r in &list {
                 ids.push(obj(state, names, r)?);
+            }
+            if state.pending_decision().is_none() {
+                return Err((
+                    None,
+                    "no decision is pending: `order timestamps:` answers the order of objects that entered together".into(),
+                ));
             }
             state
                 .decide(Choice::Order(ids))

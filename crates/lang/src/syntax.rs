@@ -31,14 +31,24 @@ impl Stmt {
 /// Parses a whole file into statements.
 pub fn parse(file: FileId, text: &str) -> Result<Vec<Stmt>, Diagnostic> {
     let toks = lex(file, text)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let stmts = p.stmts(None)?;
     Ok(stmts)
 }
 
+/// How deeply blocks may nest. Reading a block recurses, so an unbounded depth would overflow the
+/// stack; rulesets, content and scenarios need four levels.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
+    /// Blocks open around the current position.
+    depth: usize,
 }
 
 impl Parser {
@@ -75,7 +85,15 @@ impl Parser {
                             "unexpected `{`: expected a statement before the block",
                         ));
                     }
+                    if self.depth >= MAX_BLOCK_DEPTH {
+                        return Err(Diagnostic::new(
+                            t.span,
+                            format!("too deeply nested: expected at most {MAX_BLOCK_DEPTH} levels of `{{` blocks"),
+                        ));
+                    }
+                    self.depth += 1;
                     let stmts = self.stmts(Some(t.span))?;
+                    self.depth -= 1;
                     let close = self.toks[self.pos - 1].span;
                     out.push(Stmt {
                         head: std::mem::take(&mut head),

@@ -79,6 +79,16 @@ fn budget(c: &Cursor, from: usize, total: &mut usize, size: usize, what: &str) -
 }
 
 pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    let top = c.depth == 0;
+    let start = c.pos;
+    let cond = condition_in(env, c, allow)?;
+    if top {
+        within_tree_limit(c, start, cond_depth(&cond))?;
+    }
+    Ok(cond)
+}
+
+fn condition_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     let mut total = 0;
     let from = c.pos;
     let first = and(env, c, allow)?;
@@ -141,6 +151,13 @@ fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
 }
 
 fn unary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    c.nest()?;
+    let r = unary_in(env, c, allow);
+    c.unnest(1);
+    r
+}
+
+fn unary_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     filler(c);
     if c.eat_word("not") {
         return Ok(Cond::Not(Box::new(unary(env, c, allow)?)));
@@ -581,10 +598,14 @@ fn target_name(c: &mut Cursor, allow: Allow) -> Res<Option<u8>> {
 
 /// A numeric expression: sums of products of numbers, characteristics, properties and counts.
 pub fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    let top = c.depth == 0;
+    let start = c.pos;
     let mut total = 0;
     let from = c.pos;
     let mut e = product(env, c, allow)?;
     budget(c, from, &mut total, num_size(&e), "expression")?;
+    // Each operator in a row nests the tree one level deeper (`1 + 1 + 1` is `(1 + 1) + 1`).
+    let mut chain = 0;
     loop {
         let from = c.pos;
         let add = if c.eat_punct("+") {
@@ -592,8 +613,14 @@ pub fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         } else if c.eat_punct("-") {
             false
         } else {
+            c.unnest(chain);
+            if top {
+                within_tree_limit(c, start, num_depth(&e))?;
+            }
             return Ok(e);
         };
+        chain += 1;
+        c.nest()?;
         let r = product(env, c, allow)?;
         budget(c, from, &mut total, num_size(&r) + 1, "expression")?;
         e = if add {
@@ -609,11 +636,15 @@ fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     let from = c.pos;
     let mut e = atom(env, c, allow)?;
     budget(c, from, &mut total, num_size(&e), "expression")?;
+    let mut chain = 0;
     loop {
         let from = c.pos;
         if !c.eat_punct("*") {
+            c.unnest(chain);
             return Ok(e);
         }
+        chain += 1;
+        c.nest()?;
         let r = atom(env, c, allow)?;
         budget(c, from, &mut total, num_size(&r) + 1, "expression")?;
         e = NumExpr::Mul(Box::new(e), Box::new(r));
@@ -621,6 +652,13 @@ fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
 }
 
 fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+    c.nest()?;
+    let r = atom_in(env, c, allow);
+    c.unnest(1);
+    r
+}
+
+fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     let rs = &env.ruleset;
     if c.eat_punct("-") {
         return Ok(NumExpr::Neg(Box::new(atom(env, c, allow)?)));
@@ -807,4 +845,46 @@ fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> R
         ));
     }
     Ok(NumExpr::Char(r, ch))
+}
+
+/// How deep a lowered condition may be once the terms it names are put in its place. One line
+/// stays far below this (at most four tree levels per level of [`super::cursor::MAX_NESTING`]); only a chain of
+/// terms, each built on the one before, comes near it.
+pub const MAX_TREE_DEPTH: usize = 512;
+
+fn within_tree_limit(c: &Cursor, start: usize, depth: usize) -> Res<()> {
+    if depth <= MAX_TREE_DEPTH {
+        return Ok(());
+    }
+    let first = c.toks.get(start).map(|t| t.span).unwrap_or(c.end);
+    let last = c.toks[..c.pos].last().map(|t| t.span).unwrap_or(first);
+    Err(Diagnostic::new(
+        first.to(last),
+        format!(
+            "too deeply nested once its terms are put in: expected at most {MAX_TREE_DEPTH} levels"
+        ),
+    ))
+}
+
+/// The depth of a lowered condition (bounded: see [`MAX_TREE_DEPTH`]).
+fn cond_depth(c: &Cond) -> usize {
+    1 + match c {
+        Cond::And(v) | Cond::Or(v) => v.iter().map(cond_depth).max().unwrap_or(0),
+        Cond::Not(x) | Cond::Exists(x) => cond_depth(x),
+        Cond::Cmp(a, _, b) => num_depth(a).max(num_depth(b)),
+        _ => 0,
+    }
+}
+
+fn num_depth(e: &NumExpr) -> usize {
+    1 + match e {
+        NumExpr::Count(x) | NumExpr::Sum(_, x) | NumExpr::Distinct(_, x) => cond_depth(x),
+        NumExpr::Max(a, b)
+        | NumExpr::Min(a, b)
+        | NumExpr::Add(a, b)
+        | NumExpr::Sub(a, b)
+        | NumExpr::Mul(a, b) => num_depth(a).max(num_depth(b)),
+        NumExpr::Neg(a) => num_depth(a),
+        _ => 0,
+    }
 }

@@ -14,6 +14,7 @@ use rulecraft_core::effect::{
 };
 use rulecraft_core::ruleset::{CharKind, SlotTarget};
 use rulecraft_core::{Ability, AbilityKind, ClassId, Symbol, SymbolSet, Value};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Whether a statement starts an object class: `card "Name" { ... }` or `object "Name" { ... }`.
@@ -37,17 +38,37 @@ pub fn terms(env: &mut Env, stmts: &[Stmt]) -> Res<()> {
 
 /// Lowers every class in a content file into `content` (its terms were lowered by `terms`).
 pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
+    if let Some(s) = stmts.iter().find(|s| !is_class(s) && !is_term(s)) {
+        let c = Cursor::new(&s.head);
+        return Err(
+            c.err("`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`")
+        );
+    }
+    add_classes(env, stmts.iter().filter(|s| !is_term(s)), content)
+}
+
+/// Lowers class statements into `content`, where each replaces a class of the same name loaded
+/// before (from another file); one file defining a name twice is an error naming both.
+pub fn add_classes<'a>(
+    env: &Env,
+    stmts: impl IntoIterator<Item = &'a Stmt>,
+    content: &mut Content,
+) -> Res<()> {
+    let mut seen: HashMap<String, Span> = HashMap::new();
     for s in stmts {
-        if is_term(s) {
-            continue;
-        }
-        if !is_class(s) {
-            let c = Cursor::new(&s.head);
-            return Err(c.err(
-                "`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`",
-            ));
-        }
         let class = class(env, s, content)?;
+        // `class` read the name as the statement's second token.
+        let at = s.head[1].span;
+        if let Some(first) = seen.insert(class.name.clone(), at) {
+            return Err(Diagnostic::new(
+                at,
+                format!(
+                    "object class `{}` is defined twice in this file",
+                    class.name
+                ),
+            )
+            .with_related(first, "the first definition"));
+        }
         content.add(class);
     }
     Ok(())
@@ -282,6 +303,7 @@ fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor) -> Res<Sym
                 toks: c.toks,
                 pos: c.pos + 1,
                 end: c.end,
+                depth: c.depth,
             };
             look.name_or_string("a category")?
         };

@@ -8,7 +8,14 @@ pub struct Cursor<'a> {
     pub pos: usize,
     /// Where "end of statement" errors point: just after the last token.
     pub end: Span,
+    /// How deeply the condition or expression being read nests (see [`Cursor::nest`]).
+    pub depth: usize,
 }
+
+/// How deeply a condition or expression may nest: each `(`, `not`, unary `-`, call such as
+/// `exists(`, and each `+`, `-` or `*` in a row is a level. Parsing and every later walk of the
+/// tree recurse, so an unbounded depth would overflow the stack.
+pub const MAX_NESTING: usize = 64;
 
 pub type Res<T> = Result<T, Diagnostic>;
 
@@ -22,7 +29,25 @@ impl<'a> Cursor<'a> {
             toks,
             pos: 0,
             end: Span::new(last.file, last.end, last.end),
+            depth: 0,
         }
+    }
+    /// Enters one level of nesting; an error past [`MAX_NESTING`].
+    pub fn nest(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::new(
+                self.here(),
+                format!(
+                    "too deeply nested: expected at most {MAX_NESTING} levels of `(`, `not`, unary `-`, calls such as `exists(` and operators in a row"
+                ),
+            ));
+        }
+        Ok(())
+    }
+    /// Leaves `levels` levels of nesting.
+    pub fn unnest(&mut self, levels: usize) {
+        self.depth = self.depth.saturating_sub(levels);
     }
     pub fn peek(&self) -> Option<&'a Token> {
         self.toks.get(self.pos)
@@ -165,10 +190,52 @@ impl<'a> Cursor<'a> {
     }
     pub fn finish(&self) -> Res<()> {
         if self.at_end() {
-            Ok(())
-        } else {
-            Err(self.err("the end of the statement"))
+            return Ok(());
         }
+        let mut e = self.err("the end of the statement");
+        if let Some(name) = self.glued_name() {
+            e.message.push_str(&format!(
+                ": to use `{name}` as a name, write it as a string: \"{name}\""
+            ));
+        }
+        Err(e)
+    }
+    /// At a `-`, `+` or `.` written with no space between two names or numbers (`mtg-2020`): the
+    /// whole run, which an author meant as one name.
+    fn glued_name(&self) -> Option<String> {
+        let part = |t: &Token| match &t.tok {
+            Tok::Word(w) => Some(w.clone()),
+            Tok::Number(n) => Some(n.to_string()),
+            Tok::Punct(p @ ("-" | "+" | ".")) => Some(p.to_string()),
+            _ => None,
+        };
+        let glued = |a: &Token, b: &Token| a.span.end == b.span.start;
+        let cur = self.peek()?;
+        let prev = self.toks.get(self.pos.checked_sub(1)?)?;
+        let next = self.peek_at(1)?;
+        if !matches!(cur.tok, Tok::Punct("-" | "+" | "."))
+            || !glued(prev, cur)
+            || !glued(cur, next)
+            || part(prev).is_none()
+            || part(next).is_none()
+        {
+            return None;
+        }
+        let mut first = self.pos - 1;
+        while first > 0
+            && glued(&self.toks[first - 1], &self.toks[first])
+            && part(&self.toks[first - 1]).is_some()
+        {
+            first -= 1;
+        }
+        let mut last = self.pos + 1;
+        while last + 1 < self.toks.len()
+            && glued(&self.toks[last], &self.toks[last + 1])
+            && part(&self.toks[last + 1]).is_some()
+        {
+            last += 1;
+        }
+        self.toks[first..=last].iter().map(part).collect()
     }
 }
 

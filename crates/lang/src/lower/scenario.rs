@@ -1,7 +1,7 @@
 //! Scenario files (docs/language.md, "Scenarios"): set-up, steps and expectations, lowered against
 //! the scenario's ruleset and content.
 
-use super::content::{class, is_class, is_term};
+use super::content::{add_classes, is_class, is_term};
 use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
@@ -10,6 +10,8 @@ use rulecraft_core::content::Content;
 use rulecraft_core::ids::CounterId;
 use rulecraft_core::ruleset::CharKind;
 use rulecraft_core::{CharId, ClassId, PropId, Symbol, Value, ZoneId};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// An object named in a scenario: by alias or name.
@@ -213,10 +215,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         env
     };
     let mut content = library.clone();
-    for item in items.iter().filter(|i| is_class(i)) {
-        let cl = class(env, item, &content)?;
-        content.add(cl);
-    }
+    add_classes(env, items.iter().filter(|i| is_class(i)), &mut content)?;
     if !std::ptr::eq(env, outer_env) {
         outer_env.notes.extend(env.notes.take());
     }
@@ -261,6 +260,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         env,
         content: &content,
         players: &players,
+        aliases: Default::default(),
     };
     let active = match &active_ref {
         Some((p, sp)) => cx.player_named(p, *sp)?,
@@ -472,6 +472,8 @@ struct Cx<'a> {
     env: &'a Env,
     content: &'a Content,
     players: &'a [String],
+    /// Each alias given so far, where it is given: an alias names one object.
+    aliases: RefCell<HashMap<String, Span>>,
 }
 
 impl Cx<'_> {
@@ -544,9 +546,12 @@ impl Cx<'_> {
             copying: None,
             face_down: false,
         };
+        let mut alias_at = None;
         while !c.at_end() {
             if c.eat_word("as") {
-                e.alias = Some(c.name_or_string("an alias")?.0);
+                let (a, asp) = c.name_or_string("an alias")?;
+                e.alias = Some(a);
+                alias_at = Some(asp);
             } else if c.eat_word("for") {
                 let (p, psp) = c.name_or_string("a player")?;
                 e.owner = self.player_named(&p, psp)?;
@@ -590,6 +595,15 @@ impl Cx<'_> {
                 return Err(c.err(
                     "`as`, `for`, `in`, `controlled by`, `attached to`, `choosing`, `copying`, `face down` or `with`",
                 ));
+            }
+        }
+        if let (Some(a), Some(at)) = (&e.alias, alias_at) {
+            if let Some(first) = self.aliases.borrow_mut().insert(a.clone(), at) {
+                return Err(Diagnostic::new(
+                    at,
+                    format!("alias `{a}` is given to two objects: an alias names one object"),
+                )
+                .with_related(first, "the first"));
             }
         }
         Ok(e)
@@ -662,6 +676,7 @@ impl Cx<'_> {
                     toks: c.toks,
                     pos: c.pos + 1,
                     end: c.end,
+                    depth: c.depth,
                 };
                 look.pos = c.pos + 1;
                 !self.at_check(&look)
