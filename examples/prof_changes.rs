@@ -31,7 +31,7 @@ fn main() {
     let (s, changes) = layers_bench::changes();
     for (what, setup, action) in changes {
         let mut base = s.clone();
-        if let Some(a) = setup {
+        for a in setup.iter().cloned() {
             base.apply(a).expect("the set-up applies");
         }
         let _ = base.derived();

@@ -13,7 +13,7 @@ fn main() {
     let (s, changes) = layers_bench::changes();
     let (what, setup, action) = &changes[which];
     let mut base = s.clone();
-    if let Some(a) = setup {
+    for a in setup.iter().cloned() {
         base.apply(a.clone()).expect("the set-up applies");
     }
     let _ = base.derived();

@@ -403,6 +403,26 @@ mod any_change {
         }
     }
 
+    /// A found case: a "+3/+3 until end of turn" effect on a creature whose own effect ("+1/+0
+    /// for each other creature you control with power 4 or greater") comes earlier in layer 7c
+    /// and must be checked for dependency against it (CR 613.8): the creature keeps its own
+    /// effect's +3 under the new one.
+    #[test]
+    fn an_order_trial_keeps_the_step_it_checks() {
+        let (mut s, _) = boards::board(&[1, 2, 0, 1, 0, 0, 2, 1, 0], 6);
+        for step in [(117u8, 0u16, 0u16), (29, 14201, 39354)] {
+            act(&mut s, step);
+        }
+        let full = derive(&s, false);
+        let p = s.ruleset.char_id("power").unwrap();
+        assert_eq!(full.sheet.objects[10][p.index()], Value::Number(Some(8)));
+        assert_eq!(
+            s.derived().sheet.objects[10][p.index()],
+            Value::Number(Some(8))
+        );
+        assert!(s.derived().sheet.objects == full.sheet.objects);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 

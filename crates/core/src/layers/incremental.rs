@@ -1497,9 +1497,13 @@ impl Replay<'_> {
             return Err(fail!());
         }
         // CR 613.8: it must still wait for no later effect of its group.
-        if !later.is_empty() {
+        // (The trials may make objects dirty from just before this step: it applies to them too.)
+        let xs = if later.is_empty() {
+            xs
+        } else {
             self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
-        }
+            self.dirty_ids()
+        };
         out.params = self.new_params(step, &out, lid, &deltas, &moved)?;
         self.apply_new(&out, lid, &xs, &overrides)?;
         self.apply_old(step, lid)?;
