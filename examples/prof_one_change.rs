@@ -14,7 +14,7 @@ fn main() {
     let (what, setup, action) = &changes[which];
     let mut base = s.clone();
     for a in setup.iter().cloned() {
-        base.apply(a.clone()).expect("the set-up applies");
+        base.apply(a).expect("the set-up applies");
     }
     let _ = base.derived();
     for _ in 0..3000 {
