@@ -424,9 +424,8 @@ impl GameState {
             return;
         }
         let ts = self.new_timestamp();
-        let o = self.object_mut(object);
-        o.attached_to = Some(to);
-        o.timestamp = ts;
+        self.set_attached(object, Some(to));
+        self.object_mut(object).timestamp = ts;
     }
 
     /// Whether `object` could be attached to `to`: its class's `attaches to:` condition holds for
@@ -556,8 +555,7 @@ impl GameState {
             self.add_copy_effect(into, text.clone(), Change::SetValues(Arc::new(values)), ts);
             self.add_copy_effect(into, text, Change::MergeAbilities(own), ts);
         }
-        let o = self.object_mut(object);
-        o.attached_to = Some(into);
+        self.set_attached(object, Some(into));
     }
 
     /// Seed 003: a permanent receives a new timestamp when it turns face up or face down.
@@ -587,11 +585,11 @@ impl GameState {
             let ts = self.new_timestamp();
             let owner = self.object(object).owner;
             self.set_zone(object, zone);
+            self.set_attached(object, None);
             let o = self.object_mut(object);
             o.timestamp = ts;
             o.incarnation += 1;
             o.counters.clear();
-            o.attached_to = None;
             o.controller = owner;
             // A new object: face up.
             o.face_down = false;
@@ -601,16 +599,8 @@ impl GameState {
             moved.push(object);
         }
         moved.sort_unstable();
-        let attached: Vec<ObjectId> = self
-            .objects()
-            .filter(|o| {
-                o.attached_to
-                    .is_some_and(|a| moved.binary_search(&a).is_ok())
-            })
-            .map(|o| o.id)
-            .collect();
-        for a in attached {
-            self.object_mut(a).attached_to = None;
+        for a in self.attached_to_any(&moved) {
+            self.set_attached(a, None);
         }
         left_play.sort_unstable();
         let ends = |e: &Arc<CreatedEffect>| {
@@ -792,9 +782,9 @@ impl GameState {
             // After a change that reached only some objects, only those can newly fail a check:
             // the others passed before it (or, after the first round, in the round before).
             let only: Option<Vec<ObjectId>> = if round == 0 {
-                self.to_check().map(|l| l.to_vec())
+                self.to_check()
             } else {
-                self.changed_under_local_checks().map(|l| l.to_vec())
+                self.changed_under_local_checks()
             };
             let all: Vec<ObjectId>;
             let objects: &[ObjectId] = match &only {
@@ -832,7 +822,7 @@ impl GameState {
             self.move_objects(&list);
             for (o, z, _) in &moves {
                 if z.is_none() {
-                    self.object_mut(*o).attached_to = None;
+                    self.set_attached(*o, None);
                 }
             }
             for (o, _, name) in moves {

@@ -992,6 +992,23 @@ impl Cond {
     }
 }
 
+impl Cond {
+    /// Whether the condition, tested on an object, reads only that object's values and those of
+    /// the object it is attached to: `attached to` a local test, and `legally attached` where
+    /// `attachments_local` (every class's `attaches to:` is local, `Content::attachments_read_locally`).
+    pub fn is_local_or_host(&self, attachments_local: bool) -> bool {
+        match self {
+            Cond::And(cs) | Cond::Or(cs) => {
+                cs.iter().all(|c| c.is_local_or_host(attachments_local))
+            }
+            Cond::Not(c) => c.is_local_or_host(attachments_local),
+            Cond::AttachedTo(c) => c.is_local(),
+            Cond::LegallyAttached => attachments_local,
+            c => c.is_local(),
+        }
+    }
+}
+
 impl NumExpr {
     /// The expressions an arithmetic expression combines (none for the others).
     fn operands(&self) -> [Option<&NumExpr>; 2] {

@@ -65,6 +65,9 @@ pub struct Content {
     pub classes: Vec<ObjectClass>,
     #[serde(skip)]
     pub by_name: HashMap<String, ClassId>,
+    /// `attachments_read_locally`, worked out once.
+    #[serde(skip)]
+    attach_local: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -77,6 +80,7 @@ impl Content {
     /// Adds a class; a class with the same name replaces the earlier one (a scenario's inline
     /// definition overrides the library's).
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
+        self.attach_local = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -85,5 +89,16 @@ impl Content {
         self.by_name.insert(class.name.clone(), id);
         self.classes.push(class);
         id
+    }
+
+    /// Whether every class's `attaches to:` condition reads only the object it is tested on (and
+    /// the attaching object as its source): whether an object is legally attached then depends
+    /// on it and the object it is attached to alone.
+    pub fn attachments_read_locally(&self) -> bool {
+        *self.attach_local.get_or_init(|| {
+            self.classes
+                .iter()
+                .all(|c| c.attaches_to.as_ref().is_none_or(Cond::is_local))
+        })
     }
 }

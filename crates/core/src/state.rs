@@ -48,6 +48,9 @@ pub struct GameState {
     /// kept up to date as objects enter and change zones.
     in_play: Arc<Vec<ObjectId>>,
     in_play_bits: Arc<Vec<u64>>,
+    /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
+    /// date by `set_attached`, so that what is attached to an object is found without a search.
+    attachments: Arc<Vec<(ObjectId, ObjectId)>>,
     /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
 }
@@ -94,6 +97,7 @@ impl GameState {
             settled_before: false,
             in_play: Arc::new(Vec::new()),
             in_play_bits: Arc::new(Vec::new()),
+            attachments: Arc::new(Vec::new()),
             base: OnceLock::new(),
         }
     }
@@ -230,27 +234,38 @@ impl GameState {
     }
 
     /// The objects to test with the state-based checks: those whose values the latest changes may
-    /// have reached, where the checks were all clear before them and each tests only its object;
-    /// `None` for all.
-    pub(crate) fn to_check(&self) -> Option<&[ObjectId]> {
+    /// have reached, where the checks were all clear before them and each tests only its object
+    /// (and the one it is attached to); `None` for all.
+    pub(crate) fn to_check(&self) -> Option<Vec<ObjectId>> {
         if !self.settled_before {
             return None;
         }
         self.changed_under_local_checks()
     }
 
-    /// The objects whose values the latest changes may have reached, where each state-based check
-    /// tests only its own object; `None` for all.
-    pub(crate) fn changed_under_local_checks(&self) -> Option<&[ObjectId]> {
+    /// The objects whose values the latest changes may have reached, and those attached to them,
+    /// where each state-based check tests only its own object and the one it is attached to (an
+    /// Aura is checked again when the creature it enchants changes); `None` for all.
+    pub(crate) fn changed_under_local_checks(&self) -> Option<Vec<ObjectId>> {
+        let attach_local = self.content.attachments_read_locally();
         let local = self
             .ruleset
             .state_checks
             .iter()
-            .all(|c| c.condition.is_local());
+            .all(|c| c.condition.is_local_or_host(attach_local));
         if !local {
             return None;
         }
-        self.derived().changed.as_deref()
+        let changed = self.derived().changed.as_deref()?;
+        let attached = self.attached_to_any(changed);
+        if attached.is_empty() {
+            return Some(changed.to_vec());
+        }
+        let mut all = changed.to_vec();
+        all.extend(attached);
+        all.sort_unstable();
+        all.dedup();
+        Some(all)
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
@@ -344,7 +359,55 @@ impl GameState {
         }
         old.in_play_bits = Arc::new(bits);
         old.in_play = Arc::new(list);
+        let mut pairs: Vec<(ObjectId, ObjectId)> = old
+            .objects
+            .iter()
+            .filter_map(|o| o.attached_to.map(|t| (t, o.id)))
+            .collect();
+        pairs.sort_unstable();
+        old.attachments = Arc::new(pairs);
         old
+    }
+
+    /// Attaches an object to another, or (`None`) unattaches it, keeping the index of attachments.
+    pub(crate) fn set_attached(&mut self, object: ObjectId, to: Option<ObjectId>) {
+        let was = self.objects[object.index()].attached_to;
+        if was == to {
+            return;
+        }
+        let pairs = Arc::make_mut(&mut self.attachments);
+        if let Some(h) = was {
+            if let Ok(k) = pairs.binary_search(&(h, object)) {
+                pairs.remove(k);
+            }
+        }
+        if let Some(h) = to {
+            if let Err(k) = pairs.binary_search(&(h, object)) {
+                pairs.insert(k, (h, object));
+            }
+        }
+        self.object_mut(object).attached_to = to;
+    }
+
+    /// The objects attached to any of `hosts` (in id order), in id order.
+    pub(crate) fn attached_to_any(&self, hosts: &[ObjectId]) -> Vec<ObjectId> {
+        let pairs = &self.attachments;
+        let mut out: Vec<ObjectId> = Vec::new();
+        if pairs.is_empty() {
+            return out;
+        }
+        for h in hosts {
+            let from = pairs.partition_point(|(x, _)| x < h);
+            out.extend(
+                pairs[from..]
+                    .iter()
+                    .take_while(|(x, _)| x == h)
+                    .map(|(_, a)| *a),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// The objects in a zone that is in play, in id order.

@@ -404,6 +404,9 @@ impl<'a> Replay<'a> {
             gone_effects,
             reached: None,
         };
+        if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
+            return Err(fail!());
+        }
         // The objects whose own state changed are dirty from the first layer on: their base values
         // now, and as they were.
         for &x in &changes.objects {
@@ -924,7 +927,16 @@ impl Replay<'_> {
                 diff: StateDiff::default(),
             },
         );
+        if self.dirty.len() > self.most_dirty() {
+            return Err(fail!());
+        }
         Ok(())
+    }
+
+    /// How many objects a replay follows at most: past that (a change that reaches a good part of
+    /// the board), deriving the rest of the layers for every object costs less.
+    fn most_dirty(&self) -> usize {
+        (self.state.objects.len() / 8).max(64)
     }
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
@@ -1084,6 +1096,59 @@ fn later_in_group<'s>(
         .collect()
 }
 
+/// What `view` reads of an effect in a layer, worked out once for all its trials: the aggregates
+/// of its conditions (where it starts here) and amounts, and the values its amounts read of
+/// each subject.
+struct ViewSpec<'d> {
+    aggs: Vec<Aggregate<'d>>,
+    own: Vec<CharId>,
+}
+
+impl<'d> ViewSpec<'d> {
+    fn of(def: &'d EffectDef, created: bool, lid: LayerId, fresh: bool) -> Self {
+        let mut aggs = if fresh {
+            super::condition_aggregates(def, !created)
+        } else {
+            Vec::new()
+        };
+        let mut own = Vec::new();
+        for op in def.ops.iter().filter(|o| o.layer == lid) {
+            if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                e.aggregates(&mut aggs);
+                own_reads(e, &mut own);
+            }
+        }
+        ViewSpec { aggs, own }
+    }
+}
+
+/// Whether an effect does the same in a layer whichever object its source is, given its "you"
+/// and whom it applies to: many permanents with one ability ("creatures you control get +1/+1")
+/// then change the same objects alike, and one trial stands for them all.
+fn same_whatever_source(def: &EffectDef, lid: LayerId) -> bool {
+    fn alike(c: &Change) -> bool {
+        use crate::condition::PlayerRef;
+        match c {
+            Change::SetNumber(e) | Change::Modify(e) => !e.names_source(),
+            Change::SwitchWith(_)
+            | Change::SetAbilities(_)
+            | Change::AddAbilities(_)
+            | Change::RemoveAbilities(_) => true,
+            Change::SetSymbols(l)
+            | Change::AddSymbols(l)
+            | Change::RemoveSymbols(l)
+            | Change::SetInCategories { set: l, .. } => !l.chosen,
+            Change::SetPlayer(p) => !matches!(p, PlayerRef::Target(_)),
+            Change::WithIntrinsic { change, .. } => alike(change),
+            _ => false,
+        }
+    }
+    def.ops
+        .iter()
+        .filter(|o| o.layer == lid)
+        .all(|op| alike(&op.change))
+}
+
 /// An effect that comes later in a group, with its previous subjects where it had a step.
 struct Later<'s> {
     cand: &'s Candidate,
@@ -1097,10 +1162,12 @@ impl Later<'_> {
         &self,
         state: &GameState,
         lid: LayerId,
-    ) -> Vec<(crate::ruleset::SlotTarget, super::dependency::Touch)> {
+    ) -> std::borrow::Cow<'_, [(crate::ruleset::SlotTarget, super::dependency::Touch)]> {
         match self.step {
-            Some(s) => s.touches.get_or_init(|| s.cand.touches(state, lid)).clone(),
-            None => self.cand.touches(state, lid),
+            Some(s) => {
+                std::borrow::Cow::Borrowed(s.touches.get_or_init(|| s.cand.touches(state, lid)))
+            }
+            None => std::borrow::Cow::Owned(self.cand.touches(state, lid)),
         }
     }
 }
@@ -1777,6 +1844,17 @@ impl Replay<'_> {
             .map(<[_]>::to_vec)
             .unwrap_or_default();
         let mut partners_changed = false;
+        let spec = ViewSpec::of(&def, out.cand.created.is_some(), lid, fresh);
+        // Trials that changed nothing, by what decides them (see `same_whatever_source`).
+        let mut passed: FxHashSet<(usize, Option<crate::ids::PlayerId>, Vec<Subject>)> =
+            FxHashSet::default();
+        // Whom later effects alike pick (see below), by ability, "you", existence and whether
+        // counters count.
+        #[allow(clippy::type_complexity)]
+        let mut picked: FxHashMap<
+            (usize, Option<crate::ids::PlayerId>, bool, bool),
+            Vec<Subject>,
+        > = FxHashMap::default();
         let moved_all: Vec<(ObjectId, bool)> = self
             .dirty
             .iter()
@@ -1795,16 +1873,38 @@ impl Replay<'_> {
                 .filter(|(_, by_counters_only)| counters || !by_counters_only)
                 .map(|(x, _)| *x)
                 .collect();
-            // Whom `y` applies to at this point, among the moved objects.
+            // Whom `y` applies to at this point, among the moved objects. A static ability on
+            // many permanents that tests objects here without naming its source, whose source
+            // did not change, exists as it did and picks the same for the same "you".
             let fresh_y = y.subjects.is_none();
+            let alike = match (&y.cand.body, &y.cand.created, y.step) {
+                (Body::Effect(ydef), None, Some(st))
+                    if !fresh_y
+                        && ydef.while_cond.is_none()
+                        && y.cand.source.is_some_and(|s| !self.dirty.contains_key(&s))
+                        && is_fresh(y.cand, lid, &state.ruleset)
+                        && !match &ydef.affects {
+                            Affects::Objects(c) | Affects::Players(c) => c.names_source(),
+                        } =>
+                {
+                    Some((Arc::as_ptr(ydef) as usize, st.you, st.exists, counters))
+                }
+                _ => None,
+            };
             let mut ys: Vec<Subject> = if fresh_y {
                 match self.started.get(&y.cand.key) {
                     Some(Some(s)) => s.to_vec(),
                     Some(None) => Vec::new(),
                     None => start_with(state, &self.sheet, y.cand, None, None).unwrap_or_default(),
                 }
+            } else if let Some(l) = alike.and_then(|k| picked.get(&k)) {
+                l.clone()
             } else {
-                self.members_now(y, lid, &moved)?
+                let l = self.members_now(y, lid, &moved)?;
+                if let Some(k) = alike {
+                    picked.insert(k, l.clone());
+                }
+                l
             };
             // What `y` does, where its amounts read other objects: its parameters at this point
             // as kept, moved with the aggregates they read.
@@ -1905,13 +2005,27 @@ impl Replay<'_> {
             if ys.is_empty() {
                 continue;
             }
+            let memo = match (&y.cand.body, &y.cand.created, &known) {
+                (Body::Effect(ydef), None, None) if same_whatever_source(ydef, lid) => {
+                    let you = match alike {
+                        Some((_, you, _, _)) => you,
+                        None => super::you_of(state, &self.sheet, y.cand, None),
+                    };
+                    let key = (Arc::as_ptr(ydef) as usize, you, ys.clone());
+                    if passed.contains(&key) {
+                        continue;
+                    }
+                    Some(key)
+                }
+                _ => None,
+            };
             for s in &ys {
                 match s {
                     Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
                     Subject::Player(_) => return Err(fail!()),
                 }
             }
-            let before = self.view(out, &def, lid, fresh, &ys, overrides);
+            let before = self.view(out, &def, &spec, fresh, &ys, overrides);
             let saved: Vec<(ObjectId, Vec<Value>)> = ys
                 .iter()
                 .filter_map(|s| match s {
@@ -1930,13 +2044,14 @@ impl Replay<'_> {
                 &mut |_, _, _, _| {},
                 None,
             );
-            let after = self.view(out, &def, lid, fresh, &ys, overrides);
+            let after = self.view(out, &def, &spec, fresh, &ys, overrides);
             for (o, row) in saved {
                 self.sheet.objects[o.index()].clone_from_slice(&row);
             }
             if before != after {
                 return Err(fail!());
             }
+            passed.extend(memo);
         }
         if partners_changed {
             out.partners = Some(partners.into());
@@ -2002,7 +2117,7 @@ impl Replay<'_> {
         &self,
         out: &Applied,
         def: &EffectDef,
-        lid: LayerId,
+        spec: &ViewSpec,
         fresh: bool,
         objs: &[Subject],
         overrides: &Overrides,
@@ -2017,18 +2132,7 @@ impl Replay<'_> {
         let affects = match &def.affects {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
-        let mut aggs = if fresh {
-            super::condition_aggregates(def, out.cand.created.is_none())
-        } else {
-            Vec::new()
-        };
-        let mut own: Vec<crate::ids::CharId> = Vec::new();
-        for op in def.ops.iter().filter(|o| o.layer == lid) {
-            if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-                e.aggregates(&mut aggs);
-                own_reads(e, &mut own);
-            }
-        }
+        let (aggs, own) = (&spec.aggs, &spec.own);
         let mut v = Vec::new();
         for s in objs {
             let Subject::Object(o) = s else { continue };
@@ -2036,11 +2140,11 @@ impl Replay<'_> {
             if fresh && out.cand.created.is_none() {
                 row.push(Value::Number(Some(ctx.test(affects, *s) as i64)));
             }
-            for a in &aggs {
+            for a in aggs {
                 row.push(Value::Number(ctx.contribution(*a, *o)));
             }
             if out.subjects.binary_search(s).is_ok() {
-                for c in &own {
+                for c in own {
                     row.push(self.sheet.objects[o.index()][c.index()].clone());
                 }
             }
