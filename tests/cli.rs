@@ -140,7 +140,7 @@ fn a_failure_prints_its_place_message_and_explanation() {
          tests/failing/wrong-number.scenario:10:18: `bears` power: expected 2, actually 3\n    \
          power = 3\n        base: 2\n        \
          layer 7c (modifying): Glorious Anthem \"Creatures you control get +1/+1.\": 2 -> 3\n            \
-         why here: timestamp 2: the first effect applied in this layer\n\
+         why here: timestamp 2: the first effect in this layer to change this value\n\
          0 passed, 1 failed\n"
     );
 }

@@ -248,3 +248,80 @@ fn counters_without_a_counter_layer_change_nothing() {
         assert!(r.passed() && r.checked > 0, "{}: {:?}", r.name, r.failures);
     }
 }
+
+/// Issue 8, item 21: in a dependency loop of three (CR 613.8b), every member's step says which loop
+/// it is in, and a reason names only effects that changed the same value earlier in the layer.
+#[test]
+fn a_loop_is_named_and_reasons_name_only_effects_on_the_value() {
+    let mut loader = Loader::new();
+    let (env, sc) = loader
+        .scenarios(Path::new(
+            "scenarios/layers/dependency-loop-of-three.scenario",
+        ))
+        .unwrap()
+        .remove(0);
+    let r = run(&env, &sc, None);
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let d = r.state.explain();
+    let e = d.explanation.unwrap();
+    let subtypes = r.state.ruleset.char_id("subtypes").unwrap();
+    let why = |name: &str| -> Vec<(String, String)> {
+        let o = r.state.find(name).unwrap();
+        e.objects[o.index()][subtypes.index()]
+            .iter()
+            .map(|s| (s.source.clone(), s.reason.to_string()))
+            .collect()
+    };
+    let the_loop = "in the dependency loop of Test Rite of Humans (timestamp 6), Test Rite of \
+                    Goblins (timestamp 7), Test Rite of Zombies (timestamp 8), whose effects \
+                    apply in timestamp order";
+    // Walking Corpse: each of the three changed it, one after another.
+    let corpse = why("Walking Corpse");
+    assert_eq!(corpse.len(), 4);
+    assert_eq!(corpse[0].1, format!("timestamp 6: {the_loop}"));
+    assert_eq!(
+        corpse[1].1,
+        format!("timestamp 7: {the_loop}; after Test Rite of Humans (timestamp 6)")
+    );
+    assert_eq!(
+        corpse[2].1,
+        format!("timestamp 8: {the_loop}; after Test Rite of Goblins (timestamp 7)")
+    );
+    // Raging Goblin: only Rite of Zombies of the loop changed it, so it names no other.
+    let goblin = why("Raging Goblin");
+    assert_eq!(goblin[0].0, "Test Rite of Zombies");
+    assert_eq!(goblin[0].1, format!("timestamp 8: {the_loop}"));
+    assert_eq!(
+        goblin[1].1,
+        "timestamp 5, but after Test Rite of Zombies (timestamp 8; dependency: it changes what \
+         it applies to)"
+    );
+    // Grizzly Bears: none of them changed its subtypes.
+    assert!(why("Grizzly Bears").is_empty());
+}
+
+/// Issue 8, item 21: an effect that waited for one that changed only another object's values says
+/// so, without putting itself "after" it on this value (Phyrexian Ingester waits for the counters
+/// on the exiled Skullbriar, CR 613.8a).
+#[test]
+fn a_dependency_on_another_objects_change_is_not_named_as_before_this_value() {
+    let mut loader = Loader::new();
+    let (env, sc) = loader
+        .scenarios(Path::new(
+            "scenarios/layers/7c-skullbriar-phyrexian-ingester.scenario",
+        ))
+        .unwrap()
+        .remove(0);
+    let r = run(&env, &sc, None);
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let e = r.state.explain().explanation.unwrap();
+    let power = r.state.ruleset.char_id("power").unwrap();
+    let o = r.state.find("Phyrexian Ingester").unwrap();
+    let steps = &e.objects[o.index()][power.index()];
+    assert_eq!(steps.len(), 1);
+    assert_eq!(
+        steps[0].reason.to_string(),
+        "timestamp 2: it waited for Skullbriar, the Walking Grave's 2 +1/+1 counters (timestamp \
+         4; dependency: it changes what it does), which did not change this value"
+    );
+}

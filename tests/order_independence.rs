@@ -308,3 +308,41 @@ fn every_form_derives_alike_in_any_order() {
     .unwrap();
     check(&s, "a Goblin leaves");
 }
+
+/// A found case: Humility, Test Kinship Banner ("each creature gets +X/+0, where X is the total
+/// toughness of other creatures that share a creature type with it") and Seven Dwarves; a +1/+1
+/// counter on Skeletal Changeling (every creature type) comes later in layer 7c than the Banner,
+/// which must wait for it (CR 613.8a): the Dwarves' X counts the counter.
+#[test]
+fn a_counter_read_by_an_amount_that_differs_by_subject() {
+    let program = [
+        (0, 0, 28),
+        (11427, 0, 0),
+        (0, 0, 0),
+        (0, 0, 60),
+        (0, 0, 0),
+        (20659, 0, 48),
+        (0, 0, 0),
+        (525, 0, 88),
+        (0, 0, 4),
+        (0, 0, 88),
+        (0, 0, 0),
+        (26054, 0, 20),
+        (0, 0, 4),
+        (0, 0, 12),
+        (0, 0, 4),
+        (7457, 0, 84),
+        (0, 0, 104),
+        (524, 0, 4),
+        (38527, 0, 4),
+        (63076, 9569, 103),
+    ];
+    let s = build_checking(&program, |s| {
+        let full = format!("{:?}", rulecraft_core::layers::derive(s, false).sheet);
+        assert_eq!(format!("{:?}", s.derived().sheet), full);
+    });
+    let power = s.ruleset.char_id("power").unwrap();
+    let dwarves = s.find("Seven Dwarves").unwrap();
+    // Humility: 1/1; the Banner: +X where X is the changeling's toughness, 1 + its counter.
+    assert_eq!(s.characteristic(dwarves, power).number(), Some(3));
+}

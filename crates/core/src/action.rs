@@ -527,6 +527,7 @@ impl GameState {
                 zones: Vec::new(),
                 affects_text: Default::default(),
                 text_symbol: Default::default(),
+                counts_counters: Default::default(),
             }),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),
@@ -621,6 +622,7 @@ impl GameState {
             return def.clone();
         }
         let mut d = (**def).clone();
+        d.counts_counters = Default::default();
         for op in &mut d.ops {
             let from = match op.change {
                 Change::CopyOf(CopySource::Target) => first_object(targets),
@@ -877,7 +879,9 @@ fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<Eff
             _ => None,
         };
         if let Some(c) = fixed {
-            out.get_or_insert_with(|| (**def).clone()).ops[i].change = c;
+            let d = out.get_or_insert_with(|| (**def).clone());
+            d.ops[i].change = c;
+            d.counts_counters = Default::default();
         }
     }
     out.map_or_else(|| def.clone(), Arc::new)

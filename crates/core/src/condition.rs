@@ -155,7 +155,7 @@ pub struct Sheet {
 /// objects; a block is shared (between a derivation and the ones copied from it) until written,
 /// so a copy of a sheet costs a pointer per block and a change to a few objects copies only their
 /// blocks. `rows[o]` is object `o`'s row.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Rows {
     width: usize,
     len: usize,
@@ -188,6 +188,15 @@ impl Block {
             Block::Own(v) => v,
             Block::Shared(_) => unreachable!("made its own just above"),
         }
+    }
+}
+
+/// The rows, one list per object (whether a block is shared is not part of the value).
+impl std::fmt::Debug for Rows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..self.len).map(|o| &self[o]))
+            .finish()
     }
 }
 

@@ -180,6 +180,9 @@ pub struct EffectDef {
     /// `ability_name`, worked out once.
     #[serde(skip)]
     pub text_symbol: std::sync::OnceLock<Symbol>,
+    /// `reads_counters`, worked out once (a copy whose parts change must start it anew).
+    #[serde(skip)]
+    pub counts_counters: std::sync::OnceLock<bool>,
 }
 
 impl EffectDef {
@@ -248,18 +251,20 @@ impl EffectDef {
     /// Whether anything the effect reads (whom it affects, "as long as", its amounts) counts
     /// counters.
     pub fn reads_counters(&self) -> bool {
-        let affects = match &self.affects {
-            Affects::Objects(c) | Affects::Players(c) => c,
-        };
-        affects.reads_counters()
-            || self.while_cond.as_ref().is_some_and(Cond::reads_counters)
-            || self.ops.iter().any(|o| match &o.change {
-                Change::SetNumber(e) | Change::Modify(e) => e.reads_counters(),
-                Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
-                    among.reads_counters()
-                }
-                _ => false,
-            })
+        *self.counts_counters.get_or_init(|| {
+            let affects = match &self.affects {
+                Affects::Objects(c) | Affects::Players(c) => c,
+            };
+            affects.reads_counters()
+                || self.while_cond.as_ref().is_some_and(Cond::reads_counters)
+                || self.ops.iter().any(|o| match &o.change {
+                    Change::SetNumber(e) | Change::Modify(e) => e.reads_counters(),
+                    Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
+                        among.reads_counters()
+                    }
+                    _ => false,
+                })
+        })
     }
 }
 

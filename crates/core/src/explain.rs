@@ -6,34 +6,89 @@ use crate::value::Value;
 use serde::Serialize;
 use std::fmt;
 
-/// Why an effect applied where it did within its layer (seed 003: characteristic-defining abilities
-/// first, then timestamp order; counters where the ruleset puts them).
+/// Why an effect applied to a value where it did within its layer (CR 613.3-613.8:
+/// characteristic-defining abilities first, then timestamp order, unless an effect depends on
+/// another; counters where the ruleset puts them). The effects a reason names are only those that
+/// changed the same value earlier in the layer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Reason {
     CharacteristicDefining,
-    /// The first effect (not characteristic-defining) applied in its layer.
+    /// The first effect (not characteristic-defining) to change this value in its layer.
     FirstByTimestamp {
         timestamp: u64,
     },
-    /// Applied after the named effect, whose timestamp is earlier.
+    /// Changed this value after the named effect, whose timestamp is earlier.
     AfterByTimestamp {
         timestamp: u64,
         previous: String,
         previous_timestamp: u64,
     },
-    /// Waited until the effects it depends on had applied (seed 003, "Dependency").
+    /// Waited until the effects it depends on had applied (CR 613.8a-b): `on`, those of them that
+    /// changed this value earlier in the layer; `others`, those that changed other values only.
     Dependency {
         timestamp: u64,
         on: Vec<DependsOn>,
+        others: Vec<DependsOn>,
     },
-    /// In a dependency loop: its members apply in timestamp order (seed 003).
+    /// A member of a dependency loop: the loop's effects apply in timestamp order (CR 613.8b),
+    /// the order reevaluated after each (CR 613.8c). `previous`: the effect that changed this
+    /// value just before in the layer, if any.
     Loop {
         timestamp: u64,
         members: Vec<String>,
+        previous: Option<(String, u64)>,
     },
     /// After the layer's effects: symbols of categories tied to card types the object no longer
     /// has are removed (CR 205.1a, 205.3d).
     Categories,
+}
+
+impl Reason {
+    /// The reason as it reads for one value, given that value's steps so far (`earlier`): only
+    /// the effects that changed it earlier in the same layer are named.
+    pub(crate) fn for_value(&self, earlier: &[Step], layer: &str) -> Reason {
+        let in_layer: Vec<&Step> = earlier
+            .iter()
+            .filter(|s| s.layer == layer && s.reason != Reason::Categories)
+            .collect();
+        let last = in_layer.last().map(|s| (s.label.clone(), s.timestamp));
+        match self {
+            Reason::FirstByTimestamp { timestamp } | Reason::AfterByTimestamp { timestamp, .. } => {
+                match last {
+                    None => Reason::FirstByTimestamp {
+                        timestamp: *timestamp,
+                    },
+                    Some((previous, previous_timestamp)) => Reason::AfterByTimestamp {
+                        timestamp: *timestamp,
+                        previous,
+                        previous_timestamp,
+                    },
+                }
+            }
+            Reason::Dependency { timestamp, on, .. } => {
+                let changed = |d: &DependsOn| {
+                    in_layer
+                        .iter()
+                        .any(|s| s.label == d.effect && s.timestamp == d.timestamp)
+                };
+                let (here, others): (Vec<DependsOn>, Vec<DependsOn>) =
+                    on.iter().cloned().partition(|d| changed(d));
+                Reason::Dependency {
+                    timestamp: *timestamp,
+                    on: here,
+                    others,
+                }
+            }
+            Reason::Loop {
+                timestamp, members, ..
+            } => Reason::Loop {
+                timestamp: *timestamp,
+                members: members.clone(),
+                previous: last,
+            },
+            r => r.clone(),
+        }
+    }
 }
 
 /// An effect that another waited for, and why.
@@ -54,7 +109,7 @@ impl fmt::Display for Reason {
             Reason::FirstByTimestamp { timestamp } => {
                 write!(
                     f,
-                    "timestamp {timestamp}: the first effect applied in this layer"
+                    "timestamp {timestamp}: the first effect in this layer to change this value"
                 )
             }
             Reason::AfterByTimestamp {
@@ -65,26 +120,55 @@ impl fmt::Display for Reason {
                 f,
                 "timestamp {timestamp}: after {previous} (timestamp {previous_timestamp})"
             ),
-            Reason::Dependency { timestamp, on } => {
-                let list: Vec<String> = on
-                    .iter()
-                    .map(|d| {
-                        format!(
-                            "{} (timestamp {}; dependency: it {})",
-                            d.effect, d.timestamp, d.why
-                        )
-                    })
-                    .collect();
-                write!(f, "timestamp {timestamp}, but after {}", list.join(", "))
+            Reason::Dependency {
+                timestamp,
+                on,
+                others,
+            } => {
+                let list = |l: &[DependsOn]| -> String {
+                    l.iter()
+                        .map(|d| {
+                            format!(
+                                "{} (timestamp {}; dependency: it {})",
+                                d.effect, d.timestamp, d.why
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                write!(f, "timestamp {timestamp}")?;
+                if !on.is_empty() {
+                    write!(f, ", but after {}", list(on))?;
+                }
+                if !others.is_empty() {
+                    let sep = if on.is_empty() { ":" } else { ";" };
+                    let which = if others.len() == 1 {
+                        "which did not change this value"
+                    } else {
+                        "none of which changed this value"
+                    };
+                    write!(f, "{sep} it waited for {}, {which}", list(others))?;
+                }
+                Ok(())
             }
             Reason::Categories => f.write_str(
                 "at the end of the layer: the ruleset's categories keep only the symbols of sets tied to its card types",
             ),
-            Reason::Loop { timestamp, members } => write!(
-                f,
-                "timestamp {timestamp}: in a dependency loop of {}, applied in timestamp order",
-                members.join(", ")
-            ),
+            Reason::Loop {
+                timestamp,
+                members,
+                previous,
+            } => {
+                write!(
+                    f,
+                    "timestamp {timestamp}: in the dependency loop of {}, whose effects apply in timestamp order",
+                    members.join(", ")
+                )?;
+                match previous {
+                    Some((p, t)) => write!(f, "; after {p} (timestamp {t})"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -97,6 +181,9 @@ pub struct Step {
     pub layer_name: String,
     /// The object the effect comes from.
     pub source: String,
+    /// The effect's name in reasons: its source's name, or the counters ("Lamb's 1 +1/+1
+    /// counter").
+    pub label: String,
     /// The effect's rules text, or the counters' description.
     pub text: String,
     pub timestamp: u64,

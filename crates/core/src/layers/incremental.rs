@@ -1315,16 +1315,22 @@ fn shift_params(ops: &[&Op], kept: &[Value], deltas: &FxHashMap<usize, i64>) -> 
 
 /// The effect's operations in a layer.
 fn ops_in(cand: &Candidate, lid: LayerId) -> Vec<&Op> {
-    match &cand.body {
-        Body::Effect(def) => def.ops.iter().filter(|o| o.layer == lid).collect(),
-        _ => Vec::new(),
-    }
+    ops_of(cand, lid).collect()
+}
+
+/// `ops_in`, without collecting them.
+fn ops_of(cand: &Candidate, lid: LayerId) -> impl Iterator<Item = &Op> {
+    let ops: &[Op] = match &cand.body {
+        Body::Effect(def) => &def.ops,
+        _ => &[],
+    };
+    ops.iter().filter(move |o| o.layer == lid)
 }
 
 /// A step's kept parameters for some of its subjects, where its amounts read more than the
 /// subject; `None` where they are worked out from the subject as it is applied.
 fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
-    if !ops_in(&step.cand, lid).into_iter().any(op_reads_others) {
+    if !ops_of(&step.cand, lid).any(op_reads_others) {
         return Ok(None);
     }
     let p = step.params.as_ref().ok_or(fail!())?;
@@ -1861,18 +1867,24 @@ impl Replay<'_> {
             .filter(|(x, _)| self.moved(**x, true))
             .map(|(x, d)| (*x, d.diff.counters && !self.moved(*x, false)))
             .collect();
+        // The moved objects (those moved by their counters only where counters are read).
+        let moved_counting: Vec<ObjectId> = moved_all.iter().map(|(x, _)| *x).collect();
+        let moved_plain: Vec<ObjectId> = moved_all
+            .iter()
+            .filter(|(_, by_counters_only)| !by_counters_only)
+            .map(|(x, _)| *x)
+            .collect();
         for y in later {
             let touches = y.touches(state, lid);
             if !may_read(&reads, &touches) {
                 continue;
             }
-            // The moved objects (those moved by their counters only where counters are read).
             let counters = reads_counters || reads_counters_in(y.cand);
-            let moved: Vec<ObjectId> = moved_all
-                .iter()
-                .filter(|(_, by_counters_only)| counters || !by_counters_only)
-                .map(|(x, _)| *x)
-                .collect();
+            let moved: &[ObjectId] = if counters {
+                &moved_counting
+            } else {
+                &moved_plain
+            };
             // Whom `y` applies to at this point, among the moved objects. A static ability on
             // many permanents that tests objects here without naming its source, whose source
             // did not change, exists as it did and picks the same for the same "you".
@@ -1900,7 +1912,7 @@ impl Replay<'_> {
             } else if let Some(l) = alike.and_then(|k| picked.get(&k)) {
                 l.clone()
             } else {
-                let l = self.members_now(y, lid, &moved)?;
+                let l = self.members_now(y, lid, moved)?;
                 if let Some(k) = alike {
                     picked.insert(k, l.clone());
                 }
@@ -1909,7 +1921,7 @@ impl Replay<'_> {
             // What `y` does, where its amounts read other objects: its parameters at this point
             // as kept, moved with the aggregates they read.
             let mut known: Option<Vec<Vec<Value>>> = None;
-            if ops_in(y.cand, lid).into_iter().any(op_reads_others) {
+            if ops_of(y.cand, lid).any(op_reads_others) {
                 let ydef = match &y.cand.body {
                     Body::Effect(d) => d.clone(),
                     _ => return Err(fail!()),
@@ -2004,6 +2016,11 @@ impl Replay<'_> {
             }
             if ys.is_empty() {
                 continue;
+            }
+            // What an object adds to an aggregate that differs by subject (`outer`) depends on
+            // the subject: beyond what a trial on the moved objects shows.
+            if spec.aggs.iter().any(|a| !a.is_closed()) {
+                return Err(fail!());
             }
             let memo = match (&y.cand.body, &y.cand.created, &known) {
                 (Body::Effect(ydef), None, None) if same_whatever_source(ydef, lid) => {
@@ -2189,7 +2206,7 @@ impl Replay<'_> {
                 start_with(state, &self.sheet, c, None, None).ok_or(fail!())?
             }
         };
-        if ops_in(c, lid).into_iter().any(op_reads_others) {
+        if ops_of(c, lid).any(op_reads_others) {
             return Err(fail!());
         }
         for s in &subjects {

@@ -744,6 +744,7 @@ impl Deriver<'_> {
                 layer: l.label.clone(),
                 layer_name: l.name.clone(),
                 source: self.state.object(o).name.to_string(),
+                label: self.state.object(o).name.to_string(),
                 text: text.to_string(),
                 timestamp: self.state.object(o).timestamp.0,
                 reason: Reason::Categories,
@@ -814,6 +815,8 @@ impl Deriver<'_> {
         let mut edges: HashMap<(usize, usize), Option<DepKind>> = HashMap::default();
         // What each effect waited for, for its explanation.
         let mut waited: Vec<Vec<(String, u64, DepKind)>> = vec![Vec::new(); n];
+        // The dependency loop each effect was found in, named, for its explanation.
+        let mut in_loop: Vec<Option<Vec<String>>> = vec![None; n];
         while left > 0 {
             // The earliest effects left, while each waits for nothing (what it reads no effect
             // left writes) and does the same to every subject, go next one after another: applied
@@ -861,8 +864,8 @@ impl Deriver<'_> {
                     break;
                 }
             }
-            let (pick, loop_members) = match pick {
-                Some(i) => (i, None),
+            let pick = match pick {
+                Some(i) => i,
                 None => {
                     // Every effect waits for another: find a loop that waits for nothing outside it.
                     let mut deps: Vec<Vec<(usize, DepKind)>> = vec![Vec::new(); n];
@@ -880,16 +883,8 @@ impl Deriver<'_> {
                         }
                     }
                     let members = sink_loop(&deps, &alive);
-                    (members[0], Some(members))
-                }
-            };
-            alive[pick] = false;
-            left -= 1;
-            let cand = &cands[pick];
-            let reason = if let Some(members) = loop_members {
-                Reason::Loop {
-                    timestamp: cand.timestamp.0,
-                    members: members
+                    // Every member is explained as one of the loop, however the order goes on.
+                    let names: Vec<String> = members
                         .iter()
                         .map(|m| {
                             format!(
@@ -898,11 +893,26 @@ impl Deriver<'_> {
                                 cands[*m].timestamp.0
                             )
                         })
-                        .collect(),
+                        .collect();
+                    for m in &members {
+                        in_loop[*m] = Some(names.clone());
+                    }
+                    members[0]
+                }
+            };
+            alive[pick] = false;
+            left -= 1;
+            let cand = &cands[pick];
+            let reason = if let Some(members) = in_loop[pick].take() {
+                Reason::Loop {
+                    timestamp: cand.timestamp.0,
+                    members,
+                    previous: None,
                 }
             } else if !waited[pick].is_empty() {
                 Reason::Dependency {
                     timestamp: cand.timestamp.0,
+                    others: Vec::new(),
                     on: waited[pick]
                         .iter()
                         .map(|(n, t, k)| DependsOn {
@@ -1249,25 +1259,27 @@ impl Deriver<'_> {
                 );
                 let before = std::mem::replace(slot_mut(&mut self.sheet, subject, t), v.clone());
                 if let (Some(e), Some(text)) = (self.expl.as_mut(), &text) {
+                    let list = match (subject, t) {
+                        (Subject::Object(o), SlotTarget::Char(c)) => {
+                            &mut e.objects[o.index()][c.index()]
+                        }
+                        (Subject::Player(p), SlotTarget::Prop(q)) => {
+                            &mut e.players[p.index()][q.index()]
+                        }
+                        _ => continue,
+                    };
                     let step = Step {
                         layer: layer_def.label.clone(),
                         layer_name: layer_def.name.clone(),
                         source: cand.source_name.to_string(),
+                        label: cand.label(self.state),
                         text: text.clone(),
                         timestamp: cand.timestamp.0,
-                        reason: reason.clone(),
+                        reason: reason.for_value(list, &layer_def.label),
                         before,
                         after: v,
                     };
-                    match (subject, t) {
-                        (Subject::Object(o), SlotTarget::Char(c)) => {
-                            e.objects[o.index()][c.index()].push(step)
-                        }
-                        (Subject::Player(p), SlotTarget::Prop(q)) => {
-                            e.players[p.index()][q.index()].push(step)
-                        }
-                        _ => {}
-                    }
+                    list.push(step);
                 }
             }
         }

@@ -810,6 +810,7 @@ fn effect(
         ops: lowered,
         affects_text: Default::default(),
         text_symbol: Default::default(),
+        counts_counters: Default::default(),
     })
 }
 
