@@ -1949,7 +1949,7 @@ impl Replay<'_> {
                         let mut aggs = Vec::new();
                         e.aggregates(&mut aggs);
                         for a in aggs {
-                            let d = self.delta(y.cand, you, a, &moved)?;
+                            let d = self.delta(y.cand, you, a, moved)?;
                             deltas.insert(a.key(), d);
                         }
                     }
