@@ -346,3 +346,26 @@ fn a_counter_read_by_an_amount_that_differs_by_subject() {
     // Humility: 1/1; the Banner: +X where X is the changeling's toughness, 1 + its counter.
     assert_eq!(s.characteristic(dwarves, power).number(), Some(3));
 }
+
+/// A found case: a Clone copying Volrath's Shapeshifter has the full text of the top card of the
+/// graveyard (Zodiac Horse, 3/3) in layer 3; that card's +1/+1 counter applies in layer 7c, after,
+/// so the Clone is 3/3 before its own counter and 4/4 after (CR 613.1c, 613.4c).
+#[test]
+fn text_taken_from_another_object_is_its_value_in_that_layer() {
+    let program = [
+        (18019, 0, 108),
+        (17113, 0, 44),
+        (6736, 0, 102),
+        (45260, 29215, 108),
+        (25286, 23597, 219),
+        (11007, 24221, 3),
+    ];
+    let s = build_checking(&program, |s| {
+        let full = format!("{:?}", rulecraft_core::layers::derive(s, false).sheet);
+        assert_eq!(format!("{:?}", s.derived().sheet), full);
+    });
+    let power = s.ruleset.char_id("power").unwrap();
+    let clone = ObjectId(3);
+    assert_eq!(&*s.object(clone).name, "Clone");
+    assert_eq!(s.characteristic(clone, power).number(), Some(4));
+}

@@ -1333,6 +1333,21 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
     if !ops_of(&step.cand, lid).any(op_reads_others) {
         return Ok(None);
     }
+    // Kept parameters are used only where every part's are numbers (`apply_keeping`): the others
+    // (another object's text, abilities gathered from other objects) would be read again from
+    // the sheet, where an object the replay does not follow holds its final values, not those of
+    // this layer.
+    if ops_of(&step.cand, lid).any(|op| {
+        matches!(
+            op.change,
+            Change::TextOf(_)
+                | Change::AbilitiesPer { .. }
+                | Change::AbilitiesOf { .. }
+                | Change::WithIntrinsic { .. }
+        )
+    }) {
+        return Err(fail!());
+    }
     let p = step.params.as_ref().ok_or(fail!())?;
     mine.iter()
         .map(|s| {
