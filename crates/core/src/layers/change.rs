@@ -45,11 +45,14 @@ pub(super) fn subject_of(c: &Cell) -> Subject {
 }
 
 /// What an operation does to one subject, as far as other values decide it: the numbers its
-/// expressions give, the values a text effect takes, the symbols an ability template uses. Seed
-/// 003: a change here is a change to "what it does"; how much it changes is not.
+/// expressions give, the player a control change names, the values a text effect takes, the
+/// symbols an ability template uses. Seed 003: a change here is a change to "what it does"; how
+/// much it changes is not. ("You control enchanted permanent": a Confiscate that changes who
+/// controls another Confiscate changes whom that one gives control to, CR 613.8a.)
 pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
     match &op.change {
         Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
+        Change::SetPlayer(r) => vec![Value::Player(ctx.player(*r, subject))],
         Change::TextOf(src) => {
             let from = match src {
                 crate::effect::CopySource::Top(z) => {
@@ -406,7 +409,10 @@ pub(super) fn apply_in_place(
             let known = known.filter(|k| {
                 k.len() == subjects.len()
                     && ops.iter().all(|op| {
-                        !matches!(op.change, Change::TextOf(_) | Change::AbilitiesPer { .. })
+                        !matches!(
+                            op.change,
+                            Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::SetPlayer(_)
+                        )
                     })
             });
             let mut prepared: Vec<Prepared> = {
