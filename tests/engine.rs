@@ -235,7 +235,7 @@ fn overflow_has_no_value() {
         assert!(r.failures.is_empty(), "{:?}", r.failures);
         checked += r.checked;
     }
-    assert_eq!(checked, 4);
+    assert_eq!(checked, 6);
 }
 
 /// An explanation names why an effect waited (docs/language.md, §4.5): the Ingester's +X/+Y waits
