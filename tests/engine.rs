@@ -225,13 +225,68 @@ fn clones_are_independent() {
 #[test]
 fn overflow_has_no_value() {
     let mut loader = Loader::new();
-    let (env, sc) = loader
+    let mut checked = 0;
+    for (env, sc) in loader
         .scenarios(Path::new("tests/data/overflow.scenario"))
         .unwrap()
-        .remove(0);
-    let r = run(&env, &sc, None);
-    assert!(r.failures.is_empty(), "{:?}", r.failures);
-    assert_eq!(r.checked, 2);
+    {
+        let r = run(&env, &sc, None);
+        assert!(r.failures.is_empty(), "{:?}", r.failures);
+        checked += r.checked;
+    }
+    assert_eq!(checked, 6);
+}
+
+/// An explanation names why an effect waited (docs/language.md, §4.5): the Ingester's +X/+Y waits
+/// for Skullbriar's counters because they change what it does, and Bashful's Confiscate waits for
+/// Doc's for the same reason.
+#[test]
+fn explanations_say_why_an_effect_waited() {
+    use rulecraft_core::explain::Reason;
+    let cases = [
+        (
+            "scenarios/layers/7c-skullbriar-phyrexian-ingester.scenario",
+            "Phyrexian Ingester",
+            "power",
+            "Skullbriar, the Walking Grave's 2 +1/+1 counters",
+            None,
+        ),
+        (
+            "scenarios/layers/2-confiscate-on-confiscate.scenario",
+            "Birds of Paradise",
+            "controller",
+            "Confiscate",
+            // The set-up, Bashful's Confiscate, its expectation, Doc's Confiscate.
+            Some(4),
+        ),
+    ];
+    for (path, object, ch, waited_for, upto) in cases {
+        let mut loader = Loader::new();
+        let (env, sc) = loader.scenarios(Path::new(path)).unwrap().remove(0);
+        let r = run(&env, &sc, upto);
+        let d = r.state.explain();
+        let o = r.state.find(object).unwrap();
+        let c = r.state.ruleset.char_id(ch).unwrap();
+        let steps = &d.explanation.unwrap().objects[o.index()][c.index()];
+        let why: Vec<(String, String)> = steps
+            .iter()
+            .filter_map(|s| match &s.reason {
+                // Those that changed this value, and those that changed only others.
+                Reason::Dependency { on, others, .. } => Some(
+                    on.iter()
+                        .chain(others)
+                        .map(|d| (d.effect.clone(), d.why.clone())),
+                ),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        assert_eq!(
+            why,
+            vec![(waited_for.to_string(), "changes what it does".to_string())],
+            "{path}"
+        );
+    }
 }
 
 /// Issue 8, item 1: a ruleset may declare counters and no layer that applies them; putting a

@@ -34,6 +34,79 @@ fn layer_index(s: &GameState, label: &str) -> usize {
         .expect(label)
 }
 
+/// Applies `action`, then checks that the recomputation equals a full derivation.
+fn apply_checked(s: &mut GameState, action: Action) {
+    s.apply(action).expect("applies");
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(s, false).sheet)
+    );
+}
+
+/// A found case: Humility, "Test Kinship Banner" ("each creature gets +X/+0, where X is the total
+/// toughness of other creatures that share a creature type with it") and Seven Dwarves; a +1/+1
+/// counter on Skeletal Changeling (every creature type) comes later in layer 7c than the Banner,
+/// which must wait for it (CR 613.8a): the Dwarves' X counts the counter.
+#[test]
+fn a_counter_read_by_an_amount_that_differs_by_subject() {
+    let mut s = game(&["content/mtg", "tests/data/forms.cards"]);
+    let dwarves = enter(&mut s, "Seven Dwarves");
+    enter(&mut s, "Opalescence");
+    let changeling = enter(&mut s, "Skeletal Changeling");
+    enter(&mut s, "Humility");
+    enter(&mut s, "Test Kinship Banner");
+    let power = s.ruleset.char_id("power").unwrap();
+    // Humility: every creature 1/1; the Banner: +1 for the changeling's toughness.
+    assert_eq!(s.characteristic(dwarves, power).number(), Some(2));
+    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    apply_checked(
+        &mut s,
+        Action::AddCounters {
+            object: changeling,
+            counter: plus,
+            count: 1,
+        },
+    );
+    assert_eq!(s.characteristic(dwarves, power).number(), Some(3));
+}
+
+/// A found case: a Clone copying Volrath's Shapeshifter has the full text of the top card of the
+/// graveyard (Zodiac Horse, 3/3) in layer 3; that card's +1/+1 counter applies in layer 7c, after,
+/// so the Clone is 3/3 before its own counter and 4/4 after (CR 613.1c, 613.4c).
+#[test]
+fn text_taken_from_another_object_is_its_value_in_that_layer() {
+    let mut s = game(&["content/mtg"]);
+    let bf = s.ruleset.zone_id("battlefield").unwrap();
+    let gy = s.ruleset.zone_id("graveyard").unwrap();
+    let class = |s: &GameState, n: &str| s.content.class_id(n).expect(n);
+    let shifter = enter(&mut s, "Volrath's Shapeshifter");
+    let horse = s
+        .apply(Action::Create(vec![NewObject::new(
+            class(&s, "Zodiac Horse"),
+            PlayerId(0),
+            gy,
+        )]))
+        .unwrap()
+        .created[0];
+    let mut copy = NewObject::new(class(&s, "Clone"), PlayerId(0), bf);
+    copy.copy_of = Some(shifter);
+    let clone = s.apply(Action::Create(vec![copy])).unwrap().created[0];
+    let power = s.ruleset.char_id("power").unwrap();
+    assert_eq!(s.characteristic(clone, power).number(), Some(3));
+    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    for object in [horse, clone] {
+        apply_checked(
+            &mut s,
+            Action::AddCounters {
+                object,
+                counter: plus,
+                count: 1,
+            },
+        );
+    }
+    assert_eq!(s.characteristic(clone, power).number(), Some(4));
+}
+
 /// Counters are applied in 7c (2020 rules): with no effect reading counters, a new counter
 /// reuses every layer before 7c, and the result equals a full derivation.
 #[test]

@@ -218,6 +218,23 @@ impl Intrinsic {
         matches!(&row[self.when.0.index()], Value::Symbols(s) if s.contains(&self.when.1))
     }
 
+    /// Whether a change to the characteristic can give or take away abilities: it sets the whole
+    /// characteristic, or names (or chooses) a symbol that gives some. Setting creature types on
+    /// a land creature leaves its land types, and so its abilities, alone (CR 305.7).
+    pub fn concerns(&self, change: &crate::effect::Change) -> bool {
+        use crate::effect::Change;
+        let names = |l: &crate::effect::SymList| {
+            l.chosen || l.set.is_every() || self.abilities.iter().any(|(s, _)| l.set.contains(s))
+        };
+        match change {
+            Change::SetSymbols(_) => true,
+            Change::SetInCategories { set: l, .. }
+            | Change::AddSymbols(l)
+            | Change::RemoveSymbols(l) => names(l),
+            _ => true,
+        }
+    }
+
     /// The abilities the symbols of `set` give, in the order declared.
     pub fn of<'a>(
         &'a self,

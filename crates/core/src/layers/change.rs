@@ -45,8 +45,10 @@ pub(super) fn subject_of(c: &Cell) -> Subject {
 }
 
 /// What an operation does to one subject, as far as other values decide it: the numbers its
-/// expressions give, the values a text effect takes, the symbols an ability template uses. Seed
-/// 003: a change here is a change to "what it does"; how much it changes is not.
+/// expressions give, the player a control change names, the values a text effect takes, the
+/// symbols an ability template uses. Seed 003: a change here is a change to "what it does"; how
+/// much it changes is not. ("You control enchanted permanent": a Confiscate that changes who
+/// controls another Confiscate changes whom that one gives control to, CR 613.8a.)
 pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
     match &op.change {
         // Whether the subject is concerned (a land) decides whether its abilities change.
@@ -56,6 +58,7 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
             ))]
         }
         Change::SetNumber(e) | Change::Modify(e) => vec![Value::Number(ctx.eval(e, subject))],
+        Change::SetPlayer(r) => vec![Value::Player(ctx.player(*r, subject))],
         Change::TextOf(src) => {
             let from = match src {
                 crate::effect::CopySource::Top(z) => {
@@ -490,10 +493,16 @@ fn with_intrinsic(
         Value::Abilities(a) => a,
         _ => &[],
     };
-    let set = matches!(
-        inner,
-        Change::SetSymbols(_) | Change::SetInCategories { .. }
-    );
+    // CR 305.7: an effect that sets a land's subtype to basic land types replaces the abilities
+    // of its rules text; setting other subtypes (creature types) does not.
+    let set = match inner {
+        Change::SetSymbols(l) | Change::SetInCategories { set: l, .. } => {
+            let named = resolve_syms(ctx, l);
+            let gives = intrinsic.of(&named).next().is_some();
+            gives
+        }
+        _ => false,
+    };
     let after = intrinsic.abilities_after(have, old, new, set);
     if after[..] != *have {
         out.push((SlotTarget::Char(ac), Value::Abilities(after.into())));
@@ -613,6 +622,7 @@ pub(super) fn apply_keeping(
                                 | Change::AbilitiesPer { .. }
                                 | Change::AbilitiesOf { .. }
                                 | Change::WithIntrinsic { .. }
+                                | Change::SetPlayer(_)
                         )
                     })
             });

@@ -270,6 +270,51 @@ impl Touch {
             _ => Touch::Any,
         }
     }
+    /// How a change to a characteristic whose symbols give abilities (CR 305.6-305.7) changes the
+    /// abilities of the object concerned: the abilities of the symbols it may add or take away;
+    /// any ability where it sets basic land types (the rules-text abilities go, CR 305.7) or
+    /// names a symbol only when it applies (a choice); `None` where it gives and takes none.
+    pub(super) fn of_intrinsic(
+        intrinsic: &crate::ruleset::Intrinsic,
+        change: &Change,
+    ) -> Option<Touch> {
+        let name = |a: &Ability| match a {
+            Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
+            Ability::Static { text, .. } => Symbol::new(text),
+        };
+        let all = || Touch::Names(intrinsic.abilities.iter().map(|(_, a)| name(a)).collect());
+        let of = |l: &crate::effect::SymList| -> Vec<Symbol> {
+            intrinsic
+                .abilities
+                .iter()
+                .filter(|(s, _)| l.set.contains(s))
+                .map(|(_, a)| name(a))
+                .collect()
+        };
+        match change {
+            Change::SetSymbols(l) | Change::SetInCategories { set: l, .. } => {
+                if l.chosen || l.set.is_every() || !of(l).is_empty() {
+                    Some(Touch::Any)
+                } else if matches!(change, Change::SetSymbols(_)) {
+                    // Every symbol goes: so do the abilities of those that held some.
+                    Some(all())
+                } else {
+                    // The sets of its symbols are replaced: none gives abilities.
+                    None
+                }
+            }
+            Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
+                if l.chosen || l.set.is_every() {
+                    Some(all())
+                } else {
+                    let names = of(l);
+                    (!names.is_empty()).then(|| Touch::Names(names.into()))
+                }
+            }
+            _ => Some(Touch::Any),
+        }
+    }
+
     pub(super) fn of(change: &Change) -> Touch {
         let names = |l: &crate::effect::SymList| {
             if l.chosen || l.set.is_every() {
@@ -354,7 +399,7 @@ impl Analysis {
         if self.coarse {
             return None;
         }
-        self.affected(cells)
+        self.affected_within(cells, Some(chars))
     }
 
     pub(super) fn reads(&self, c: &Cell, t: &Touch) -> bool {
@@ -362,6 +407,15 @@ impl Analysis {
     }
     /// The subjects whose answers may change when these cells change; `None` for all of them.
     pub(super) fn affected(&self, cells: &[(Cell, Touch)]) -> Option<Vec<Subject>> {
+        self.affected_within(cells, None)
+    }
+
+    /// `affected`, knowing the characteristics the cells are of (`chars`), where known.
+    fn affected_within(
+        &self,
+        cells: &[(Cell, Touch)],
+        chars: Option<&Footprint>,
+    ) -> Option<Vec<Subject>> {
         if self.coarse
             || cells
                 .iter()
@@ -370,13 +424,36 @@ impl Analysis {
             return None;
         }
         let mut out: Vec<Subject> = Vec::new();
-        // With one subject reading everything, the first reached is all; not where membership
-        // tests read each tested object's own cells (`local`): any written object may be reached.
-        let only = matches!(self.by_cell.only, Some(Some(_))) && self.by_cell.local.is_none();
-        for (c, t) in cells {
-            self.by_cell.reached(c, t, &mut out);
-            if only && !out.is_empty() {
-                break;
+        match self.by_cell.only {
+            // One subject reads everything recorded: the first cell it read reaches it. Where
+            // membership tests read each tested object's own cells (`local`), each written
+            // object those reads see is reached too.
+            Some(Some(s)) => {
+                let local = self
+                    .by_cell
+                    .local
+                    .as_ref()
+                    .filter(|f| chars.is_none_or(|c| f.intersects(c)));
+                let mut got = false;
+                for (c, t) in cells {
+                    if let Some(f) = local {
+                        if sees(f, c, t) {
+                            out.push(subject_of(c));
+                        }
+                    }
+                    if !got && self.by_cell.recorded(c, t) {
+                        out.push(s);
+                        got = true;
+                        if local.is_none() {
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {
+                for (c, t) in cells {
+                    self.by_cell.reached(c, t, &mut out);
+                }
             }
         }
         out.sort();

@@ -365,7 +365,37 @@ struct Replay<'a> {
     gone_effects: FxHashSet<u32>,
     /// The first layer the change reached.
     reached: Option<usize>,
+    /// Order trials of this layer that changed nothing, by effects alike (`TrialKey`), with the
+    /// values of the objects tried: the same trial on the same values passes again.
+    trials: FxHashMap<TrialKey, Vec<Vec<Value>>>,
+    /// `LaterShape`s, by effect definition (its address) and layer.
+    later_shapes: FxHashMap<(usize, u16), LaterShape>,
 }
+
+/// What the order trials need to know of a later static effect in a layer, worked out once.
+#[derive(Clone, Copy)]
+struct LaterShape {
+    /// It starts in this layer, has no "as long as", and whom it applies to does not name its
+    /// source: copies of it with the same "you" pick the same objects.
+    picks_alike: bool,
+    /// It does the same whichever object its source is (`same_whatever_source`).
+    same_whatever_source: bool,
+    /// Its amounts read other objects.
+    reads_others: bool,
+}
+
+/// An order trial between effects that do the same whichever object their source is: the earlier
+/// effect's ability, "you" and whether it starts here; the later one's ability and "you"; the
+/// objects tried and which of them the earlier one applies to.
+type TrialKey = (
+    usize,
+    Option<crate::ids::PlayerId>,
+    bool,
+    usize,
+    Option<crate::ids::PlayerId>,
+    Vec<Subject>,
+    Vec<bool>,
+);
 
 impl<'a> Replay<'a> {
     fn new(state: &'a GameState, prev: Derived, changes: &'a Changes) -> Res<Self> {
@@ -403,6 +433,8 @@ impl<'a> Replay<'a> {
             new_effects,
             gone_effects,
             reached: None,
+            trials: FxHashMap::default(),
+            later_shapes: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -573,6 +605,7 @@ impl Replay<'_> {
         let lid = LayerId(li as u16);
         let old_lt = self.prev[li].clone();
         let layer_def = &state.ruleset.layers[li];
+        self.trials.clear();
 
         // Effects that end, and effects that apply here anew.
         let mut gone: FxHashSet<usize> = FxHashSet::default();
@@ -1344,6 +1377,7 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
                 | Change::AbilitiesPer { .. }
                 | Change::AbilitiesOf { .. }
                 | Change::WithIntrinsic { .. }
+                | Change::SetPlayer(_)
         )
     }) {
         return Err(fail!());
@@ -1866,6 +1900,27 @@ impl Replay<'_> {
             .unwrap_or_default();
         let mut partners_changed = false;
         let spec = ViewSpec::of(&def, out.cand.created.is_some(), lid, fresh);
+        // What it reads of other objects directly (its source's values, the object its source is
+        // attached to, the top of a zone), and "you" (its source's controller), are beyond
+        // `view`: a trial that changes such an object is beyond this replay.
+        let reads_directly = match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => c.refers_to_others(),
+        } || def.while_cond.as_ref().is_some_and(Cond::refers_to_others)
+            || def.ops.iter().any(|op| {
+                op.layer == lid
+                    && matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
+            });
+        // This effect's trials stand for those of every effect alike: one that does the same
+        // whichever object its source is, sees the tried objects alike, and reads no aggregate
+        // of its own conditions.
+        let x_alike = (out.cand.created.is_none()
+            && overrides.is_empty()
+            && same_whatever_source(&def, lid)
+            && !match &def.affects {
+                Affects::Objects(c) | Affects::Players(c) => c.names_source(),
+            }
+            && !spec.aggs.iter().any(|a| a.condition().names_source()))
+        .then_some((Arc::as_ptr(&def) as usize, out.you));
         // Trials that changed nothing, by what decides them (see `same_whatever_source`).
         let mut passed: FxHashSet<(usize, Option<crate::ids::PlayerId>, Vec<Subject>)> =
             FxHashSet::default();
@@ -1889,6 +1944,8 @@ impl Replay<'_> {
             .filter(|(_, by_counters_only)| !by_counters_only)
             .map(|(x, _)| *x)
             .collect();
+        let mut seen: FxHashSet<(usize, Option<crate::ids::PlayerId>, bool, bool)> =
+            FxHashSet::default();
         for y in later {
             let touches = y.touches(state, lid);
             if !may_read(&reads, &touches) {
@@ -1904,20 +1961,43 @@ impl Replay<'_> {
             // many permanents that tests objects here without naming its source, whose source
             // did not change, exists as it did and picks the same for the same "you".
             let fresh_y = y.subjects.is_none();
-            let alike = match (&y.cand.body, &y.cand.created, y.step) {
-                (Body::Effect(ydef), None, Some(st))
+            let shape = match (&y.cand.body, &y.cand.created) {
+                (Body::Effect(ydef), None) => Some(
+                    *self
+                        .later_shapes
+                        .entry((Arc::as_ptr(ydef) as usize, lid.0))
+                        .or_insert_with(|| LaterShape {
+                            picks_alike: ydef.while_cond.is_none()
+                                && ydef.first_layer() == Some(lid)
+                                && !match &ydef.affects {
+                                    Affects::Objects(c) | Affects::Players(c) => c.names_source(),
+                                },
+                            same_whatever_source: same_whatever_source(ydef, lid),
+                            reads_others: ydef
+                                .ops
+                                .iter()
+                                .any(|op| op.layer == lid && op_reads_others(op)),
+                        }),
+                ),
+                _ => None,
+            };
+            let alike = match (&y.cand.body, shape, y.step) {
+                (Body::Effect(ydef), Some(sh), Some(st))
                     if !fresh_y
-                        && ydef.while_cond.is_none()
-                        && y.cand.source.is_some_and(|s| !self.dirty.contains_key(&s))
-                        && is_fresh(y.cand, lid, &state.ruleset)
-                        && !match &ydef.affects {
-                            Affects::Objects(c) | Affects::Players(c) => c.names_source(),
-                        } =>
+                        && sh.picks_alike
+                        && y.cand.source.is_some_and(|s| !self.dirty.contains_key(&s)) =>
                 {
                     Some((Arc::as_ptr(ydef) as usize, st.you, st.exists, counters))
                 }
                 _ => None,
             };
+            // Effects alike that read no other object do the same to the same objects: the
+            // first one's trial stands for them all.
+            if let (Some(k), Some(sh)) = (alike, shape) {
+                if sh.same_whatever_source && !sh.reads_others && !seen.insert(k) {
+                    continue;
+                }
+            }
             let mut ys: Vec<Subject> = if fresh_y {
                 match self.started.get(&y.cand.key) {
                     Some(Some(s)) => s.to_vec(),
@@ -2037,8 +2117,17 @@ impl Replay<'_> {
             if spec.aggs.iter().any(|a| !a.is_closed()) {
                 return Err(fail!());
             }
+            let source_tried = out
+                .cand
+                .source
+                .is_some_and(|o| ys.contains(&Subject::Object(o)));
+            if reads_directly || (source_tried && out.cand.created.is_none()) {
+                return Err(fail!());
+            }
             let memo = match (&y.cand.body, &y.cand.created, &known) {
-                (Body::Effect(ydef), None, None) if same_whatever_source(ydef, lid) => {
+                (Body::Effect(ydef), None, None)
+                    if shape.is_some_and(|sh| sh.same_whatever_source) =>
+                {
                     let you = match alike {
                         Some((_, you, _, _)) => you,
                         None => super::you_of(state, &self.sheet, y.cand, None),
@@ -2057,7 +2146,6 @@ impl Replay<'_> {
                     Subject::Player(_) => return Err(fail!()),
                 }
             }
-            let before = self.view(out, &def, &spec, fresh, &ys, overrides);
             let saved: Vec<(ObjectId, Vec<Value>)> = ys
                 .iter()
                 .filter_map(|s| match s {
@@ -2065,6 +2153,23 @@ impl Replay<'_> {
                     Subject::Player(_) => None,
                 })
                 .collect();
+            let cross = match (&memo, x_alike) {
+                (Some((yp, yyou, _)), Some((xp, xyou))) if !source_tried => {
+                    let within = ys
+                        .iter()
+                        .map(|s| out.subjects.binary_search(s).is_ok())
+                        .collect();
+                    let key = (xp, xyou, fresh, *yp, *yyou, ys.clone(), within);
+                    let rows: Vec<Vec<Value>> = saved.iter().map(|(_, r)| r.clone()).collect();
+                    if self.trials.get(&key) == Some(&rows) {
+                        passed.extend(memo);
+                        continue;
+                    }
+                    Some((key, rows))
+                }
+                _ => None,
+            };
+            let before = self.view(out, &def, &spec, fresh, &ys, overrides);
             apply_keeping(
                 state,
                 &mut self.sheet,
@@ -2084,6 +2189,9 @@ impl Replay<'_> {
                 return Err(fail!());
             }
             passed.extend(memo);
+            if let Some((key, rows)) = cross {
+                self.trials.insert(key, rows);
+            }
         }
         if partners_changed {
             out.partners = Some(partners.into());

@@ -369,9 +369,11 @@ impl Candidate {
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other), Touch::Any),
                         // The abilities its symbols give or take away (CR 305.7).
-                        Change::WithIntrinsic { .. } => {
-                            if let Some(a) = state.abilities_char {
-                                add(SlotTarget::Char(a), Touch::Any);
+                        Change::WithIntrinsic { change, .. } => {
+                            if let Some(t) = intrinsic_touch(state, op.target, change) {
+                                if let Some(a) = state.abilities_char {
+                                    add(SlotTarget::Char(a), t);
+                                }
                             }
                         }
                         Change::SetValues(vals) => vals
@@ -416,7 +418,9 @@ impl Candidate {
                     add(op.target);
                     match &op.change {
                         Change::SwitchWith(other) => add(SlotTarget::Char(*other)),
-                        Change::WithIntrinsic { .. } => {
+                        Change::WithIntrinsic { change, .. }
+                            if intrinsic_touch(state, op.target, change).is_some() =>
+                        {
                             if let Some(a) = state.abilities_char {
                                 add(SlotTarget::Char(a));
                             }
@@ -1285,6 +1289,16 @@ impl Deriver<'_> {
         }
         applied
     }
+}
+
+/// How a change to `target` changes abilities through the symbols that give them (CR 305.6-305.7),
+/// if it does (`Touch::of_intrinsic`).
+fn intrinsic_touch(state: &GameState, target: SlotTarget, change: &Change) -> Option<Touch> {
+    let SlotTarget::Char(ch) = target else {
+        return None;
+    };
+    let intrinsic = state.ruleset.intrinsic_of(ch)?;
+    Touch::of_intrinsic(intrinsic, change)
 }
 
 /// What the categories tied to card types (CR 205.1a, 205.3d) change of one object's values at

@@ -735,8 +735,9 @@ fn effect(
         .collect();
     let mut lowered = Vec::new();
     for ((target, change, sp, continuous), made) in ops.into_iter().zip(whens) {
+        // Only a change that can give or take away the abilities symbols give is written with them.
         let intrinsic = match target {
-            SlotTarget::Char(ch) => rs.intrinsic_of(ch).is_some(),
+            SlotTarget::Char(ch) => rs.intrinsic_of(ch).is_some_and(|i| i.concerns(&change)),
             SlotTarget::Prop(_) => false,
         };
         let change = match change {
