@@ -244,6 +244,7 @@ impl GameState {
                         attached_to: None,
                         choices: n.choices.clone(),
                         face_down: n.face_down,
+                        state: Default::default(),
                     });
                     out.created.push(id);
                     if let Some(orig) = n.copy_of {
@@ -367,14 +368,11 @@ impl GameState {
                 if prop.index() >= self.ruleset.props.len() {
                     return Err(ActionError::NoSuchPlayer(player.0));
                 }
-                self.touch();
-                Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] =
-                    Value::Number(value);
+                self.set_property(player, prop, value);
             }
             Action::EndTurn => {
                 self.touch();
-                self.effects
-                    .retain(|e| e.duration != Duration::UntilEndOfTurn);
+                self.end_of_turn();
                 self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
                 self.turn += 1;
                 // "Until your next turn", "until its controller's next untap step": that player's
@@ -393,6 +391,14 @@ impl GameState {
         let Some(req) = self.pending.clone() else {
             return Err(ActionError::NoDecisionPending);
         };
+        if !matches!(&*req, DecisionRequest::OrderTimestamps { .. }) {
+            // A decision of the timing procedure: checked, then the occurrence goes on. On an
+            // error nothing has changed.
+            let mut next = self.clone();
+            next.decide_timing(choice)?;
+            *self = next;
+            return Ok(Outcome::default());
+        }
         match (&*req, choice) {
             (DecisionRequest::OrderTimestamps { objects, .. }, Choice::Order(order)) => {
                 let mut a = objects.clone();
@@ -408,6 +414,11 @@ impl GameState {
                     let ts = self.new_timestamp();
                     self.object_mut(o).timestamp = ts;
                 }
+            }
+            (_, c) => {
+                return Err(ActionError::BadChoice(format!(
+                    "{c:?} does not answer this request: expected an order of the objects"
+                )));
             }
         }
         self.pending = None;
@@ -444,7 +455,7 @@ impl GameState {
 
     /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
     /// placements first).
-    fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
+    pub(crate) fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
         let keyword = !self.ruleset.counters[counter.index()].ops.is_empty();
         if count > 0 {
             let ts = self.new_timestamp();
@@ -570,7 +581,13 @@ impl GameState {
         o.timestamp = ts;
     }
 
-    fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
+    /// Sets a player's base property value.
+    pub(crate) fn set_property(&mut self, player: PlayerId, prop: PropId, value: Option<i64>) {
+        self.touch();
+        Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] = Value::Number(value);
+    }
+
+    pub(crate) fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
         self.move_objects(&[(object, zone)]);
     }
 
@@ -592,8 +609,9 @@ impl GameState {
             o.incarnation += 1;
             o.counters.clear();
             o.controller = owner;
-            // A new object: face up.
+            // A new object: face up, in no state.
             o.face_down = false;
+            o.state = Default::default();
             if was_in_play && !self.ruleset.zone(zone).in_play {
                 left_play.push(object);
             }
@@ -775,7 +793,7 @@ impl GameState {
 
     /// Runs the ruleset's state-based checks until none applies; all objects a round finds move at
     /// once. Effects "for as long as" something that no longer holds end first, in every round.
-    fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
+    pub(crate) fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
         let rs = self.ruleset.clone();
         for round in 0..1000 {
             let lapsed = self.end_lapsed_effects();

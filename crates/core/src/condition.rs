@@ -21,6 +21,9 @@ pub enum ObjRef {
     /// tested on ("each other creature that shares a creature type with it": the creature whose
     /// value is being derived).
     Outer,
+    /// The object argument of that index of the occurrence a response answers ("the bowing
+    /// Personality").
+    Param(u8),
 }
 
 /// A player relative to the effect.
@@ -37,6 +40,9 @@ pub enum PlayerRef {
     /// A player the spell targets: the one of that index among its targets, or (`None`) any
     /// player among them (as a value: the first).
     Target(Option<u8>),
+    /// The player argument of that index of the occurrence a response answers ("the player who
+    /// gains Honor").
+    Param(u8),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -125,6 +131,8 @@ pub enum Cond {
     Named(CharId, Word),
     /// The tested subject is the spell's target of that index (a named target).
     IsTargetAt(u8),
+    /// The tested subject is the argument of that index of the occurrence a response answers.
+    IsParam(u8),
     /// The tested subject is an object ("attached to an object").
     AnyObject,
     /// The tested object is attached to an object that satisfies the condition (tested on that
@@ -323,6 +331,8 @@ pub struct Ctx<'a> {
     pub you: Option<PlayerId>,
     /// The spell's targets, objects or players, in the order its `target` lines are written.
     pub targets: &'a [Subject],
+    /// The arguments of the occurrence a response answers.
+    pub params: &'a [crate::value::Arg],
     /// Where to record the cells read, if anywhere.
     pub reads: Option<&'a Reads>,
     /// Counts to share with other evaluations, if any (see `Counts`).
@@ -370,6 +380,7 @@ impl<'a> Ctx<'a> {
             source,
             you,
             targets,
+            params: &[],
             reads: None,
             counts: None,
             overrides: None,
@@ -387,6 +398,12 @@ impl<'a> Ctx<'a> {
     /// The same context, sharing counts through `counts`.
     pub fn counting(mut self, counts: Option<&'a Counts>) -> Self {
         self.counts = counts;
+        self
+    }
+
+    /// The same context, with the arguments of the occurrence a response answers.
+    pub fn with_params(mut self, params: &'a [crate::value::Arg]) -> Self {
+        self.params = params;
         self
     }
 
@@ -412,6 +429,7 @@ impl<'a> Ctx<'a> {
             source: self.source,
             you: self.you,
             targets: self.targets,
+            params: self.params,
             reads: None,
             counts: self.counts,
             overrides: self.overrides,
@@ -444,6 +462,7 @@ impl<'a> Ctx<'a> {
             source: self.source,
             you: self.you,
             targets: self.targets,
+            params: self.params,
             reads: None,
             counts: self.counts,
             overrides: self.overrides,
@@ -531,6 +550,10 @@ impl Ctx<'_> {
                     .map(|o| o.id)
             }
             ObjRef::Outer => self.outer,
+            ObjRef::Param(i) => match self.params.get(i as usize) {
+                Some(crate::value::Arg::Object(o)) => Some(*o),
+                _ => None,
+            },
         }
     }
 
@@ -576,6 +599,10 @@ impl Ctx<'_> {
                 Subject::Player(p) => Some(*p),
                 Subject::Object(_) => None,
             }),
+            PlayerRef::Param(i) => match self.params.get(i as usize) {
+                Some(crate::value::Arg::Player(p)) => Some(*p),
+                _ => None,
+            },
         }
     }
 
@@ -636,6 +663,11 @@ impl Ctx<'_> {
             }
             Cond::IsOuter => this_object(this).is_some_and(|o| Some(o) == self.outer),
             Cond::IsTargetAt(i) => self.targets.get(*i as usize) == Some(&this),
+            Cond::IsParam(i) => match (self.params.get(*i as usize), this) {
+                (Some(crate::value::Arg::Object(o)), Subject::Object(t)) => *o == t,
+                (Some(crate::value::Arg::Player(p)), Subject::Player(t)) => *p == t,
+                _ => false,
+            },
             Cond::HasKind(r, ch, k) => {
                 let Some(o) = self.object(*r, this) else {
                     return false;
@@ -982,6 +1014,7 @@ impl Cond {
             | Cond::Linked
             | Cond::Named(..)
             | Cond::IsTargetAt(_)
+            | Cond::IsParam(_)
             | Cond::AnyObject => true,
             Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
             Cond::Not(c) => c.is_local(),
@@ -1268,6 +1301,7 @@ impl Cond {
             | Cond::OwnedBy(_)
             | Cond::IsOuter
             | Cond::IsTargetAt(_)
+            | Cond::IsParam(_)
             | Cond::AnyObject => {}
             Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
             Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads(controller, out),
@@ -1507,6 +1541,7 @@ impl Cond {
             | Cond::HasChoice(..)
             | Cond::Named(..)
             | Cond::IsTargetAt(_)
+            | Cond::IsParam(_)
             | Cond::HasKind(..)
             | Cond::AnyObject
             | Cond::LegallyAttached => {}
@@ -1542,6 +1577,7 @@ impl Cond {
             | Cond::Linked
             | Cond::Named(..)
             | Cond::IsTargetAt(_)
+            | Cond::IsParam(_)
             | Cond::AnyObject => false,
         }
     }

@@ -58,7 +58,13 @@ pub struct ObjectClass {
     /// What an object of this class can be attached to ("Enchant creature"; an Equipment equips
     /// a creature): tested on that object, with this one as the source. `None`: any object.
     pub attaches_to: Option<Cond>,
+    /// Triggered traits, Reactions and replacement effects, in the order written.
+    pub responses: Vec<Arc<crate::events::ResponseDef>>,
 }
+
+/// The responses of every class that listen to an event at a timing point: (class, index of the
+/// response in the class).
+pub type Listeners = HashMap<(crate::ids::EventId, crate::timing::Point), Vec<(ClassId, u16)>>;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Content {
@@ -68,6 +74,9 @@ pub struct Content {
     /// `attachments_read_locally`, worked out once.
     #[serde(skip)]
     attach_local: std::sync::OnceLock<bool>,
+    /// `listeners`, worked out once.
+    #[serde(skip)]
+    listening: std::sync::OnceLock<Listeners>,
 }
 
 impl Content {
@@ -81,6 +90,7 @@ impl Content {
     /// definition overrides the library's).
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
         self.attach_local = std::sync::OnceLock::new();
+        self.listening = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -100,5 +110,25 @@ impl Content {
                 .iter()
                 .all(|c| c.attaches_to.as_ref().is_none_or(Cond::is_local))
         })
+    }
+
+    /// The responses that listen to an event at a timing point: an occurrence costs what listens
+    /// to its kind, not every response in the game.
+    pub fn listeners(&self, e: crate::ids::EventId, p: crate::timing::Point) -> &[(ClassId, u16)] {
+        let all = self.listening.get_or_init(|| {
+            let mut m = Listeners::new();
+            for (ci, c) in self.classes.iter().enumerate() {
+                for (ri, r) in c.responses.iter().enumerate() {
+                    for pat in &r.trigger.patterns {
+                        let v = m.entry((pat.event, r.trigger.point)).or_default();
+                        if v.last() != Some(&(ClassId(ci as u32), ri as u16)) {
+                            v.push((ClassId(ci as u32), ri as u16));
+                        }
+                    }
+                }
+            }
+            m
+        });
+        all.get(&(e, p)).map_or(&[], |v| v.as_slice())
     }
 }

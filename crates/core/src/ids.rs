@@ -37,3 +37,6 @@ id!(/// A layer or sublayer, in application order.
 /// Timestamps only grow; a later timestamp is applied later within a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Timestamp(pub u64);
+
+id!(/// An event kind declared by the ruleset.
+    EventId(u16));

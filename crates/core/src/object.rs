@@ -37,6 +37,9 @@ pub struct GameObject {
     pub choices: Vec<Symbol>,
     /// Face down (seed 004, layer 1b): the ruleset's face-down values apply.
     pub face_down: bool,
+    /// Its state ("bowed", "dishonored"): the base value of the ruleset's `state`
+    /// characteristic, changed only by occurrences of events.
+    pub state: crate::value::SymbolSet,
 }
 
 impl GameObject {

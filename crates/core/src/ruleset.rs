@@ -48,6 +48,9 @@ impl CharKind {
 pub struct CharDef {
     pub name: String,
     pub kind: CharKind,
+    /// A `symbols` characteristic whose base value is the object's state ("bowed",
+    /// "dishonored"), changed only by occurrences of events.
+    pub state: bool,
 }
 
 /// A property of each player, such as life or maximum hand size (seed 003, "Players and Rules").
@@ -197,6 +200,12 @@ pub struct Ruleset {
     /// Abilities some symbols give an object (CR 305.6: a land's basic land types and their mana
     /// abilities).
     pub intrinsic: Vec<Intrinsic>,
+    /// The event kinds: every change of state an occurrence can make.
+    pub events: Vec<crate::events::EventKind>,
+    /// What happens at each timing point of an occurrence.
+    pub timing: crate::timing::TimingProcedure,
+    /// Triggered rulebook effects ("Honor loss after a dishonorable Personality is destroyed").
+    pub rules: Vec<Arc<crate::events::ResponseDef>>,
 }
 
 /// Abilities an object has because a symbols characteristic holds some symbols, while another of
@@ -396,6 +405,25 @@ impl Ruleset {
             allowed.extend(&SymbolSet::every_but(&self.listed(ch)));
         }
         Some(allowed)
+    }
+
+    pub fn event(&self, e: crate::ids::EventId) -> &crate::events::EventKind {
+        &self.events[e.index()]
+    }
+
+    pub fn event_id(&self, name: &str) -> Option<crate::ids::EventId> {
+        self.events
+            .iter()
+            .position(|e| &*e.name == name)
+            .map(|i| crate::ids::EventId(i as u16))
+    }
+
+    /// The characteristic that holds objects' state, if the ruleset declares one.
+    pub fn state_char(&self) -> Option<CharId> {
+        self.characteristics
+            .iter()
+            .position(|c| c.state)
+            .map(|i| CharId(i as u16))
     }
 
     pub fn char_id(&self, name: &str) -> Option<CharId> {

@@ -53,6 +53,11 @@ pub struct GameState {
     attachments: Arc<Vec<(ObjectId, ObjectId)>>,
     /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
+    /// The objects of each class, in id order: the responses that listen to an event are found
+    /// through their classes.
+    pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>>>,
+    /// Occurrences under way, delayed effects, open periods and the log.
+    pub(crate) timing: Arc<crate::events::Timing>,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.
@@ -99,6 +104,8 @@ impl GameState {
             in_play_bits: Arc::new(Vec::new()),
             attachments: Arc::new(Vec::new()),
             base: OnceLock::new(),
+            by_class: Default::default(),
+            timing: Default::default(),
         }
     }
 
@@ -229,6 +236,9 @@ impl GameState {
         }
         if let Some(c) = self.controller_char {
             vals[c.index()] = Value::Player(Some(o.controller));
+        }
+        if let Some(c) = self.ruleset.state_char() {
+            vals[c.index()] = Value::Symbols(o.state.clone());
         }
         vals
     }
@@ -426,6 +436,10 @@ impl GameState {
         let _ = self.changes();
         let id = o.id;
         let in_play = self.ruleset.zone(o.zone).in_play;
+        Arc::make_mut(&mut self.by_class)
+            .entry(o.class)
+            .or_default()
+            .push(id);
         self.objects.push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {

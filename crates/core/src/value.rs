@@ -471,3 +471,11 @@ mod tests {
         assert_eq!(j, SymbolSet::every_but(&set(&["x", "y"])));
     }
 }
+
+/// An argument of an event occurrence: an object, a player or a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Arg {
+    Object(crate::ids::ObjectId),
+    Player(crate::ids::PlayerId),
+    Number(i64),
+}

@@ -2,13 +2,14 @@
 //! against the derived values, and a failure carries the explanation of the value.
 
 use crate::diagnostics::{did_you_mean, Span};
-use crate::lower::scenario::{ability_names, Expect, Ref, Scenario, StepKind, Want};
+use crate::lower::scenario::{ability_names, Expect, Ref, SArg, SOcc, Scenario, StepKind, Want};
 use crate::lower::Env;
 use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::condition::Subject;
 use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::events::{Logged, Occurrence};
 use rulecraft_core::explain::{describe_char, describe_player};
-use rulecraft_core::{GameState, ObjectId, PlayerId, Value, ZoneId};
+use rulecraft_core::{Arg, GameState, ObjectId, PlayerId, Value, ZoneId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -90,10 +91,19 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
         }
         // Only an answer may follow a question: an expectation would check values the answer may
         // still change, and any other step is refused.
-        if let (Some(what), false) = (
-            pending(&state, &names),
-            matches!(step.kind, StepKind::Order(_)),
-        ) {
+        let timing_decision = state
+            .pending_decision()
+            .is_some_and(|d| !matches!(d, DecisionRequest::OrderTimestamps { .. }));
+        let answers = match step.kind {
+            StepKind::Order(_) => !timing_decision,
+            StepKind::Choose(_)
+            | StepKind::Take { .. }
+            | StepKind::Pass { .. }
+            | StepKind::Target(_)
+            | StepKind::Expect(_) => timing_decision,
+            _ => false,
+        };
+        if let (Some(what), false) = (pending(&state, &names), answers) {
             report.failures.push(Failure {
                 at: step.span,
                 message: format!(
@@ -158,7 +168,110 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
                 list.join(", ")
             ))
         }
+        DecisionRequest::ChooseNext {
+            player, options, ..
+        } => Some(format!(
+            "{} must choose which comes next: {}",
+            state.player_name(*player),
+            option_names(state, options).join(", ")
+        )),
+        DecisionRequest::React {
+            player, options, ..
+        } => Some(format!(
+            "{} may take a Reaction ({}) or pass",
+            state.player_name(*player),
+            option_names(state, options).join(", ")
+        )),
+        DecisionRequest::ChooseTarget {
+            player, response, ..
+        } => Some(format!(
+            "{} must choose a target for \"{response}\"",
+            state.player_name(*player)
+        )),
     }
+}
+
+/// Options by their source's name, or a rule by its text.
+fn option_names(
+    state: &GameState,
+    options: &[rulecraft_core::events::ResponseOption],
+) -> Vec<String> {
+    options
+        .iter()
+        .map(|o| match o.source {
+            Some(s) => format!("`{}`", state.object(s).name),
+            None => format!("\"{}\"", o.text),
+        })
+        .collect()
+}
+
+fn occurrence(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    o: &SOcc,
+) -> Result<Occurrence, (Option<Span>, String)> {
+    let mut args = Vec::new();
+    for a in &o.args {
+        args.push(match a {
+            SArg::Object(r) => Arg::Object(obj(state, names, r)?),
+            SArg::Player(p) => Arg::Player(PlayerId(*p as u8)),
+            SArg::Number(n) => Arg::Number(*n),
+        });
+    }
+    Ok(Occurrence::new(o.event, args))
+}
+
+/// Whether option `o` comes from the object or rule `r` names.
+fn option_is(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    o: &rulecraft_core::events::ResponseOption,
+    r: &Ref,
+) -> bool {
+    match o.source {
+        Some(s) => find(state, names, &r.name) == Ok(s),
+        None => *o.text == *r.name,
+    }
+}
+
+/// The options of the pending decision that `r` names: exactly one, or an error.
+fn pick(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    options: &[rulecraft_core::events::ResponseOption],
+    r: &Ref,
+) -> Result<usize, (Option<Span>, String)> {
+    let hits: Vec<usize> = (0..options.len())
+        .filter(|i| option_is(state, names, &options[*i], r))
+        .collect();
+    match hits.as_slice() {
+        [i] => Ok(*i),
+        [] => Err((
+            Some(r.span),
+            format!(
+                "`{}` is not among the options: {}",
+                r.name,
+                option_names(state, options).join(", ")
+            ),
+        )),
+        _ => Err((
+            Some(r.span),
+            format!(
+                "`{}` offers {} options here: this step cannot tell them apart",
+                r.name,
+                hits.len()
+            ),
+        )),
+    }
+}
+
+/// The log as text, one line per entry.
+pub fn log_text(state: &GameState) -> String {
+    state
+        .log()
+        .iter()
+        .map(|e| format!("    {}\n", e.display(state)))
+        .collect()
 }
 
 /// The object a set-up item or `enter` step puts into a zone (its copy source is resolved by the
@@ -409,6 +522,81 @@ fn run_step(
                 .decide(Choice::Order(ids))
                 .map_err(|e| (None, e.to_string()))?;
         }
+        StepKind::Occur(list) => {
+            let mut occs = Vec::new();
+            for o in &list {
+                occs.push(occurrence(state, names, o)?);
+            }
+            state
+                .occur_together(occs)
+                .map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Begin(o) => {
+            let o = occurrence(state, names, &o)?;
+            state.begin(o).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::EndPeriod(e) => {
+            state.end(e).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Choose(r) => {
+            let Some(DecisionRequest::ChooseNext { options, .. }) = state.pending_decision() else {
+                return Err((
+                    None,
+                    "no decision is pending: `choose` answers which response comes next".into(),
+                ));
+            };
+            let i = pick(state, names, options, &r)?;
+            state
+                .decide(Choice::Pick(i))
+                .map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Take { player, source } => {
+            let Some(DecisionRequest::React {
+                options, player: p, ..
+            }) = state.pending_decision()
+            else {
+                return Err((
+                    None,
+                    "no action round is waiting: `takes` answers a Reaction request".into(),
+                ));
+            };
+            if p.index() != player {
+                return Err((
+                    None,
+                    format!("it is {}'s turn in the action round", state.player_name(*p)),
+                ));
+            }
+            let i = pick(state, names, options, &source)?;
+            state
+                .decide(Choice::Pick(i))
+                .map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Pass { player } => {
+            let Some(DecisionRequest::React { player: p, .. }) = state.pending_decision() else {
+                return Err((
+                    None,
+                    "no action round is waiting: `passes` answers a Reaction request".into(),
+                ));
+            };
+            if p.index() != player {
+                return Err((
+                    None,
+                    format!("it is {}'s turn in the action round", state.player_name(*p)),
+                ));
+            }
+            state
+                .decide(Choice::Pass)
+                .map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Target(r) => {
+            let t = match state.player_id(&r.name) {
+                Some(p) => Subject::Player(p),
+                None => Subject::Object(obj(state, names, &r)?),
+            };
+            state
+                .decide(Choice::Target(t))
+                .map_err(|e| (None, e.to_string()))?;
+        }
         StepKind::Expect(list) => {
             for (e, at) in list {
                 report.checked += 1;
@@ -428,7 +616,99 @@ fn check(
     at: Span,
 ) -> Result<Option<Failure>, (Option<Span>, String)> {
     let pname = |p: PlayerId| state.player_name(p).to_string();
+    let fail = |message: String| {
+        Ok(Some(Failure {
+            at,
+            message,
+            explanation: Some(format!("  the log:\n{}", log_text(state))),
+        }))
+    };
+    let happened: Vec<&Occurrence> = state
+        .log()
+        .into_iter()
+        .filter_map(|e| match &e.what {
+            Logged::Happened { occurrence } => Some(occurrence),
+            _ => None,
+        })
+        .collect();
     match e {
+        Expect::Happened { occ, yes } => {
+            let o = occurrence(state, names, occ)?;
+            if happened.contains(&&o) != *yes {
+                return fail(format!(
+                    "expected {} {}",
+                    o.display(state),
+                    if *yes {
+                        "to have happened; it did not"
+                    } else {
+                        "not to have happened; it did"
+                    }
+                ));
+            }
+        }
+        Expect::InOrder(list) => {
+            let mut want = Vec::new();
+            for o in list {
+                want.push(occurrence(state, names, o)?);
+            }
+            let mut k = 0;
+            for h in &happened {
+                if k < want.len() && **h == want[k] {
+                    k += 1;
+                }
+            }
+            if k < want.len() {
+                return fail(format!(
+                    "expected these to happen in this order: {}; {} did not happen after the ones before it",
+                    want.iter().map(|o| o.display(state)).collect::<Vec<_>>().join(", "),
+                    want[k].display(state)
+                ));
+            }
+        }
+        Expect::NoDecision => {
+            if let Some(what) = pending(state, names) {
+                return fail(format!("expected no decision pending; pending: {what}"));
+            }
+        }
+        Expect::LogHas(t) => {
+            if !state
+                .log()
+                .iter()
+                .any(|e| e.display(state).contains(t.as_str()))
+            {
+                return fail(format!("expected a log line containing \"{t}\""));
+            }
+        }
+        Expect::Options { player, sources } => {
+            let (p, options) = match state.pending_decision() {
+                Some(DecisionRequest::ChooseNext {
+                    player, options, ..
+                })
+                | Some(DecisionRequest::React {
+                    player, options, ..
+                }) => (*player, options),
+                _ => return fail("expected a decision among responses; none is pending".into()),
+            };
+            let all_named = sources
+                .iter()
+                .all(|r| options.iter().any(|o| option_is(state, names, o, r)));
+            let all_listed = options
+                .iter()
+                .all(|o| sources.iter().any(|r| option_is(state, names, o, r)));
+            if p.index() != *player || !all_named || !all_listed {
+                return fail(format!(
+                    "expected {} to choose from {}; actually {} chooses from {}",
+                    state.player_name(PlayerId(*player as u8)),
+                    sources
+                        .iter()
+                        .map(|r| format!("`{}`", r.name))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    state.player_name(p),
+                    option_names(state, options).join(", ")
+                ));
+            }
+        }
         Expect::Zone { obj: r, zone } => {
             let o = obj(state, names, r)?;
             let actual = state.object(o).zone;

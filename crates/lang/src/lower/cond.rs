@@ -21,6 +21,8 @@ pub struct Allow<'a> {
     pub names: &'a [String],
     /// `outer`: inside `exists`, `no`, `count`, `sum` or after `among`.
     pub outer: bool,
+    /// The parameters of the event a response answers, in order: `event NAME` names one.
+    pub params: &'a [String],
 }
 
 impl<'a> Allow<'a> {
@@ -279,6 +281,19 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
         "other" | "another" => {
             c.bump();
             return Ok(Cond::Not(Box::new(Cond::IsSource)));
+        }
+        "event" if !dotted => {
+            // `event card`: the tested object or player is that argument of the occurrence.
+            c.bump();
+            let (p, ps) = c.name("a parameter of the event after `event`")?;
+            return match allow.params.iter().position(|x| *x == p) {
+                Some(i) => Ok(Cond::IsParam(i as u8)),
+                None if allow.params.is_empty() => Err(Diagnostic::new(
+                    span,
+                    "`event ...` names a parameter of the event a response answers: only in a response",
+                )),
+                None => Err(unknown(ps, "event parameter", &p, allow.params.iter().map(|s| s.as_str()))),
+            };
         }
         "source" | "self" | "this" | "it" if !c.peek_at(1).is_some_and(|t| t.is_punct(".")) => {
             c.bump();

@@ -90,6 +90,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let mut spell = None;
     let mut enters_as_copy = false;
     let mut attaches_to = None;
+    let mut responses = Vec::new();
     for item in block(s, "the object's definition")? {
         let mut ic = Cursor::new(&item.head);
         let first = &item.head[0];
@@ -102,6 +103,11 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.finish()?;
                 let def = effect(env, item, &text, kw == "defining", EffectKind::Static, &[])?;
                 statics.push(Arc::new(def));
+            }
+            Some("trait" | "reaction" | "replacement")
+                if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) =>
+            {
+                responses.push(Arc::new(super::events::class_response(env, item)?));
             }
             Some("attaches") => {
                 // `attaches to: creature`: what it can be attached to (CR 303.4a "Enchant",
@@ -167,11 +173,14 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
             _ => {
                 let (w, sp) =
                     ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
-                let known = rs
-                    .characteristics
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .chain(["static", "defining", "spell"]);
+                let known = rs.characteristics.iter().map(|c| c.name.as_str()).chain([
+                    "static",
+                    "defining",
+                    "spell",
+                    "trait",
+                    "reaction",
+                    "replacement",
+                ]);
                 return Err(unknown(sp, "characteristic or ability", &w, known));
             }
         }
@@ -214,6 +223,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     Ok(ObjectClass {
         enters_as_copy,
         attaches_to,
+        responses,
         name,
         printed,
         statics,
@@ -407,6 +417,7 @@ fn effect(
         target: matches!(kind, EffectKind::Spell { .. }),
         names,
         outer: false,
+        params: &[],
     };
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
@@ -971,6 +982,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         target: true,
         names: &names,
         outer: false,
+        params: &[],
     };
     for item in items {
         let mut c = Cursor::new(&item.head);

@@ -3,6 +3,7 @@
 pub mod cond;
 pub mod content;
 pub mod cursor;
+pub mod events;
 pub mod ruleset;
 pub mod scenario;
 

@@ -14,13 +14,14 @@ use rulecraft_core::ruleset::{
 };
 use rulecraft_core::{Ability, Symbol};
 
-const KINDS: [&str; 6] = [
+const KINDS: [&str; 7] = [
     "number",
     "symbols",
     "text",
     "abilities",
     "controller",
     "name",
+    "state",
 ];
 
 /// Lowers the statements of a ruleset file, which holds one `ruleset "name" { ... }`.
@@ -164,8 +165,11 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
             }
             c.expect_punct(":")?;
-            let (k, ks) = c.name("a kind: number, symbols, text, abilities, controller or name")?;
+            let (k, ks) =
+                c.name("a kind: number, symbols, text, abilities, controller, name or state")?;
+            let state = k == "state";
             let kind = match k.as_str() {
+                "state" => CharKind::Symbols,
                 "number" => CharKind::Number,
                 "symbols" => CharKind::Symbols,
                 "text" => CharKind::Text,
@@ -185,7 +189,15 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     format!("a ruleset has at most one `{k}` characteristic"),
                 ));
             }
-            env.ruleset.characteristics.push(CharDef { name, kind });
+            if state && env.ruleset.state_char().is_some() {
+                return Err(Diagnostic::new(
+                    ks,
+                    "a ruleset has at most one `state` characteristic",
+                ));
+            }
+            env.ruleset
+                .characteristics
+                .push(CharDef { name, kind, state });
         }
         "player" => {
             no_block(s)?;
@@ -390,6 +402,9 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
         }
         "categories" => categories(env, s, &mut c)?,
         "intrinsic" => intrinsic(env, s, &mut c)?,
+        "event" | "period" | "turn" => super::events::event_decl(env, s)?,
+        "timing" => super::events::timing_decl(env, s)?,
+        "rule" => super::events::rule_decl(env, s)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -418,6 +433,11 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "face",
                     "categories",
                     "intrinsic",
+                    "event",
+                    "period",
+                    "turn",
+                    "timing",
+                    "rule",
                 ],
             ))
         }

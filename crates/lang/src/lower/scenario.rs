@@ -81,6 +81,37 @@ pub enum Expect {
         obj: Ref,
         to: Option<Ref>,
     },
+    /// An occurrence happened (or did not), per the log.
+    Happened {
+        occ: SOcc,
+        yes: bool,
+    },
+    /// These occurrences happened in this order (others may come between).
+    InOrder(Vec<SOcc>),
+    /// The pending decision is this player's, offering responses from exactly these sources.
+    Options {
+        player: usize,
+        sources: Vec<Ref>,
+    },
+    /// No decision is pending.
+    NoDecision,
+    /// A line of the log contains this text.
+    LogHas(String),
+}
+
+/// An argument of an occurrence a scenario makes.
+#[derive(Clone, Debug)]
+pub enum SArg {
+    Object(Ref),
+    Player(usize),
+    Number(i64),
+}
+
+/// An occurrence a scenario makes or expects: an event and its arguments.
+#[derive(Clone, Debug)]
+pub struct SOcc {
+    pub event: rulecraft_core::EventId,
+    pub args: Vec<SArg>,
 }
 
 #[derive(Clone, Debug)]
@@ -126,6 +157,21 @@ pub enum StepKind {
         value: Option<i64>,
     },
     Order(Vec<Ref>),
+    /// Occurrences that happen at once.
+    Occur(Vec<SOcc>),
+    Begin(SOcc),
+    EndPeriod(rulecraft_core::EventId),
+    /// Answers which response comes next: the one from this source (or a rule by its text).
+    Choose(Ref),
+    /// The player takes the Reaction from this source.
+    Take {
+        player: usize,
+        source: Ref,
+    },
+    Pass {
+        player: usize,
+    },
+    Target(Ref),
     Expect(Vec<(Expect, Span)>),
 }
 
@@ -144,10 +190,10 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-const ITEMS: [&str; 21] = [
+const ITEMS: [&str; 25] = [
     "ruleset", "content", "players", "active", "card", "object", "term", "setup", "enter",
     "together", "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn",
-    "mutate",
+    "mutate", "do", "begin", "choose", "target",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -397,6 +443,58 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 let into = obj_ref(&mut c)?;
                 StepKind::Merge { obj, into, under }
             }
+            "end"
+                if c.peek()
+                    .and_then(|t| t.word())
+                    .is_some_and(|w| cx.env.ruleset.event_id(w).is_some()) =>
+            {
+                let (e, es) = c.name("a period")?;
+                let id = cx.env.ruleset.event_id(&e).expect("checked");
+                if !cx.env.ruleset.event(id).period {
+                    return Err(Diagnostic::new(
+                        es,
+                        format!("`{e}` is not a period: it does not end"),
+                    ));
+                }
+                StepKind::EndPeriod(id)
+            }
+            "do" => {
+                let mut list = vec![cx.occurrence(&mut c)?];
+                while c.eat_punct(",") {
+                    list.push(cx.occurrence(&mut c)?);
+                }
+                StepKind::Occur(list)
+            }
+            "begin" => {
+                let o = cx.occurrence(&mut c)?;
+                if !cx.env.ruleset.event(o.event).period {
+                    return Err(Diagnostic::new(
+                        first.span,
+                        format!(
+                            "`{}` is not a period: write `do`",
+                            cx.env.ruleset.event(o.event).name
+                        ),
+                    ));
+                }
+                StepKind::Begin(o)
+            }
+            "choose" => StepKind::Choose(obj_ref(&mut c)?),
+            "target" => StepKind::Target(obj_ref(&mut c)?),
+            w if players.iter().any(|p| p == w)
+                && c.peek()
+                    .is_some_and(|t| t.is_word("passes") || t.is_word("takes")) =>
+            {
+                let player = cx.player_named(w, first.span)?;
+                if c.eat_word("passes") {
+                    StepKind::Pass { player }
+                } else {
+                    c.expect_word("takes")?;
+                    StepKind::Take {
+                        player,
+                        source: obj_ref(&mut c)?,
+                    }
+                }
+            }
             "end" => {
                 if c.eat_word("turn") {
                     StepKind::EndTurn
@@ -611,7 +709,98 @@ impl Cx<'_> {
 
     /// `expect REF CHECK, CHECK...` where a check is `CHAR = value`, `CHAR has X`, `CHAR lacks X`
     /// or `in ZONE`; or `expect PLAYER PROP = N, ...`.
+    /// `EVENT(ARG, ...)`: objects by alias or name, players by name, numbers.
+    fn occurrence(&self, c: &mut Cursor) -> Res<SOcc> {
+        let rs = &self.env.ruleset;
+        let (e, es) = c.name("an event")?;
+        let Some(event) = rs.event_id(&e) else {
+            return Err(unknown(es, "event", &e, rs.events.iter().map(|x| &*x.name)));
+        };
+        let kind = rs.event(event);
+        let mut args = Vec::new();
+        let open = c.here();
+        if c.eat_punct("(") && !c.eat_punct(")") {
+            loop {
+                let Some(p) = kind.params.get(args.len()) else {
+                    return Err(Diagnostic::new(
+                        c.here(),
+                        format!("`{}` takes {} argument(s)", kind.name, kind.params.len()),
+                    ));
+                };
+                args.push(match p.kind {
+                    rulecraft_core::events::ParamKind::Number => {
+                        let neg = c.eat_punct("-");
+                        let n = c.number("a number")?.0;
+                        SArg::Number(if neg { -n } else { n })
+                    }
+                    rulecraft_core::events::ParamKind::Player => {
+                        let (n, sp) = c.name_or_string("a player")?;
+                        SArg::Player(self.player_named(&n, sp)?)
+                    }
+                    rulecraft_core::events::ParamKind::Object => SArg::Object(obj_ref(c)?),
+                });
+                if c.eat_punct(")") {
+                    break;
+                }
+                c.expect_punct(",")?;
+            }
+        }
+        if args.len() != kind.params.len() {
+            return Err(Diagnostic::new(
+                open,
+                format!(
+                    "`{}` takes {} argument(s), got {}",
+                    kind.name,
+                    kind.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        Ok(SOcc { event, args })
+    }
+
     fn expect(&self, c: &mut Cursor) -> Res<Vec<(Expect, Span)>> {
+        let start = c.here();
+        let span_to = |c: &Cursor| start.to(c.toks[c.pos - 1].span);
+        if c.eat_word("event") {
+            let occ = self.occurrence(c)?;
+            let yes = if c.eat_word("happened") {
+                true
+            } else if c.eat_words(&["did", "not", "happen"]) {
+                false
+            } else {
+                return Err(c.err("`happened` or `did not happen`"));
+            };
+            return Ok(vec![(Expect::Happened { occ, yes }, span_to(c))]);
+        }
+        if c.eat_words(&["events", "in", "order"]) {
+            c.expect_punct(":")?;
+            let mut list = vec![self.occurrence(c)?];
+            while c.eat_punct(",") {
+                list.push(self.occurrence(c)?);
+            }
+            return Ok(vec![(Expect::InOrder(list), span_to(c))]);
+        }
+        if c.eat_words(&["no", "decision"]) {
+            return Ok(vec![(Expect::NoDecision, span_to(c))]);
+        }
+        if c.eat_word("log") {
+            c.expect_word("has")?;
+            let (t, _) = c.string("the text a log line contains")?;
+            return Ok(vec![(Expect::LogHas(t), span_to(c))]);
+        }
+        if c.eat_word("decision") {
+            c.expect_punct(":")?;
+            let (p, ps) = c.name_or_string("the player who decides")?;
+            let player = self.player_named(&p, ps)?;
+            c.expect_word("chooses")?;
+            c.expect_word("from")?;
+            let mut sources = vec![obj_ref(c)?];
+            while c.eat_punct(",") {
+                sources.push(obj_ref(c)?);
+            }
+            return Ok(vec![(Expect::Options { player, sources }, span_to(c))]);
+        }
         let (name, span) = c.name_or_string("an object or a player")?;
         let mut out = Vec::new();
         if self.players.contains(&name) {

@@ -1,0 +1,288 @@
+//! Occurrences of events, and the log of what happened and what answered each.
+
+use crate::ids::{EventId, ObjectId, PlayerId};
+use crate::state::GameState;
+use crate::timing::Point;
+use crate::value::Arg;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// One occurrence of an event kind, with its arguments in the order of the kind's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Occurrence {
+    pub event: EventId,
+    pub args: Vec<Arg>,
+}
+
+impl Occurrence {
+    pub fn new(event: EventId, args: Vec<Arg>) -> Self {
+        Occurrence { event, args }
+    }
+
+    /// "gains_honor(Bob, 1)", with objects and players by name.
+    pub fn display(&self, state: &GameState) -> String {
+        let kind = state.ruleset.event(self.event);
+        let args: Vec<String> = self.args.iter().map(|a| a.display(state)).collect();
+        if args.is_empty() {
+            kind.name.to_string()
+        } else {
+            format!("{}({})", kind.name, args.join(", "))
+        }
+    }
+}
+
+impl Arg {
+    pub fn display(&self, state: &GameState) -> String {
+        match self {
+            Arg::Object(o) => state
+                .get_object(*o)
+                .map(|x| x.name.to_string())
+                .unwrap_or_else(|| format!("object {}", o.0)),
+            Arg::Player(p) => state.player_name(*p).to_string(),
+            Arg::Number(n) => n.to_string(),
+        }
+    }
+}
+
+/// Which response answered: its source (none for the ruleset's own) and its rules text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Responder {
+    pub source: Option<ObjectId>,
+    pub text: Arc<str>,
+}
+
+impl Responder {
+    pub fn display(&self, state: &GameState) -> String {
+        match self.source.and_then(|s| state.get_object(s)) {
+            Some(o) => format!("{} \"{}\"", o.name, self.text),
+            None => format!("rule \"{}\"", self.text),
+        }
+    }
+}
+
+/// Why a response came when it did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Why {
+    /// Nothing else could happen at that moment.
+    Only,
+    /// The player chose it to come next among these many (as they happen, each once).
+    Chosen { by: PlayerId, among: usize },
+    /// The player took it in the action round.
+    Taken { by: PlayerId },
+}
+
+/// One line of the log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Logged {
+    /// The occurrence starts through its timing points.
+    Starts { occurrence: Occurrence },
+    /// It happened: its changes were made (its arguments as they were in the end).
+    Happened { occurrence: Occurrence },
+    /// It would change nothing (the card is already in that state): it does not happen, and
+    /// takes precedence over any effect.
+    Failed { occurrence: Occurrence },
+    /// A response made it not happen.
+    Prevented {
+        occurrence: Occurrence,
+        by: Responder,
+    },
+    /// A response made another happen in its place.
+    Substituted {
+        occurrence: Occurrence,
+        by: Responder,
+        with: Occurrence,
+    },
+    /// A response changed its size.
+    Amount {
+        occurrence: Occurrence,
+        from: i64,
+        to: i64,
+        by: Responder,
+    },
+    /// A response changed one of its parameters.
+    Param {
+        occurrence: Occurrence,
+        param: Arc<str>,
+        to: Arg,
+        by: Responder,
+    },
+    /// Its size is zero once step B is over: no Reactions to it, no later triggers.
+    Zero { occurrence: Occurrence },
+    /// A response to it begins.
+    Response {
+        occurrence: Occurrence,
+        point: Point,
+        step: Arc<str>,
+        by: Responder,
+        why: Why,
+    },
+    /// A response did not go on: a cost was not paid, or it had no legal target.
+    Fizzled { by: Responder, why: String },
+    /// A player passed in an action round.
+    Passed { player: PlayerId, step: Arc<str> },
+    /// A delayed effect was set up.
+    Delayed { by: Responder, text: Arc<str> },
+    /// A period began or ended.
+    Period {
+        occurrence: Occurrence,
+        begins: bool,
+    },
+}
+
+/// A log line and how deep it is: responses inside responses are deeper.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogEntry {
+    pub depth: u16,
+    pub what: Logged,
+}
+
+impl LogEntry {
+    /// The line as text, with objects and players by name.
+    pub fn display(&self, state: &GameState) -> String {
+        let occ = |o: &Occurrence| o.display(state);
+        let text = match &self.what {
+            Logged::Starts { occurrence } => format!("{}: starts", occ(occurrence)),
+            Logged::Happened { occurrence } => format!("{}: happens", occ(occurrence)),
+            Logged::Failed { occurrence } => format!(
+                "{}: fails: it would change nothing (failure comes before any effect)",
+                occ(occurrence)
+            ),
+            Logged::Prevented { occurrence, by } => {
+                format!("{}: does not happen: {}", occ(occurrence), by.display(state))
+            }
+            Logged::Substituted {
+                occurrence,
+                by,
+                with,
+            } => format!(
+                "{}: does not happen: {} instead, by {}",
+                occ(occurrence),
+                occ(with),
+                by.display(state)
+            ),
+            Logged::Amount {
+                occurrence,
+                from,
+                to,
+                by,
+            } => format!(
+                "{}: amount {} -> {} by {}",
+                occ(occurrence),
+                from,
+                to,
+                by.display(state)
+            ),
+            Logged::Param {
+                occurrence,
+                param,
+                to,
+                by,
+            } => format!(
+                "{}: {} -> {} by {}",
+                occ(occurrence),
+                param,
+                to.display(state),
+                by.display(state)
+            ),
+            Logged::Zero { occurrence } => format!(
+                "{}: reduced to 0 once step B is over: no longer a change for Reactions or later triggers",
+                occ(occurrence)
+            ),
+            Logged::Response {
+                occurrence,
+                point,
+                step,
+                by,
+                why,
+            } => {
+                let why = match why {
+                    Why::Only => "the only one".to_string(),
+                    Why::Chosen { by, among } => format!(
+                        "chosen by {} among {}",
+                        state.player_name(*by),
+                        among
+                    ),
+                    Why::Taken { by } => format!("taken by {}", state.player_name(*by)),
+                };
+                format!(
+                    "{} {}: step {}: {} ({})",
+                    point.name(),
+                    occ(occurrence),
+                    step,
+                    by.display(state),
+                    why
+                )
+            }
+            Logged::Fizzled { by, why } => format!("{}: does nothing: {}", by.display(state), why),
+            Logged::Passed { player, step } => {
+                format!("step {}: {} passes", step, state.player_name(*player))
+            }
+            Logged::Delayed { by, text } => {
+                format!("{}: sets up \"{}\"", by.display(state), text)
+            }
+            Logged::Period {
+                occurrence,
+                begins,
+            } => format!(
+                "{} {}",
+                occ(occurrence),
+                if *begins { "begins" } else { "ends" }
+            ),
+        };
+        format!("{}{}", "  ".repeat(self.depth as usize), text)
+    }
+}
+
+/// The log: shared between copies of a state, appended in constant time.
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    last: Option<Arc<LogCell>>,
+    len: usize,
+}
+
+#[derive(Debug)]
+struct LogCell {
+    entry: LogEntry,
+    prev: Option<Arc<LogCell>>,
+}
+
+impl Log {
+    pub fn push(&mut self, entry: LogEntry) {
+        let prev = self.last.take();
+        self.last = Some(Arc::new(LogCell { entry, prev }));
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The entries, first to last.
+    pub fn entries(&self) -> Vec<&LogEntry> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut at = self.last.as_deref();
+        while let Some(c) = at {
+            out.push(&c.entry);
+            at = c.prev.as_deref();
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl Drop for Log {
+    /// Drops a long chain without deep recursion.
+    fn drop(&mut self) {
+        let mut at = self.last.take();
+        while let Some(c) = at {
+            match Arc::try_unwrap(c) {
+                Ok(mut cell) => at = cell.prev.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}

@@ -1,0 +1,1456 @@
+//! Running occurrences through their timing points. The work is a stack of tasks (occurrences
+//! going through their points, responses going through their parts) kept in the state, so that
+//! the engine can stop at any decision, hand it to the caller, and go on when it is answered; a
+//! copy of the state taken there can be answered differently (AI search).
+
+use super::occurrence::{Log, LogEntry, Logged, Occurrence, Responder, Why};
+use super::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
+use super::Primitive;
+use crate::action::ActionError;
+use crate::condition::{Ctx, Subject};
+use crate::decision::{Choice, DecisionRequest};
+use crate::ids::{EventId, ObjectId, PlayerId};
+use crate::state::GameState;
+use crate::timing::{Point, Responds, Taking};
+use crate::value::Arg;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// One response a decision offers: its source, its rules text, and the occurrence it answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResponseOption {
+    pub source: Option<ObjectId>,
+    pub text: Arc<str>,
+    pub answering: Occurrence,
+}
+
+/// The timing state of a game: work under way, delayed effects waiting, periods open, the log.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    tasks: Vec<Task>,
+    delayed: Vec<ActiveDelayed>,
+    /// Periods begun and not yet ended, outermost first.
+    periods: Vec<Occurrence>,
+    log: Log,
+    next_delayed: u32,
+    /// Whether the last occurrence to finish happened (a cost was paid).
+    last_happened: bool,
+    /// The responses the pending decision offers, in the order of its options.
+    offered: Vec<Cand>,
+    turns_begun: u32,
+}
+
+impl Timing {
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// Periods begun and not ended, outermost first.
+    pub fn periods(&self) -> &[Occurrence] {
+        &self.periods
+    }
+
+    /// Whether no occurrence is under way.
+    pub fn is_idle(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ActiveDelayed {
+    id: u32,
+    def: Arc<ResponseDef>,
+    source: Option<ObjectId>,
+    you: Option<PlayerId>,
+    targets: Vec<Subject>,
+    /// The arguments of the occurrence the response that set it up answered ("him").
+    bound: Vec<Arg>,
+    /// `Some(turn)`: it lasts while that turn does.
+    turn: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+enum Task {
+    Frame(Box<Frame>),
+    Run(Box<Run>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Plain,
+    Begin,
+    End,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    At(Point),
+    Change,
+    Begin,
+    End,
+}
+
+impl Mode {
+    fn stages(self) -> &'static [Stage] {
+        match self {
+            Mode::Plain => &[
+                Stage::At(Point::Before),
+                Stage::At(Point::When),
+                Stage::Change,
+                Stage::At(Point::After),
+            ],
+            Mode::Begin => &[
+                Stage::At(Point::Before),
+                Stage::Begin,
+                Stage::At(Point::AfterBegins),
+            ],
+            Mode::End => &[
+                Stage::At(Point::BeforeEnds),
+                Stage::End,
+                Stage::At(Point::After),
+            ],
+        }
+    }
+}
+
+/// Occurrences that happen at once, going through their timing points together.
+#[derive(Clone, Debug)]
+struct Frame {
+    occs: Vec<Occ>,
+    mode: Mode,
+    stage: usize,
+    step: usize,
+    st: StepState,
+    depth: u16,
+    /// The state just before the change, where the change took an object out of play: "after"
+    /// responses look back to it (last-known information).
+    snapshot: Option<Arc<GameState>>,
+    /// Responses already taken, by occurrence: a response answers one trigger at most once.
+    used: Vec<(usize, Key)>,
+}
+
+#[derive(Clone, Debug)]
+struct Occ {
+    occ: Occurrence,
+    /// Not failed, prevented, substituted, or reduced to zero.
+    alive: bool,
+    happened: bool,
+}
+
+#[derive(Clone, Debug)]
+enum StepState {
+    Fresh,
+    Ordered(Vec<Cand>),
+    Round { turn: PlayerId, passes: usize },
+}
+
+/// A response that could answer an occurrence of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cand {
+    occ: usize,
+    key: Key,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// The response of that index of the object's class.
+    Object(ObjectId, u16),
+    /// The ruleset's rule of that index.
+    Rule(u16),
+    /// The delayed effect of that id.
+    Delayed(u32),
+}
+
+/// A response going through its parts: targets, costs, deeds.
+#[derive(Clone, Debug)]
+struct Run {
+    /// The task index of the frame it answers.
+    frame: usize,
+    occ: usize,
+    def: Arc<ResponseDef>,
+    source: Option<ObjectId>,
+    you: Option<PlayerId>,
+    targets: Vec<Subject>,
+    /// For a delayed effect, the arguments it was set up with.
+    bound: Option<Vec<Arg>>,
+    part: usize,
+    awaiting_cost: bool,
+    depth: u16,
+}
+
+impl Run {
+    fn responder(&self) -> Responder {
+        Responder {
+            source: self.source,
+            text: self.def.text.clone(),
+        }
+    }
+}
+
+impl GameState {
+    /// The log of occurrences and what answered each, first to last.
+    pub fn log(&self) -> Vec<&LogEntry> {
+        self.timing.log.entries()
+    }
+
+    /// The timing state: periods open, the log.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// An occurrence of an event, taken through its timing points. It stops at the first decision
+    /// (see [`GameState::pending_decision`]); [`GameState::decide`] goes on from there.
+    pub fn occur(&mut self, occurrence: Occurrence) -> Result<(), ActionError> {
+        self.occur_together(vec![occurrence])
+    }
+
+    /// Occurrences that happen at once ("two Personalities destroyed in battle resolution"): they
+    /// share their timing points, and the active player orders their responses as they happen.
+    pub fn occur_together(&mut self, occurrences: Vec<Occurrence>) -> Result<(), ActionError> {
+        self.start(occurrences, Mode::Plain)
+    }
+
+    /// A period begins ("your Dynasty Phase"): "before" it begins, it begins, "after" it begins.
+    pub fn begin(&mut self, occurrence: Occurrence) -> Result<(), ActionError> {
+        let kind = self.check_occurrence(&occurrence)?;
+        if !kind.period {
+            return Err(ActionError::BadChoice(format!(
+                "`{}` is not a period: it happens, it does not begin",
+                kind.name
+            )));
+        }
+        self.start(vec![occurrence], Mode::Begin)
+    }
+
+    /// The latest period of this kind that is open ends: "before" it ends, it ends, "after" it
+    /// ends (outside it).
+    pub fn end(&mut self, event: EventId) -> Result<(), ActionError> {
+        let Some(occ) = self
+            .timing
+            .periods
+            .iter()
+            .rev()
+            .find(|o| o.event == event)
+            .cloned()
+        else {
+            return Err(ActionError::BadChoice(format!(
+                "no `{}` has begun",
+                self.ruleset
+                    .events
+                    .get(event.index())
+                    .map_or("?", |e| &*e.name)
+            )));
+        };
+        self.start(vec![occ], Mode::End)
+    }
+
+    fn check_occurrence(&self, o: &Occurrence) -> Result<&super::EventKind, ActionError> {
+        let Some(kind) = self.ruleset.events.get(o.event.index()) else {
+            return Err(ActionError::BadChoice(format!(
+                "no event kind has id {}",
+                o.event.0
+            )));
+        };
+        if kind.params.len() != o.args.len() {
+            return Err(ActionError::BadChoice(format!(
+                "`{}` takes {} argument(s), got {}",
+                kind.name,
+                kind.params.len(),
+                o.args.len()
+            )));
+        }
+        for (p, a) in kind.params.iter().zip(&o.args) {
+            let ok = match (p.kind, a) {
+                (super::ParamKind::Object, Arg::Object(x)) => x.index() < self.objects.len(),
+                (super::ParamKind::Player, Arg::Player(x)) => x.index() < self.players.len(),
+                (super::ParamKind::Number, Arg::Number(_)) => true,
+                _ => false,
+            };
+            if !ok {
+                return Err(ActionError::BadChoice(format!(
+                    "`{}`'s `{}` must be {}, got {:?}",
+                    kind.name,
+                    p.name,
+                    match p.kind {
+                        super::ParamKind::Object => "an object of this game",
+                        super::ParamKind::Player => "a player of this game",
+                        super::ParamKind::Number => "a number",
+                    },
+                    a
+                )));
+            }
+        }
+        Ok(kind)
+    }
+
+    fn start(&mut self, occurrences: Vec<Occurrence>, mode: Mode) -> Result<(), ActionError> {
+        if self.pending.is_some() {
+            return Err(ActionError::DecisionPending);
+        }
+        if !self.timing.tasks.is_empty() {
+            return Err(ActionError::BadChoice(
+                "an occurrence is under way: answer its decisions first".into(),
+            ));
+        }
+        for o in &occurrences {
+            self.check_occurrence(o)?;
+        }
+        self.push_frame(occurrences, mode, 0);
+        self.run_timing()
+    }
+
+    fn timing_mut(&mut self) -> &mut Timing {
+        Arc::make_mut(&mut self.timing)
+    }
+
+    fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
+        let frame = Frame {
+            occs: occurrences
+                .into_iter()
+                .map(|occ| Occ {
+                    occ,
+                    alive: true,
+                    happened: false,
+                })
+                .collect(),
+            mode,
+            stage: 0,
+            step: 0,
+            st: StepState::Fresh,
+            depth,
+            snapshot: None,
+            used: Vec::new(),
+        };
+        let entries: Vec<LogEntry> = if mode == Mode::End {
+            Vec::new()
+        } else {
+            frame
+                .occs
+                .iter()
+                .map(|o| LogEntry {
+                    depth,
+                    what: Logged::Starts {
+                        occurrence: o.occ.clone(),
+                    },
+                })
+                .collect()
+        };
+        let t = self.timing_mut();
+        for e in entries {
+            t.log.push(e);
+        }
+        t.tasks.push(Task::Frame(Box::new(frame)));
+        if mode == Mode::Plain {
+            self.fail_unchanging();
+        }
+    }
+
+    /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
+    /// card into a state it is already in) does not happen, and nothing answers it.
+    fn fail_unchanging(&mut self) {
+        let i = self.timing.tasks.len() - 1;
+        let Task::Frame(f) = &self.timing.tasks[i] else {
+            return;
+        };
+        let failing: Vec<usize> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive && self.changes_nothing(&o.occ))
+            .map(|(k, _)| k)
+            .collect();
+        if failing.is_empty() {
+            return;
+        }
+        let depth = f.depth;
+        let t = self.timing_mut();
+        let Task::Frame(f) = &mut t.tasks[i] else {
+            return;
+        };
+        let mut logged = Vec::new();
+        for k in failing {
+            f.occs[k].alive = false;
+            logged.push(f.occs[k].occ.clone());
+        }
+        for occurrence in logged {
+            t.log.push(LogEntry {
+                depth,
+                what: Logged::Failed { occurrence },
+            });
+        }
+    }
+
+    /// Whether every change the occurrence makes would leave the state as it is (an event with no
+    /// changes never fails).
+    fn changes_nothing(&self, o: &Occurrence) -> bool {
+        let kind = self.ruleset.event(o.event);
+        if kind.changes.is_empty() {
+            return false;
+        }
+        kind.changes.iter().all(|c| match c {
+            Primitive::State {
+                object, symbol, on, ..
+            } => match arg_object(&o.args, *object) {
+                Some(x) => self.object(x).state.contains(symbol) == *on,
+                None => true,
+            },
+            Primitive::Property { amount, .. } | Primitive::Counters { amount, .. } => {
+                amount_of(&o.args, *amount) == 0
+            }
+            Primitive::Move { object, zone } => {
+                arg_object(&o.args, *object).is_none_or(|x| self.object(x).zone == *zone)
+            }
+        })
+    }
+
+    /// Who orders conflicts: the active player; between turns, the player who takes the next
+    /// turn.
+    pub fn orderer(&self) -> PlayerId {
+        let has_turns = self.ruleset.events.iter().any(|e| e.turn);
+        let in_turn = self
+            .timing
+            .periods
+            .iter()
+            .any(|o| self.ruleset.event(o.event).turn);
+        if has_turns && !in_turn && self.timing.turns_begun > 0 {
+            PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8)
+        } else {
+            self.active
+        }
+    }
+
+    fn next_player(&self, p: PlayerId) -> PlayerId {
+        PlayerId(((p.0 as usize + 1) % self.players.len()) as u8)
+    }
+
+    /// Runs the work under way until it is done or a decision is pending.
+    pub(crate) fn run_timing(&mut self) -> Result<(), ActionError> {
+        let mut guard: u64 = 0;
+        while self.pending.is_none() {
+            let Some(top) = self.timing.tasks.len().checked_sub(1) else {
+                return Ok(());
+            };
+            guard += 1;
+            if guard > 10_000_000 {
+                return Err(ActionError::BadChoice(
+                    "occurrences keep causing each other: stopped after 10,000,000 steps".into(),
+                ));
+            }
+            if self.timing.tasks.len() > 10_000 {
+                return Err(ActionError::BadChoice(
+                    "occurrences nested 10,000 deep: a response keeps answering its own occurrences"
+                        .into(),
+                ));
+            }
+            match &self.timing.tasks[top] {
+                Task::Frame(_) => self.advance_frame(top)?,
+                Task::Run(_) => self.advance_run(top)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn frame(&self, i: usize) -> &Frame {
+        match &self.timing.tasks[i] {
+            Task::Frame(f) => f,
+            Task::Run(_) => unreachable!("task {i} is a frame"),
+        }
+    }
+
+    fn frame_mut(&mut self, i: usize) -> &mut Frame {
+        match &mut self.timing_mut().tasks[i] {
+            Task::Frame(f) => f,
+            Task::Run(_) => unreachable!("task {i} is a frame"),
+        }
+    }
+
+    fn run_mut(&mut self, i: usize) -> &mut Run {
+        match &mut self.timing_mut().tasks[i] {
+            Task::Run(r) => r,
+            Task::Frame(_) => unreachable!("task {i} is a run"),
+        }
+    }
+
+    fn log_at(&mut self, depth: u16, what: Logged) {
+        self.timing_mut().log.push(LogEntry { depth, what });
+    }
+
+    fn advance_frame(&mut self, fi: usize) -> Result<(), ActionError> {
+        let f = self.frame(fi);
+        let stages = f.mode.stages();
+        let Some(&stage) = stages.get(f.stage) else {
+            return self.finish_frame(fi);
+        };
+        match stage {
+            Stage::Change => {
+                self.make_changes(fi)?;
+                self.frame_mut(fi).stage += 1;
+            }
+            Stage::Begin => {
+                let f = self.frame(fi);
+                let occ = f.occs[0].occ.clone();
+                let depth = f.depth;
+                let turn = self.ruleset.event(occ.event).turn;
+                if turn {
+                    if self.timing.turns_begun > 0 {
+                        self.turn += 1;
+                    }
+                    if let Some(Arg::Player(p)) = occ.args.first() {
+                        self.active = *p;
+                    }
+                    self.timing_mut().turns_begun += 1;
+                }
+                self.log_at(
+                    depth,
+                    Logged::Period {
+                        occurrence: occ.clone(),
+                        begins: true,
+                    },
+                );
+                let f = self.frame_mut(fi);
+                f.occs[0].happened = true;
+                f.stage += 1;
+                self.timing_mut().periods.push(occ);
+            }
+            Stage::End => {
+                let f = self.frame(fi);
+                let occ = f.occs[0].occ.clone();
+                let depth = f.depth;
+                let turn = self.ruleset.event(occ.event).turn;
+                let t = self.timing_mut();
+                if let Some(k) = t.periods.iter().rposition(|o| *o == occ) {
+                    t.periods.remove(k);
+                }
+                if turn {
+                    self.end_of_turn();
+                }
+                self.log_at(
+                    depth,
+                    Logged::Period {
+                        occurrence: occ,
+                        begins: false,
+                    },
+                );
+                let f = self.frame_mut(fi);
+                f.occs[0].happened = true;
+                f.stage += 1;
+            }
+            Stage::At(point) => self.advance_point(fi, point)?,
+        }
+        Ok(())
+    }
+
+    /// "This turn" ends: delayed effects that last this turn, and effects until end of turn.
+    pub(crate) fn end_of_turn(&mut self) {
+        let turn = self.turn;
+        if self
+            .timing
+            .delayed
+            .iter()
+            .any(|d| d.turn.is_some_and(|t| t <= turn))
+        {
+            self.timing_mut()
+                .delayed
+                .retain(|d| d.turn.is_none_or(|t| t > turn));
+        }
+        if self
+            .effects
+            .iter()
+            .any(|e| e.duration == crate::effect::Duration::UntilEndOfTurn)
+        {
+            self.touch();
+            self.effects
+                .retain(|e| e.duration != crate::effect::Duration::UntilEndOfTurn);
+        }
+    }
+
+    fn finish_frame(&mut self, fi: usize) -> Result<(), ActionError> {
+        let f = self.frame(fi);
+        let happened = f.occs.iter().any(|o| o.happened);
+        let t = self.timing_mut();
+        t.tasks.truncate(fi);
+        t.last_happened = happened;
+        Ok(())
+    }
+
+    fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
+        let procedure = self.ruleset.timing.clone();
+        let f = self.frame(fi);
+        let Some(step) = procedure.steps.get(f.step) else {
+            let f = self.frame_mut(fi);
+            f.stage += 1;
+            f.step = 0;
+            f.st = StepState::Fresh;
+            return Ok(());
+        };
+        if !f.occs.iter().any(|o| o.alive) {
+            let f = self.frame_mut(fi);
+            f.stage = f.mode.stages().len();
+            return Ok(());
+        }
+        match &f.st {
+            StepState::Fresh => {
+                let st = match step.taking {
+                    Taking::Ordered => {
+                        StepState::Ordered(self.candidates(fi, point, step.responds, None))
+                    }
+                    Taking::ActionRound => StepState::Round {
+                        turn: self.orderer(),
+                        passes: 0,
+                    },
+                };
+                self.frame_mut(fi).st = st;
+            }
+            StepState::Ordered(cands) => {
+                let valid: Vec<Cand> = cands
+                    .iter()
+                    .copied()
+                    .filter(|c| self.still_valid(fi, point, *c))
+                    .collect();
+                match valid.len() {
+                    0 => self.end_step(fi, point),
+                    1 => {
+                        self.drop_cand(fi, valid[0]);
+                        self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
+                    }
+                    _ => {
+                        let player = self.orderer();
+                        let options = self.options(fi, &valid);
+                        self.timing_mut().offered = valid;
+                        self.pending = Some(Arc::new(DecisionRequest::ChooseNext {
+                            player,
+                            step: step.name.clone(),
+                            options,
+                        }));
+                    }
+                }
+            }
+            &StepState::Round { turn, passes } => {
+                if passes >= self.players.len() {
+                    self.end_step(fi, point);
+                    return Ok(());
+                }
+                let mine = self.candidates(fi, point, step.responds, Some(turn));
+                if mine.is_empty() {
+                    // A player with no Reaction to take passes without being asked.
+                    let next = self.next_player(turn);
+                    self.frame_mut(fi).st = StepState::Round {
+                        turn: next,
+                        passes: passes + 1,
+                    };
+                } else {
+                    let options = self.options(fi, &mine);
+                    self.timing_mut().offered = mine;
+                    self.pending = Some(Arc::new(DecisionRequest::React {
+                        player: turn,
+                        step: step.name.clone(),
+                        options,
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_cand(&mut self, fi: usize, c: Cand) {
+        if let StepState::Ordered(cands) = &mut self.frame_mut(fi).st {
+            cands.retain(|x| *x != c);
+        }
+    }
+
+    /// The step is over. At "before" and "when", a change whose size is now zero is no longer a
+    /// change of its kind: no Reactions to it, no later triggers.
+    fn end_step(&mut self, fi: usize, point: Point) {
+        let mut zero = Vec::new();
+        if matches!(point, Point::Before | Point::When) {
+            let f = self.frame(fi);
+            for (k, o) in f.occs.iter().enumerate() {
+                let kind = self.ruleset.event(o.occ.event);
+                if let Some(a) = kind.amount {
+                    if o.alive && amount_of(&o.occ.args, super::Amount::Param(a)) == 0 {
+                        zero.push(k);
+                    }
+                }
+            }
+        }
+        let depth = self.frame(fi).depth;
+        let f = self.frame_mut(fi);
+        f.step += 1;
+        f.st = StepState::Fresh;
+        let mut logged = Vec::new();
+        for k in zero {
+            f.occs[k].alive = false;
+            logged.push(f.occs[k].occ.clone());
+        }
+        for occurrence in logged {
+            self.log_at(depth, Logged::Zero { occurrence });
+        }
+    }
+
+    fn options(&self, fi: usize, cands: &[Cand]) -> Vec<ResponseOption> {
+        let f = self.frame(fi);
+        cands
+            .iter()
+            .map(|c| {
+                let (def, source, ..) = self.response_of(c.key);
+                ResponseOption {
+                    source,
+                    text: def.text.clone(),
+                    answering: f.occs[c.occ].occ.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// A response by key: its definition, source, "you", targets so far and bound arguments.
+    #[allow(clippy::type_complexity)]
+    fn response_of(
+        &self,
+        key: Key,
+    ) -> (
+        Arc<ResponseDef>,
+        Option<ObjectId>,
+        Option<PlayerId>,
+        Vec<Subject>,
+        Option<Vec<Arg>>,
+    ) {
+        match key {
+            Key::Object(o, i) => {
+                let def = self.content.class(self.object(o).class).responses[i as usize].clone();
+                (def, Some(o), Some(self.controller_now(o)), Vec::new(), None)
+            }
+            Key::Rule(i) => (
+                self.ruleset.rules[i as usize].clone(),
+                None,
+                Some(self.orderer()),
+                Vec::new(),
+                None,
+            ),
+            Key::Delayed(id) => {
+                let d = self
+                    .timing
+                    .delayed
+                    .iter()
+                    .find(|d| d.id == id)
+                    .expect("a delayed effect offered is waiting");
+                (
+                    d.def.clone(),
+                    d.source,
+                    d.you,
+                    d.targets.clone(),
+                    Some(d.bound.clone()),
+                )
+            }
+        }
+    }
+
+    fn controller_now(&self, o: ObjectId) -> PlayerId {
+        match self.controller_char {
+            Some(c) => match self.derived().sheet.objects[o.index()][c.index()] {
+                crate::value::Value::Player(Some(p)) => p,
+                _ => self.object(o).controller,
+            },
+            None => self.object(o).controller,
+        }
+    }
+
+    /// The responses of one kind that answer an occurrence of the frame at this point (of one
+    /// player's, for an action round), in a fixed order: by occurrence, then ruleset rules,
+    /// then objects by id, then delayed effects by when they were set up.
+    fn candidates(
+        &self,
+        fi: usize,
+        point: Point,
+        responds: Responds,
+        player: Option<PlayerId>,
+    ) -> Vec<Cand> {
+        let f = self.frame(fi);
+        let look = f
+            .snapshot
+            .as_deref()
+            .filter(|_| point == Point::After)
+            .unwrap_or(self);
+        let mut out = Vec::new();
+        for (k, o) in f.occs.iter().enumerate() {
+            if !o.alive {
+                continue;
+            }
+            for (i, r) in self.ruleset.rules.iter().enumerate() {
+                if r.kind.responds() == responds
+                    && r.trigger.point == point
+                    && (player.is_none() || player == Some(self.orderer()))
+                    && look.answers(r, &o.occ, None, Some(self.orderer()), &[], &o.occ.args)
+                {
+                    out.push(Cand {
+                        occ: k,
+                        key: Key::Rule(i as u16),
+                    });
+                }
+            }
+            let mut objs: Vec<(ObjectId, u16)> = Vec::new();
+            for &(class, ri) in self.content.listeners(o.occ.event, point) {
+                let def = &self.content.class(class).responses[ri as usize];
+                if def.kind.responds() != responds {
+                    continue;
+                }
+                for &obj in look.objects_of_class(class) {
+                    objs.push((obj, ri));
+                }
+            }
+            objs.sort_unstable();
+            for (obj, ri) in objs {
+                let key = Key::Object(obj, ri);
+                if f.used.contains(&(k, key)) {
+                    continue;
+                }
+                let def = &self.content.class(look.object(obj).class).responses[ri as usize];
+                if !look.source_works(obj, def) {
+                    continue;
+                }
+                let you = look.controller_now(obj);
+                if player.is_some_and(|p| p != you) {
+                    continue;
+                }
+                if look.answers(def, &o.occ, Some(obj), Some(you), &[], &o.occ.args)
+                    && self.can_begin(def, Some(obj), Some(you), &o.occ.args)
+                {
+                    out.push(Cand { occ: k, key });
+                }
+            }
+            for d in &self.timing.delayed {
+                if d.def.kind.responds() != responds || d.def.trigger.point != point {
+                    continue;
+                }
+                if player.is_some_and(|p| Some(p) != d.you) {
+                    continue;
+                }
+                if look.answers(&d.def, &o.occ, d.source, d.you, &d.targets, &d.bound) {
+                    out.push(Cand {
+                        occ: k,
+                        key: Key::Delayed(d.id),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The objects of a class, in id order.
+    pub(crate) fn objects_of_class(&self, class: crate::ids::ClassId) -> &[ObjectId] {
+        self.by_class
+            .get(&class)
+            .map_or(&[], |v: &Vec<ObjectId>| v.as_slice())
+    }
+
+    /// Whether a response's source is where it works: in play, or in a zone it names.
+    fn source_works(&self, o: ObjectId, def: &ResponseDef) -> bool {
+        let z = self.object(o).zone;
+        self.ruleset.zone(z).in_play || def.zones.contains(&z)
+    }
+
+    /// Whether the response's trigger and condition answer this occurrence.
+    fn answers(
+        &self,
+        def: &ResponseDef,
+        occ: &Occurrence,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: &[Subject],
+        params: &[Arg],
+    ) -> bool {
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        let matched = def.trigger.patterns.iter().any(|p| {
+            p.event == occ.event
+                && p.filters.iter().enumerate().all(|(i, c)| {
+                    let Some(c) = c else { return true };
+                    match occ.args.get(i) {
+                        Some(Arg::Object(o)) => ctx.test(c, Subject::Object(*o)),
+                        Some(Arg::Player(p)) => ctx.test(c, Subject::Player(*p)),
+                        _ => false,
+                    }
+                })
+        });
+        if !matched {
+            return false;
+        }
+        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(&occ.args);
+        let this = match source {
+            Some(s) => Subject::Object(s),
+            None => Subject::Player(you.unwrap_or(self.active)),
+        };
+        def.condition.as_ref().is_none_or(|c| ctx.test(c, this))
+    }
+
+    /// Whether the response could begin: each of its targets has a legal choice.
+    fn can_begin(
+        &self,
+        def: &ResponseDef,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        params: &[Arg],
+    ) -> bool {
+        def.targets.iter().all(|t| {
+            !self
+                .legal_targets(&t.cond, source, you, &[], params)
+                .is_empty()
+        })
+    }
+
+    fn legal_targets(
+        &self,
+        cond: &crate::condition::Cond,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: &[Subject],
+        params: &[Arg],
+    ) -> Vec<Subject> {
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        let players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
+        let objects = self.object_ids().map(Subject::Object);
+        players
+            .chain(objects)
+            .filter(|s| ctx.test(cond, *s))
+            .collect()
+    }
+
+    /// Whether a response found at the start of a step can still happen: its occurrence still
+    /// exists, it has not answered it yet, its source is still where it works.
+    fn still_valid(&self, fi: usize, point: Point, c: Cand) -> bool {
+        let f = self.frame(fi);
+        if !f.occs[c.occ].alive || f.used.contains(&(c.occ, c.key)) {
+            return false;
+        }
+        match c.key {
+            Key::Object(o, i) => {
+                let look = f
+                    .snapshot
+                    .as_deref()
+                    .filter(|_| point == Point::After)
+                    .unwrap_or(self);
+                let def = &self.content.class(self.object(o).class).responses[i as usize];
+                look.source_works(o, def)
+            }
+            Key::Rule(_) => true,
+            Key::Delayed(id) => self.timing.delayed.iter().any(|d| d.id == id),
+        }
+    }
+
+    fn start_run(
+        &mut self,
+        fi: usize,
+        point: Point,
+        c: Cand,
+        why: Why,
+        step: &Arc<str>,
+    ) -> Result<(), ActionError> {
+        let (def, source, you, targets, bound) = self.response_of(c.key);
+        let f = self.frame(fi);
+        let depth = f.depth;
+        let occurrence = f.occs[c.occ].occ.clone();
+        self.frame_mut(fi).used.push((c.occ, c.key));
+        if let Key::Delayed(id) = c.key {
+            // A delayed trigger answers the first of its events and never another.
+            self.timing_mut().delayed.retain(|d| d.id != id);
+        }
+        self.log_at(
+            depth,
+            Logged::Response {
+                occurrence,
+                point,
+                step: step.clone(),
+                by: Responder {
+                    source,
+                    text: def.text.clone(),
+                },
+                why,
+            },
+        );
+        let run = Run {
+            frame: fi,
+            occ: c.occ,
+            def,
+            source,
+            you,
+            targets,
+            bound,
+            part: 0,
+            awaiting_cost: false,
+            depth: depth + 1,
+        };
+        self.timing_mut().tasks.push(Task::Run(Box::new(run)));
+        Ok(())
+    }
+
+    fn advance_run(&mut self, ri: usize) -> Result<(), ActionError> {
+        let Task::Run(r) = &self.timing.tasks[ri] else {
+            unreachable!()
+        };
+        let r = (**r).clone();
+        if r.awaiting_cost {
+            self.run_mut(ri).awaiting_cost = false;
+            if !self.timing.last_happened {
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: "its cost was not paid".into(),
+                    },
+                );
+                self.timing_mut().tasks.truncate(ri);
+                return Ok(());
+            }
+        }
+        let nt = r.def.targets.len();
+        let nc = r.def.costs.len();
+        let nd = r.def.deeds.len();
+        if r.part < nt {
+            let params = self.params_of(&r);
+            let options = self.legal_targets(
+                &r.def.targets[r.part].cond,
+                r.source,
+                r.you,
+                &r.targets,
+                &params,
+            );
+            match options.len() {
+                0 => {
+                    self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: "it has no legal target".into(),
+                        },
+                    );
+                    self.timing_mut().tasks.truncate(ri);
+                }
+                1 => {
+                    let run = self.run_mut(ri);
+                    run.targets.push(options[0]);
+                    run.part += 1;
+                }
+                _ => {
+                    self.timing_mut().offered = Vec::new();
+                    self.pending = Some(Arc::new(DecisionRequest::ChooseTarget {
+                        player: r.you.unwrap_or(self.orderer()),
+                        response: r.def.text.clone(),
+                        options,
+                    }));
+                }
+            }
+        } else if r.part < nt + nc {
+            self.run_mut(ri).part += 1;
+            let deed = r.def.costs[r.part - nt].clone();
+            let pushes = matches!(deed, Deed::Occur { .. } | Deed::Instead { .. });
+            if pushes {
+                self.run_mut(ri).awaiting_cost = true;
+            }
+            self.do_deed(ri, &r, &deed)?;
+        } else if r.part < nt + nc + nd {
+            self.run_mut(ri).part += 1;
+            let deed = r.def.deeds[r.part - nt - nc].clone();
+            self.do_deed(ri, &r, &deed)?;
+        } else {
+            self.timing_mut().tasks.truncate(ri);
+        }
+        Ok(())
+    }
+
+    /// The arguments a response's expressions read: the occurrence it answers, as it is now, or
+    /// for a delayed effect those it was set up with.
+    fn params_of(&self, r: &Run) -> Vec<Arg> {
+        match &r.bound {
+            Some(b) => b.clone(),
+            None => self.frame(r.frame).occs[r.occ].occ.args.clone(),
+        }
+    }
+
+    fn eval_arg(&self, r: &Run, a: &ArgExpr, params: &[Arg]) -> Option<Arg> {
+        // After an object left play, what the response names is looked up as it was just before
+        // (last-known information).
+        let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+        let sheet = &look.derived().sheet;
+        let ctx = Ctx::new(look, sheet, r.source, r.you, &r.targets).with_params(params);
+        let this = match r.source {
+            Some(s) => Subject::Object(s),
+            None => Subject::Player(r.you.unwrap_or(look.active)),
+        };
+        match a {
+            ArgExpr::Param(i) => params.get(*i as usize).copied(),
+            ArgExpr::Target(i) => match r.targets.get(*i as usize) {
+                Some(Subject::Object(o)) => Some(Arg::Object(*o)),
+                Some(Subject::Player(p)) => Some(Arg::Player(*p)),
+                None => None,
+            },
+            ArgExpr::Object(o) => ctx.object_ref(*o, this).map(Arg::Object),
+            ArgExpr::ControllerOf(o) => ctx
+                .object_ref(*o, this)
+                .and_then(|x| ctx.controller_of(x))
+                .map(Arg::Player),
+            ArgExpr::Player(p) => ctx.player(*p, this).map(Arg::Player),
+            ArgExpr::Number(e) => ctx.eval(e, this).map(Arg::Number),
+        }
+    }
+
+    fn do_deed(&mut self, ri: usize, r: &Run, deed: &Deed) -> Result<(), ActionError> {
+        let params = self.params_of(r);
+        let eval_args = |s: &GameState, args: &[ArgExpr]| -> Option<Vec<Arg>> {
+            args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
+        };
+        match deed {
+            Deed::Occur { event, args } => match eval_args(self, args) {
+                Some(args) => {
+                    self.push_frame(vec![Occurrence::new(*event, args)], Mode::Plain, r.depth)
+                }
+                None => {
+                    self.timing_mut().last_happened = false;
+                    self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: format!(
+                                "`{}` names no object or player now",
+                                self.ruleset.event(*event).name
+                            ),
+                        },
+                    );
+                }
+            },
+            Deed::Prevent => {
+                let f = self.frame_mut(r.frame);
+                let occ = &mut f.occs[r.occ];
+                if occ.alive {
+                    occ.alive = false;
+                    let occurrence = occ.occ.clone();
+                    let depth = f.depth;
+                    self.log_at(
+                        depth,
+                        Logged::Prevented {
+                            occurrence,
+                            by: r.responder(),
+                        },
+                    );
+                }
+            }
+            Deed::Instead { event, args } => {
+                let Some(args) = eval_args(self, args) else {
+                    return Ok(());
+                };
+                let with = Occurrence::new(*event, args);
+                let f = self.frame_mut(r.frame);
+                let occ = &mut f.occs[r.occ];
+                if occ.alive {
+                    occ.alive = false;
+                    let occurrence = occ.occ.clone();
+                    let depth = f.depth;
+                    self.log_at(
+                        depth,
+                        Logged::Substituted {
+                            occurrence,
+                            by: r.responder(),
+                            with: with.clone(),
+                        },
+                    );
+                    self.push_frame(vec![with], Mode::Plain, r.depth);
+                }
+            }
+            Deed::ChangeAmount(e) => {
+                let Some(Arg::Number(by)) = self.eval_arg(r, &ArgExpr::Number(e.clone()), &params)
+                else {
+                    return Ok(());
+                };
+                let f = self.frame(r.frame);
+                let occ = &f.occs[r.occ];
+                let Some(a) = self.ruleset.event(occ.occ.event).amount else {
+                    return Ok(());
+                };
+                let from = amount_of(&occ.occ.args, super::Amount::Param(a));
+                let to = (from + by).max(0);
+                let depth = f.depth;
+                let f = self.frame_mut(r.frame);
+                let before = f.occs[r.occ].occ.clone();
+                f.occs[r.occ].occ.args[a as usize] = Arg::Number(to);
+                self.log_at(
+                    depth,
+                    Logged::Amount {
+                        occurrence: before,
+                        from,
+                        to,
+                        by: r.responder(),
+                    },
+                );
+            }
+            Deed::SetParam { param, to } => {
+                let Some(v) = self.eval_arg(r, to, &params) else {
+                    return Ok(());
+                };
+                let f = self.frame(r.frame);
+                let depth = f.depth;
+                let before = f.occs[r.occ].occ.clone();
+                let name = self.ruleset.event(before.event).params[*param as usize]
+                    .name
+                    .clone();
+                self.frame_mut(r.frame).occs[r.occ].occ.args[*param as usize] = v;
+                self.log_at(
+                    depth,
+                    Logged::Param {
+                        occurrence: before,
+                        param: name,
+                        to: v,
+                        by: r.responder(),
+                    },
+                );
+            }
+            Deed::Delayed(def) => {
+                let t = self.timing_mut();
+                let id = t.next_delayed;
+                t.next_delayed += 1;
+                let resp = Arc::new(ResponseDef {
+                    kind: ResponseKind::Delayed,
+                    text: def.text.clone(),
+                    trigger: def.trigger.clone(),
+                    condition: None,
+                    targets: Vec::new(),
+                    costs: Vec::new(),
+                    deeds: def.deeds.clone(),
+                    zones: Vec::new(),
+                });
+                let turn = match def.lasting {
+                    Lasting::ThisTurn => Some(self.turn),
+                    Lasting::ThisGame => None,
+                };
+                let d = ActiveDelayed {
+                    id,
+                    def: resp,
+                    source: r.source,
+                    you: r.you,
+                    targets: r.targets.clone(),
+                    bound: params.clone(),
+                    turn,
+                };
+                self.timing_mut().delayed.push(d);
+                self.log_at(
+                    r.depth,
+                    Logged::Delayed {
+                        by: r.responder(),
+                        text: def.text.clone(),
+                    },
+                );
+            }
+        }
+        let _ = ri;
+        Ok(())
+    }
+
+    /// The change: every occurrence of the frame still to happen makes its changes, at once.
+    fn make_changes(&mut self, fi: usize) -> Result<(), ActionError> {
+        let f = self.frame(fi);
+        let depth = f.depth;
+        let live: Vec<(usize, Occurrence)> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive)
+            .map(|(k, o)| (k, o.occ.clone()))
+            .collect();
+        // Failure comes first: something earlier may have put the card into that state already.
+        let mut doing = Vec::new();
+        for (k, o) in live {
+            if self.changes_nothing(&o) {
+                self.frame_mut(fi).occs[k].alive = false;
+                self.log_at(depth, Logged::Failed { occurrence: o });
+            } else {
+                doing.push((k, o));
+            }
+        }
+        let leaves_play = doing.iter().any(|(_, o)| {
+            self.ruleset.event(o.event).changes.iter().any(|c| match c {
+                Primitive::Move { object, zone } => {
+                    arg_object(&o.args, *object).is_some_and(|x| self.in_play(x))
+                        && !self.ruleset.zone(*zone).in_play
+                }
+                _ => false,
+            })
+        });
+        if leaves_play {
+            let mut snap = self.clone();
+            snap.timing = Arc::new(Timing::default());
+            snap.refresh();
+            self.frame_mut(fi).snapshot = Some(Arc::new(snap));
+        }
+        let rs = self.ruleset.clone();
+        for (k, o) in doing {
+            for c in &rs.event(o.event).changes {
+                self.make_change(c, &o.args);
+            }
+            self.frame_mut(fi).occs[k].happened = true;
+            self.log_at(depth, Logged::Happened { occurrence: o });
+        }
+        let mut out = crate::action::Outcome::default();
+        self.run_state_checks(&mut out)
+    }
+
+    fn make_change(&mut self, c: &Primitive, args: &[Arg]) {
+        match c {
+            Primitive::State {
+                object, symbol, on, ..
+            } => {
+                if let Some(x) = arg_object(args, *object) {
+                    let o = self.object_mut(x);
+                    if *on {
+                        o.state.insert(symbol.clone());
+                    } else {
+                        o.state.remove(symbol);
+                    }
+                }
+            }
+            Primitive::Property {
+                player,
+                prop,
+                amount,
+                negative,
+            } => {
+                if let Some(Arg::Player(p)) = args.get(*player as usize) {
+                    let n = amount_of(args, *amount);
+                    let cur = self.player_props[p.index()][prop.index()]
+                        .number()
+                        .unwrap_or(0);
+                    let v = if *negative { cur - n } else { cur + n };
+                    self.set_property(*p, *prop, Some(v));
+                }
+            }
+            Primitive::Move { object, zone } => {
+                if let Some(x) = arg_object(args, *object) {
+                    self.move_object(x, *zone);
+                }
+            }
+            Primitive::Counters {
+                object,
+                counter,
+                amount,
+            } => {
+                if let Some(x) = arg_object(args, *object) {
+                    self.put_counters(x, *counter, amount_of(args, *amount));
+                }
+            }
+        }
+    }
+
+    /// Answers a decision of the timing procedure. Checked before anything changes.
+    pub(crate) fn decide_timing(&mut self, choice: Choice) -> Result<(), ActionError> {
+        let Some(req) = self.pending.clone() else {
+            return Err(ActionError::NoDecisionPending);
+        };
+        let top = self.timing.tasks.len().checked_sub(1);
+        match (&*req, choice) {
+            (DecisionRequest::ChooseNext { options, step, .. }, Choice::Pick(i)) => {
+                if i >= options.len() {
+                    return Err(bad_pick(i, options.len()));
+                }
+                let fi = top.expect("a frame is under way");
+                let Stage::At(point) = self.frame(fi).mode.stages()[self.frame(fi).stage] else {
+                    unreachable!()
+                };
+                let c = self.timing.offered[i];
+                let player = req.player();
+                self.pending = None;
+                self.drop_cand(fi, c);
+                self.start_run(
+                    fi,
+                    point,
+                    c,
+                    Why::Chosen {
+                        by: player,
+                        among: options.len(),
+                    },
+                    step,
+                )?;
+            }
+            (DecisionRequest::React { options, step, .. }, Choice::Pick(i)) => {
+                if i >= options.len() {
+                    return Err(bad_pick(i, options.len()));
+                }
+                let fi = top.expect("a frame is under way");
+                let Stage::At(point) = self.frame(fi).mode.stages()[self.frame(fi).stage] else {
+                    unreachable!()
+                };
+                let c = self.timing.offered[i];
+                let player = req.player();
+                self.pending = None;
+                self.frame_mut(fi).st = StepState::Round {
+                    turn: self.next_player(player),
+                    passes: 0,
+                };
+                self.start_run(fi, point, c, Why::Taken { by: player }, step)?;
+            }
+            (DecisionRequest::React { step, .. }, Choice::Pass) => {
+                let fi = top.expect("a frame is under way");
+                let player = req.player();
+                let StepState::Round { passes, .. } = self.frame(fi).st else {
+                    unreachable!()
+                };
+                self.pending = None;
+                let depth = self.frame(fi).depth;
+                self.frame_mut(fi).st = StepState::Round {
+                    turn: self.next_player(player),
+                    passes: passes + 1,
+                };
+                self.log_at(
+                    depth,
+                    Logged::Passed {
+                        player,
+                        step: step.clone(),
+                    },
+                );
+            }
+            (DecisionRequest::ChooseTarget { options, .. }, Choice::Target(t)) => {
+                if !options.contains(&t) {
+                    return Err(ActionError::BadChoice(
+                        "that is not one of the legal targets offered".into(),
+                    ));
+                }
+                let ri = top.expect("a response is under way");
+                self.pending = None;
+                let run = self.run_mut(ri);
+                run.targets.push(t);
+                run.part += 1;
+            }
+            (req, c) => {
+                return Err(ActionError::BadChoice(format!(
+                    "{c:?} does not answer this request: expected {}",
+                    match req {
+                        DecisionRequest::OrderTimestamps { .. } => "an order of the objects",
+                        DecisionRequest::ChooseNext { .. } => "one of the options (Pick)",
+                        DecisionRequest::React { .. } => "one of the options (Pick) or Pass",
+                        DecisionRequest::ChooseTarget { .. } => "one of the targets (Target)",
+                    }
+                )));
+            }
+        }
+        self.run_timing()
+    }
+}
+
+fn bad_pick(i: usize, n: usize) -> ActionError {
+    ActionError::BadChoice(format!(
+        "option {i} is not offered: the request has {n} option(s)"
+    ))
+}
+
+fn arg_object(args: &[Arg], i: u8) -> Option<ObjectId> {
+    match args.get(i as usize) {
+        Some(Arg::Object(o)) => Some(*o),
+        _ => None,
+    }
+}
+
+fn amount_of(args: &[Arg], a: super::Amount) -> i64 {
+    match a {
+        super::Amount::Const(n) => n,
+        super::Amount::Param(i) => match args.get(i as usize) {
+            Some(Arg::Number(n)) => *n,
+            _ => 0,
+        },
+    }
+}

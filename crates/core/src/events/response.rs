@@ -1,0 +1,136 @@
+//! Responses as content and rulesets write them: triggered traits, Reactions, replacement
+//! effects (negation, prevention, substitution), triggered rulebook effects and delayed effects,
+//! each with the trigger it answers and what it does.
+
+use crate::condition::{Cond, NumExpr, ObjRef, PlayerRef};
+use crate::content::TargetSpec;
+use crate::ids::{EventId, ZoneId};
+use crate::timing::{Point, Responds};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What kind of response it is, which decides the step that takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ResponseKind {
+    /// A triggered trait of a card: happens when triggered (step B in the "CE Timing" rules).
+    Trait,
+    /// A Reaction: a player may take it (step C).
+    Reaction,
+    /// Negates, prevents or substitutes the occurrence (step A).
+    Replacement,
+    /// A triggered rulebook effect of the ruleset ("Honor loss after a dishonorable Personality
+    /// is destroyed").
+    Rule,
+    /// A delayed effect: "the next time ...".
+    Delayed,
+}
+
+impl ResponseKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ResponseKind::Trait => "trait",
+            ResponseKind::Reaction => "reaction",
+            ResponseKind::Replacement => "replacement",
+            ResponseKind::Rule => "rule",
+            ResponseKind::Delayed => "delayed effect",
+        }
+    }
+
+    /// The step of a timing procedure that takes responses of this kind.
+    pub fn responds(self) -> Responds {
+        match self {
+            ResponseKind::Replacement => Responds::Replacements,
+            ResponseKind::Reaction => Responds::Reactions,
+            ResponseKind::Trait | ResponseKind::Rule | ResponseKind::Delayed => Responds::Triggered,
+        }
+    }
+}
+
+/// One event a trigger answers, with a condition on each parameter (`None`: any). An object or
+/// player parameter's condition is tested on that object or player, with the response's source
+/// as "this" and its controller as "you".
+#[derive(Clone, Debug, Serialize)]
+pub struct Pattern {
+    pub event: EventId,
+    pub filters: Vec<Option<Cond>>,
+}
+
+/// "Before a Personality bows", "after your Dynasty Phase ends", "the next time he straightens
+/// or moves home": a timing point of one of these events.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trigger {
+    pub point: Point,
+    /// Joined by "or": a delayed trigger answers the first of them to happen, and never another.
+    pub patterns: Vec<Pattern>,
+}
+
+/// An argument of an occurrence a response makes, worked out as it happens.
+#[derive(Clone, Debug, Serialize)]
+pub enum ArgExpr {
+    /// The argument of that index of the occurrence answered (for a delayed effect, of the one
+    /// answered when it was set up).
+    Param(u8),
+    /// The response's target of that index.
+    Target(u8),
+    Object(ObjRef),
+    /// The controller of an object ("its controller loses 2 Honor").
+    ControllerOf(ObjRef),
+    Player(PlayerRef),
+    Number(NumExpr),
+}
+
+/// One thing a response does, in order.
+#[derive(Clone, Debug, Serialize)]
+pub enum Deed {
+    /// An occurrence of an event ("gain 1 Honor", "bow him"): it goes through its own timing
+    /// points before the next deed (the "CE Timing" priority rule).
+    Occur { event: EventId, args: Vec<ArgExpr> },
+    /// The occurrence answered does not happen (negation or prevention).
+    Prevent,
+    /// The occurrence answered does not happen; this one happens in its place (substitution).
+    Instead { event: EventId, args: Vec<ArgExpr> },
+    /// Add to the size of the change answered ("increase the gain by 1", "reduce the gain by 2":
+    /// a negative amount); the size does not go below zero.
+    ChangeAmount(NumExpr),
+    /// Change a parameter of the occurrence answered ("when another player would assign a unit
+    /// to attack one of your provinces: you may assign it to a different province").
+    SetParam { param: u8, to: ArgExpr },
+    /// Start a delayed effect ("the next time he straightens, dishonor him").
+    Delayed(Arc<DelayedDef>),
+}
+
+/// How long a delayed trigger waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Lasting {
+    /// "The next time" by default: this turn only.
+    ThisTurn,
+    /// "The next time this game".
+    ThisGame,
+}
+
+/// "The next time X (or Y): do Z".
+#[derive(Clone, Debug, Serialize)]
+pub struct DelayedDef {
+    pub text: Arc<str>,
+    pub trigger: Trigger,
+    pub lasting: Lasting,
+    pub deeds: Vec<Deed>,
+}
+
+/// A response: what triggers it, whether it may happen, and what it does.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResponseDef {
+    pub kind: ResponseKind,
+    /// The rules text, shown in requests and in the log.
+    pub text: Arc<str>,
+    pub trigger: Trigger,
+    /// It happens only if this holds, tested on its source with the occurrence's parameters.
+    pub condition: Option<Cond>,
+    /// Targets chosen as it begins, by its controller.
+    pub targets: Vec<TargetSpec>,
+    /// Occurrences that pay for it, before its deeds; if one does not happen, neither do they.
+    pub costs: Vec<Deed>,
+    pub deeds: Vec<Deed>,
+    /// Zones besides those in play where its source may be ("Reactions" in hand).
+    pub zones: Vec<ZoneId>,
+}

@@ -1,0 +1,88 @@
+//! A ruleset's timing procedure: what happens at each timing point of an occurrence, in which
+//! steps, who orders what conflicts, and how responses are taken. The engine runs whatever
+//! procedure the ruleset declares; the game's own rules are data.
+//!
+//! Legend of the Five Rings CCG, "CE Timing": at each point, A) negation, prevention and
+//! substitution, ordered by the active player; B) everything triggered that is not a Reaction,
+//! ordered by the active player as it happens; C) Reactions in an action round. A ruleset for the
+//! Magic: The Gathering Revised-era rules declares a LIFO batch instead.
+
+use serde::Serialize;
+use std::sync::Arc;
+
+/// A timing point of an occurrence. A period (a phase, a turn, a duel) has two more: "after it
+/// begins" and "before it ends", inside it; "before" it begins and "after" it ends are outside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Point {
+    /// "Before X", "before X would happen", "before X begins".
+    Before,
+    /// "After X begins" (periods only): the period has begun.
+    AfterBegins,
+    /// "Before X ends" (periods only): the period has not ended yet.
+    BeforeEnds,
+    /// "When X", "when ... would": after any indicated choice, as the change is made.
+    When,
+    /// "After X", "after X ends".
+    After,
+}
+
+impl Point {
+    pub fn name(self) -> &'static str {
+        match self {
+            Point::Before => "before",
+            Point::AfterBegins => "after ... begins",
+            Point::BeforeEnds => "before ... ends",
+            Point::When => "when",
+            Point::After => "after",
+        }
+    }
+}
+
+/// Which responses a step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Responds {
+    /// Effects that negate, prevent or substitute the occurrence itself (they make it not happen).
+    Replacements,
+    /// Everything triggered that is not taken by choice: triggered traits, delayed effects,
+    /// triggered rulebook effects, changes to amounts.
+    Triggered,
+    /// Optional responses a player chooses to take (Reactions).
+    Reactions,
+}
+
+impl Responds {
+    pub fn name(self) -> &'static str {
+        match self {
+            Responds::Replacements => "negation, prevention and substitution",
+            Responds::Triggered => "triggered",
+            Responds::Reactions => "reactions",
+        }
+    }
+}
+
+/// How the responses of a step are taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Taking {
+    /// Each happens at once, in full, one at a time; when more than one could happen next, the
+    /// active player chooses which, as they happen (each exactly once).
+    Ordered,
+    /// An action round: starting with the active player, each player in turn order takes one
+    /// response (which happens at once, in full) or passes; the step ends when every player has
+    /// passed consecutively.
+    ActionRound,
+}
+
+/// One step of the procedure at every timing point.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimingStep {
+    /// The step's name in the log and in explanations ("A", "B", "C").
+    pub name: Arc<str>,
+    pub responds: Responds,
+    pub taking: Taking,
+}
+
+/// The procedure run at every timing point, in order.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimingProcedure {
+    pub steps: Vec<TimingStep>,
+}

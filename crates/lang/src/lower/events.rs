@@ -1,0 +1,794 @@
+//! Events, the timing procedure and responses (docs/language.md, "Events and timing"): event
+//! kinds and their changes, the steps run at every timing point, and the triggered traits,
+//! Reactions, replacement effects, rulebook effects and delayed effects that answer occurrences.
+
+use super::cond::{condition, num, Allow};
+use super::cursor::{unknown, Cursor, Res};
+use super::{block, no_block, Env};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::syntax::Stmt;
+use rulecraft_core::condition::{NumExpr, ObjRef, PlayerRef};
+use rulecraft_core::content::TargetSpec;
+use rulecraft_core::events::{
+    Amount, ArgExpr, Deed, DelayedDef, EventKind, Lasting, ParamDef, ParamKind, Pattern, Primitive,
+    ResponseDef, ResponseKind, Trigger,
+};
+use rulecraft_core::timing::{Point, Responds, Taking, TimingStep};
+use rulecraft_core::{EventId, Symbol};
+use std::sync::Arc;
+
+/// `event NAME(PARAM: KIND, ...) { CHANGE ... }`, or `period` / `turn` for a period.
+pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    let mut c = Cursor::new(&s.head);
+    let (kw, _) = c.name("`event`, `period` or `turn`")?;
+    let (name, ns) = c.name("the event's name")?;
+    if env.ruleset.event_id(&name).is_some() {
+        return Err(Diagnostic::new(
+            ns,
+            format!("event `{name}` is declared twice"),
+        ));
+    }
+    let mut params: Vec<ParamDef> = Vec::new();
+    if c.eat_punct("(") {
+        if !c.eat_punct(")") {
+            loop {
+                let (p, ps) = c.name("a parameter name")?;
+                if params.iter().any(|x| *x.name == *p) {
+                    return Err(Diagnostic::new(
+                        ps,
+                        format!("parameter `{p}` is declared twice"),
+                    ));
+                }
+                c.expect_punct(":")?;
+                let (k, ks) = c.name("a parameter kind: object, player or number")?;
+                let kind = match k.as_str() {
+                    "object" => ParamKind::Object,
+                    "player" => ParamKind::Player,
+                    "number" => ParamKind::Number,
+                    _ => {
+                        return Err(unknown(
+                            ks,
+                            "parameter kind",
+                            &k,
+                            ["object", "player", "number"],
+                        ))
+                    }
+                };
+                params.push(ParamDef {
+                    name: Arc::from(p.as_str()),
+                    kind,
+                });
+                if c.eat_punct(")") {
+                    break;
+                }
+                c.expect_punct(",")?;
+            }
+        }
+    }
+    c.finish()?;
+    if params.len() > 16 {
+        return Err(Diagnostic::new(ns, "an event has at most 16 parameters"));
+    }
+    let mut kind = EventKind {
+        name: Arc::from(name.as_str()),
+        params,
+        changes: Vec::new(),
+        amount: None,
+        period: kw != "event",
+        turn: kw == "turn",
+    };
+    if let Some(b) = &s.block {
+        for item in &b.stmts {
+            no_block(item)?;
+            change_item(env, &mut kind, item)?;
+        }
+    }
+    env.ruleset.events.push(kind);
+    Ok(())
+}
+
+fn param_of(kind: &EventKind, c: &mut Cursor, want: ParamKind) -> Res<u8> {
+    let (p, ps) = c.name(&format!("a parameter of `{}`", kind.name))?;
+    let Some(i) = kind.param(&p) else {
+        return Err(unknown(
+            ps,
+            "parameter",
+            &p,
+            kind.params.iter().map(|x| &*x.name),
+        ));
+    };
+    let got = kind.params[i as usize].kind;
+    if got != want {
+        return Err(Diagnostic::new(
+            ps,
+            format!(
+                "`{p}` is a {} parameter: expected a {} one here",
+                got.name(),
+                want.name()
+            ),
+        ));
+    }
+    Ok(i)
+}
+
+fn amount(kind: &EventKind, c: &mut Cursor) -> Res<Amount> {
+    if let Some(t) = c.peek() {
+        if t.word().is_some() {
+            return Ok(Amount::Param(param_of(kind, c, ParamKind::Number)?));
+        }
+    }
+    Ok(Amount::Const(c.number("a number or a number parameter")?.0))
+}
+
+/// One change of an event: `card status += bowed`, `player honor += amount`,
+/// `move card to discard`, `put amount "+1F" on card`, `size: amount`.
+fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
+    let rs = &env.ruleset;
+    let mut c = Cursor::new(&item.head);
+    if c.eat_word("size") {
+        c.expect_punct(":")?;
+        kind.amount = Some(param_of(kind, &mut c, ParamKind::Number)?);
+        return c.finish();
+    }
+    if c.eat_word("move") {
+        let object = param_of(kind, &mut c, ParamKind::Object)?;
+        c.expect_word("to")?;
+        let (z, zs) = c.name("a zone")?;
+        let zone = rs
+            .zone_id(&z)
+            .ok_or_else(|| unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str())))?;
+        kind.changes.push(Primitive::Move { object, zone });
+        return c.finish();
+    }
+    if c.eat_word("put") {
+        let amount = amount(kind, &mut c)?;
+        let (k, ks) = c.name_or_string("a counter kind")?;
+        let counter = rs.counter_id(&k).ok_or_else(|| {
+            unknown(
+                ks,
+                "counter",
+                &k,
+                rs.counters.iter().map(|x| x.name.as_str()),
+            )
+        })?;
+        c.eat_word("counter");
+        c.eat_word("counters");
+        c.expect_word("on")?;
+        let object = param_of(kind, &mut c, ParamKind::Object)?;
+        kind.changes.push(Primitive::Counters {
+            object,
+            counter,
+            amount,
+        });
+        return c.finish();
+    }
+    let (p, ps) = c.name(
+        "a change: `PARAM STATE += SYMBOL`, `PARAM PROPERTY += N`, `move`, `put` or `size:`",
+    )?;
+    let Some(i) = kind.param(&p) else {
+        return Err(unknown(
+            ps,
+            "parameter",
+            &p,
+            kind.params.iter().map(|x| &*x.name),
+        ));
+    };
+    let (what, ws) = c.name("a state characteristic or a player property")?;
+    let negative = if c.eat_punct("+=") {
+        false
+    } else if c.eat_punct("-=") {
+        true
+    } else {
+        return Err(c.err("`+=` or `-=`"));
+    };
+    match kind.params[i as usize].kind {
+        ParamKind::Object => {
+            let Some(ch) = rs.char_id(&what).filter(|ch| rs.char(*ch).state) else {
+                return Err(unknown(
+                    ws,
+                    "state characteristic",
+                    &what,
+                    rs.characteristics
+                        .iter()
+                        .filter(|x| x.state)
+                        .map(|x| x.name.as_str()),
+                ));
+            };
+            let (sym, _) = c.name_or_string("a state symbol")?;
+            kind.changes.push(Primitive::State {
+                object: i,
+                char: ch,
+                symbol: Symbol::new(&sym),
+                on: !negative,
+            });
+        }
+        ParamKind::Player => {
+            let Some(prop) = rs.prop_id(&what) else {
+                return Err(unknown(
+                    ws,
+                    "player property",
+                    &what,
+                    rs.props.iter().map(|x| x.name.as_str()),
+                ));
+            };
+            let amount = amount(kind, &mut c)?;
+            kind.changes.push(Primitive::Property {
+                player: i,
+                prop,
+                amount,
+                negative,
+            });
+        }
+        ParamKind::Number => {
+            return Err(Diagnostic::new(
+                ps,
+                format!("`{p}` is a number: a change is made to an object or a player"),
+            ))
+        }
+    }
+    c.finish()
+}
+
+/// `timing { step A: replacements, ordered ... }`: the steps run at every timing point.
+pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("timing")?;
+    c.finish()?;
+    if !env.ruleset.timing.steps.is_empty() {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "a ruleset has one `timing` procedure",
+        ));
+    }
+    for item in block(s, "the timing procedure's steps")? {
+        no_block(item)?;
+        let mut c = Cursor::new(&item.head);
+        c.expect_word("step")?;
+        let (name, _) = c.name_or_string("the step's name")?;
+        c.expect_punct(":")?;
+        let (r, rsp) = c.name("what the step takes: replacements, triggered or reactions")?;
+        let responds = match r.as_str() {
+            "replacements" => Responds::Replacements,
+            "triggered" => Responds::Triggered,
+            "reactions" => Responds::Reactions,
+            _ => {
+                return Err(unknown(
+                    rsp,
+                    "kind of response",
+                    &r,
+                    ["replacements", "triggered", "reactions"],
+                ))
+            }
+        };
+        c.expect_punct(",")?;
+        let taking = if c.eat_word("ordered") {
+            Taking::Ordered
+        } else if c.eat_words(&["action", "round"]) {
+            Taking::ActionRound
+        } else if c.peek().is_some_and(|t| t.is_word("batch")) {
+            return Err(
+                c.err("`ordered` or `action round` (a last-in, first-out batch is not built yet)")
+            );
+        } else {
+            return Err(c.err("`ordered` or `action round`"));
+        };
+        c.finish()?;
+        env.ruleset.timing.steps.push(TimingStep {
+            name: Arc::from(name.as_str()),
+            responds,
+            taking,
+        });
+    }
+    Ok(())
+}
+
+/// `rule "text" { ... }` in a ruleset: a triggered rulebook effect.
+pub fn rule_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("rule")?;
+    let (text, _) = c.string("the rule's text")?;
+    c.finish()?;
+    let def = response(env, s, ResponseKind::Rule, &text, 0)?;
+    env.ruleset.rules.push(Arc::new(def));
+    Ok(())
+}
+
+/// The names of an event's parameters.
+fn names_of(env: &Env, e: EventId) -> Vec<String> {
+    env.ruleset
+        .event(e)
+        .params
+        .iter()
+        .map(|p| p.name.to_string())
+        .collect()
+}
+
+/// `before|when|after EVENT(FILTER, ...) [begins|ends] [or EVENT(...)]`.
+fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res<Trigger> {
+    let mut point = match point_word {
+        "before" => Point::Before,
+        "when" => Point::When,
+        _ => Point::After,
+    };
+    let mut patterns = Vec::new();
+    loop {
+        let (e, es) = c.name("an event")?;
+        let Some(event) = env.ruleset.event_id(&e) else {
+            return Err(unknown(
+                es,
+                "event",
+                &e,
+                env.ruleset.events.iter().map(|x| &*x.name),
+            ));
+        };
+        let kind = env.ruleset.event(event);
+        let mut filters = vec![None; kind.params.len()];
+        if c.eat_punct("(") {
+            let mut i = 0;
+            if !c.eat_punct(")") {
+                loop {
+                    if i >= kind.params.len() {
+                        return Err(Diagnostic::new(
+                            c.here(),
+                            format!("`{}` has {} parameter(s)", kind.name, kind.params.len()),
+                        ));
+                    }
+                    if !(c.eat_word("_") || c.eat_word("any")) {
+                        if kind.params[i].kind == ParamKind::Number {
+                            return Err(Diagnostic::new(
+                                c.here(),
+                                format!(
+                                    "`{}` is a number: write `_` (conditions on numbers go in `if:`)",
+                                    kind.params[i].name
+                                ),
+                            ));
+                        }
+                        let allow = Allow {
+                            params: outer,
+                            ..Allow::default()
+                        };
+                        filters[i] = Some(condition(env, c, allow)?);
+                    }
+                    i += 1;
+                    if c.eat_punct(")") {
+                        break;
+                    }
+                    c.expect_punct(",")?;
+                }
+            }
+        }
+        if c.eat_word("begins") || c.eat_word("ends") {
+            let begins = c.toks[c.pos - 1].is_word("begins");
+            if !kind.period {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos - 1].span,
+                    format!("`{}` is not a period: it does not begin or end", kind.name),
+                ));
+            }
+            point = match (point_word, begins) {
+                ("before", true) => Point::Before,
+                ("after", true) => Point::AfterBegins,
+                ("before", false) => Point::BeforeEnds,
+                ("after", false) => Point::After,
+                _ => {
+                    return Err(Diagnostic::new(
+                        es,
+                        "a period begins or ends `before` or `after`, not `when`",
+                    ))
+                }
+            };
+        }
+        patterns.push(Pattern { event, filters });
+        if !c.eat_word("or") {
+            break;
+        }
+    }
+    Ok(Trigger { point, patterns })
+}
+
+/// A response's items, for a trait, Reaction, replacement or rule. `targets_before`: targets of
+/// an enclosing response (a delayed effect's deeds see them).
+fn response(
+    env: &Env,
+    s: &Stmt,
+    kind: ResponseKind,
+    text: &str,
+    targets_before: usize,
+) -> Res<ResponseDef> {
+    let mut trig: Option<Trigger> = None;
+    let mut condition_: Option<rulecraft_core::condition::Cond> = None;
+    let mut targets: Vec<TargetSpec> = Vec::new();
+    let mut costs = Vec::new();
+    let mut deeds = Vec::new();
+    let mut zones = Vec::new();
+    let mut params: Vec<String> = Vec::new();
+    for item in block(s, "the response's trigger and what it does")? {
+        let mut c = Cursor::new(&item.head);
+        let Some(w) = item.head[0].word() else {
+            return Err(c.err("a trigger, `if:`, `target:`, `cost:` or what it does"));
+        };
+        match w {
+            "before" | "when" | "after" if trig.is_none() => {
+                no_block(item)?;
+                c.bump();
+                let t = trigger(env, &mut c, w, &[])?;
+                c.finish()?;
+                params = names_of(env, t.patterns[0].event);
+                for p in &t.patterns[1..] {
+                    if names_of(env, p.event) != params {
+                        params = Vec::new();
+                    }
+                }
+                trig = Some(t);
+            }
+            "before" | "when" | "after" => {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "a response has one trigger (join events with `or`)",
+                ))
+            }
+            "if" => {
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                let allow = Allow {
+                    params: &params,
+                    ..Allow::default()
+                };
+                condition_ = Some(condition(env, &mut c, allow)?);
+                c.finish()?;
+            }
+            "target" => {
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                let allow = Allow {
+                    params: &params,
+                    ..Allow::default()
+                };
+                targets.push(TargetSpec {
+                    name: None,
+                    cond: condition(env, &mut c, allow)?,
+                });
+                c.finish()?;
+            }
+            "works" => {
+                no_block(item)?;
+                c.bump();
+                c.expect_word("in")?;
+                c.expect_punct(":")?;
+                loop {
+                    let (z, zs) = c.name("a zone")?;
+                    let rs = &env.ruleset;
+                    zones.push(rs.zone_id(&z).ok_or_else(|| {
+                        unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))
+                    })?);
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                }
+                c.finish()?;
+            }
+            "cost" => {
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                let d = occurrence_deed(env, &mut c, &params, targets_before + targets.len())?;
+                c.finish()?;
+                costs.push(d);
+            }
+            _ => {
+                if trig.is_none() {
+                    return Err(c.err("the trigger first: `before`, `when` or `after` an event"));
+                }
+                let d = deed(
+                    env,
+                    item,
+                    &mut c,
+                    trig.as_ref().expect("checked"),
+                    &params,
+                    targets_before + targets.len(),
+                )?;
+                deeds.push(d);
+            }
+        }
+    }
+    let Some(trigger) = trig else {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            format!(
+                "a {} needs a trigger: `before`, `when` or `after` an event",
+                kind.name()
+            ),
+        ));
+    };
+    let replaces = deeds
+        .iter()
+        .any(|d| matches!(d, Deed::Prevent | Deed::Instead { .. }));
+    if kind == ResponseKind::Replacement && !replaces {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "a replacement says `prevent` or `instead EVENT(...)`",
+        ));
+    }
+    if replaces && kind != ResponseKind::Replacement {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            format!(
+                "`prevent` and `instead` make an occurrence not happen: write a `replacement`, not a {}",
+                kind.name()
+            ),
+        ));
+    }
+    Ok(ResponseDef {
+        kind,
+        text: Arc::from(text),
+        trigger,
+        condition: condition_,
+        targets,
+        costs,
+        deeds,
+        zones,
+    })
+}
+
+/// `EVENT(ARG, ...)`: an occurrence a response makes.
+fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
+    let (e, es) = c.name("an event")?;
+    let Some(event) = env.ruleset.event_id(&e) else {
+        return Err(unknown(
+            es,
+            "event",
+            &e,
+            env.ruleset.events.iter().map(|x| &*x.name),
+        ));
+    };
+    let args = args(env, c, event, params, ntargets)?;
+    Ok(Deed::Occur { event, args })
+}
+
+fn args(
+    env: &Env,
+    c: &mut Cursor,
+    event: EventId,
+    params: &[String],
+    ntargets: usize,
+) -> Res<Vec<ArgExpr>> {
+    let kind = env.ruleset.event(event).clone();
+    let mut out = Vec::new();
+    let open = c.here();
+    if c.eat_punct("(") && !c.eat_punct(")") {
+        loop {
+            let Some(p) = kind.params.get(out.len()) else {
+                return Err(Diagnostic::new(
+                    c.here(),
+                    format!("`{}` takes {} argument(s)", kind.name, kind.params.len()),
+                ));
+            };
+            out.push(arg(env, c, p.kind, params, ntargets)?);
+            if c.eat_punct(")") {
+                break;
+            }
+            c.expect_punct(",")?;
+        }
+    }
+    if out.len() != kind.params.len() {
+        return Err(Diagnostic::new(
+            open,
+            format!(
+                "`{}` takes {} argument(s) ({}), got {}",
+                kind.name,
+                kind.params.len(),
+                kind.params
+                    .iter()
+                    .map(|p| format!("{}: {}", p.name, p.kind.name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                out.len()
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+/// One argument: `this`, `attached`, `target`, `you`, `active player`, `opponent`,
+/// `controller of OBJECT`, `event PARAM`, or a number expression.
+fn arg(
+    env: &Env,
+    c: &mut Cursor,
+    want: ParamKind,
+    params: &[String],
+    ntargets: usize,
+) -> Res<ArgExpr> {
+    let here = c.here();
+    if c.eat_word("event") {
+        let (p, ps) = c.name("a parameter of the event answered")?;
+        let Some(i) = params.iter().position(|x| *x == p) else {
+            if params.is_empty() {
+                return Err(Diagnostic::new(
+                    here,
+                    "`event ...` names a parameter of the event answered: the trigger comes first",
+                ));
+            }
+            return Err(unknown(
+                ps,
+                "event parameter",
+                &p,
+                params.iter().map(|s| s.as_str()),
+            ));
+        };
+        return Ok(ArgExpr::Param(i as u8));
+    }
+    if c.eat_word("target") {
+        if ntargets == 0 {
+            return Err(Diagnostic::new(
+                here,
+                "`target` needs a `target:` line before it",
+            ));
+        }
+        return Ok(ArgExpr::Target(0));
+    }
+    match want {
+        ParamKind::Object => {
+            let (w, ws) = c.name("an object: `this`, `attached`, `target` or `event PARAM`")?;
+            match w.as_str() {
+                "this" | "source" | "self" => Ok(ArgExpr::Object(ObjRef::Source)),
+                "attached" | "enchanted" | "equipped" => Ok(ArgExpr::Object(ObjRef::Attached)),
+                _ => Err(unknown(
+                    ws,
+                    "object",
+                    &w,
+                    ["this", "attached", "target", "event"],
+                )),
+            }
+        }
+        ParamKind::Player => {
+            if c.eat_word("you") {
+                return Ok(ArgExpr::Player(PlayerRef::You));
+            }
+            if c.eat_words(&["active", "player"]) {
+                return Ok(ArgExpr::Player(PlayerRef::Active));
+            }
+            if c.eat_word("opponent") {
+                return Ok(ArgExpr::Player(PlayerRef::Opponent));
+            }
+            if c.eat_words(&["controller", "of"]) {
+                let o = match arg(env, c, ParamKind::Object, params, ntargets)? {
+                    ArgExpr::Object(o) => o,
+                    ArgExpr::Param(i) => ObjRef::Param(i),
+                    _ => {
+                        return Err(Diagnostic::new(
+                            here,
+                            "`controller of` takes `this`, `attached` or `event PARAM`",
+                        ))
+                    }
+                };
+                return Ok(ArgExpr::ControllerOf(o));
+            }
+            Err(c.err("a player: `you`, `opponent`, `active player`, `controller of ...`, `target` or `event PARAM`"))
+        }
+        ParamKind::Number => {
+            let allow = Allow {
+                params,
+                ..Allow::default()
+            };
+            Ok(ArgExpr::Number(num(env, c, allow)?))
+        }
+    }
+}
+
+/// What a response does: an occurrence, `prevent`, `instead EVENT(...)`, `amount += N`,
+/// `set PARAM = ARG`, or `next time [this game] EVENT(...) [or ...] "text" { ... }`.
+fn deed(
+    env: &Env,
+    item: &Stmt,
+    c: &mut Cursor,
+    trig: &Trigger,
+    params: &[String],
+    ntargets: usize,
+) -> Res<Deed> {
+    let first = c.peek().expect("a statement has a head");
+    let span: Span = first.span;
+    let w = first.word().unwrap_or("");
+    let d = match w {
+        "prevent" => {
+            c.bump();
+            Deed::Prevent
+        }
+        "instead" => {
+            c.bump();
+            match occurrence_deed(env, c, params, ntargets)? {
+                Deed::Occur { event, args } => Deed::Instead { event, args },
+                _ => unreachable!(),
+            }
+        }
+        "amount" => {
+            c.bump();
+            let answered = trig
+                .patterns
+                .iter()
+                .all(|p| env.ruleset.event(p.event).amount.is_some());
+            if !answered {
+                return Err(Diagnostic::new(
+                    span,
+                    "`amount` changes the size of the change answered: its event declares no `size:`",
+                ));
+            }
+            let neg = if c.eat_punct("+=") {
+                false
+            } else if c.eat_punct("-=") {
+                true
+            } else {
+                return Err(c.err("`+=` or `-=`"));
+            };
+            let allow = Allow {
+                params,
+                ..Allow::default()
+            };
+            let e = num(env, c, allow)?;
+            Deed::ChangeAmount(if neg { NumExpr::Neg(Box::new(e)) } else { e })
+        }
+        "set" => {
+            c.bump();
+            let (p, ps) = c.name("a parameter of the event answered")?;
+            let Some(i) = params.iter().position(|x| *x == p) else {
+                return Err(unknown(
+                    ps,
+                    "event parameter",
+                    &p,
+                    params.iter().map(|s| s.as_str()),
+                ));
+            };
+            c.expect_punct("=")?;
+            let want = env.ruleset.event(trig.patterns[0].event).params[i].kind;
+            let to = arg(env, c, want, params, ntargets)?;
+            Deed::SetParam { param: i as u8, to }
+        }
+        "next" | "first" => {
+            c.bump();
+            c.expect_word("time")?;
+            let lasting = if c.eat_words(&["this", "game"]) {
+                Lasting::ThisGame
+            } else {
+                c.eat_words(&["this", "turn"]);
+                Lasting::ThisTurn
+            };
+            let trigger = trigger(env, c, "when", params)?;
+            let (text, _) = c.string("the delayed effect's text")?;
+            c.finish()?;
+            // Inside, `event PARAM` still names the occurrence answered now (bound when it is
+            // set up).
+            let mut deeds = Vec::new();
+            for inner in block(item, "what the delayed effect does")? {
+                no_block(inner)?;
+                let mut ic = Cursor::new(&inner.head);
+                deeds.push(deed(env, inner, &mut ic, trig, params, ntargets)?);
+                ic.finish()?;
+            }
+            return Ok(Deed::Delayed(Arc::new(DelayedDef {
+                text: Arc::from(text.as_str()),
+                trigger,
+                lasting,
+                deeds,
+            })));
+        }
+        _ => occurrence_deed(env, c, params, ntargets)?,
+    };
+    no_block(item)?;
+    c.finish()?;
+    Ok(d)
+}
+
+/// `trait "text" { ... }`, `reaction "text" { ... }`, `replacement "text" { ... }` in a class.
+pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
+    let mut c = Cursor::new(&item.head);
+    let (w, _) = c.name("`trait`, `reaction` or `replacement`")?;
+    let kind = match w.as_str() {
+        "trait" => ResponseKind::Trait,
+        "reaction" => ResponseKind::Reaction,
+        _ => ResponseKind::Replacement,
+    };
+    let (text, _) = c.string(&format!("the {w}'s rules text"))?;
+    c.finish()?;
+    response(env, item, kind, &text, 0)
+}
