@@ -7,7 +7,7 @@ use serde::Serialize;
 /// What the engine needs a player to decide before the game can go on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum DecisionRequest {
-    /// Seed 003: objects that would receive a timestamp simultaneously are ordered by the active
+    /// CR 613.7: objects that would receive a timestamp simultaneously are ordered by the active
     /// player. The answer lists every object once, earliest first.
     OrderTimestamps {
         player: PlayerId,
