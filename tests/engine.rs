@@ -1,5 +1,5 @@
 //! Engine behaviour through the public API: decisions, refused actions, determinism, and the two
-//! rule versions' different order of counters (seeds 003 and 004).
+//! rule versions' different order of counters (the 2017 CR's layer 7d; CR 613.4c's 7c).
 
 use rulecraft_core::action::{Action, ActionError, NewObject};
 use rulecraft_core::decision::{Choice, DecisionRequest};
@@ -39,7 +39,7 @@ fn enter(s: &mut GameState, name: &str, owner: u8, zone: &str) -> ObjectId {
     s.apply(Action::Create(vec![n])).unwrap().created[0]
 }
 
-/// Seed 003: objects that would receive a timestamp simultaneously are ordered by the active
+/// CR 613.7: objects that would receive a timestamp simultaneously are ordered by the active
 /// player; the engine asks, and the answer decides which effect applies last.
 #[test]
 fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
@@ -119,8 +119,8 @@ fn refused_action_changes_nothing() {
     );
 }
 
-/// Seed 003: an Aura gets a new timestamp when it becomes attached, none when "attached" to what it
-/// is already attached to.
+/// CR 613.7e: an Aura gets a new timestamp when it becomes attached, none when "attached" to what
+/// it is already attached to.
 #[test]
 fn reattaching_to_the_same_object_keeps_the_timestamp() {
     let mut s = game("mtg-2020");
@@ -167,8 +167,8 @@ fn runs_are_deterministic() {
     assert_eq!(render(), render());
 }
 
-/// Seed 003 puts counters in their own sublayer 7d after the modifying effects of 7c; seed 004 puts
-/// them in 7c in timestamp order. Same board, same result, different order of steps.
+/// The 2017 CR puts counters in their own sublayer 7d after the modifying effects of 7c; CR 613.4c
+/// (2020) puts them in 7c in timestamp order. Same board, same result, different order of steps.
 #[test]
 fn counters_apply_where_each_rule_version_puts_them() {
     let mut order = Vec::new();

@@ -1,6 +1,6 @@
 //! Issue 3, order-independence: shuffling the order in which created effects are stored, or in which
 //! objects are visited, never changes any derived value; only timestamps, dependency and the rules
-//! decide (seed 003). Boards are built at random from the bundled cards.
+//! decide (CR 613). Boards are built at random from the bundled cards.
 
 use proptest::prelude::*;
 use rulecraft_core::action::{Action, NewObject};

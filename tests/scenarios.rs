@@ -1,5 +1,5 @@
 //! Runs every bundled scenario (the same job as `rulecraft test scenarios/`), so `cargo test` fails
-//! when any expectation of the seeds' worked examples does not hold.
+//! when any expectation of the worked examples does not hold.
 
 use rulecraft_lang::loader::{files_with_ext, Loader};
 use rulecraft_lang::scenario::run;

@@ -60,7 +60,7 @@ impl NewObject {
 #[derive(Clone, Debug)]
 pub enum Action {
     /// Objects enter a zone. More than one entering an in-play zone at once get their timestamps in
-    /// an order the active player chooses (seed 003).
+    /// an order the active player chooses (CR 613.7).
     Create(Vec<NewObject>),
     /// An object changes zones: it becomes a new object with a new timestamp, loses its counters,
     /// and whatever was attached to it falls off.
@@ -68,7 +68,7 @@ pub enum Action {
         object: ObjectId,
         zone: ZoneId,
     },
-    /// Attach to another object; a new timestamp unless already attached to it (seed 003).
+    /// Attach to another object; a new timestamp unless already attached to it (CR 613.7e).
     Attach {
         object: ObjectId,
         to: ObjectId,
@@ -99,7 +99,7 @@ pub enum Action {
     EndEffectsOf {
         source: ObjectId,
     },
-    /// Turn face down or face up; either gives a new timestamp (seed 003).
+    /// Turn face down or face up; either gives a new timestamp (CR 613.7f).
     TurnFaceDown {
         object: ObjectId,
     },
@@ -107,7 +107,7 @@ pub enum Action {
         object: ObjectId,
     },
     /// Merge an object with a permanent (mutate): under it, the permanent gains its abilities; over
-    /// it, the permanent takes its copiable values and keeps its own abilities (seed 004, 1a).
+    /// it, the permanent takes its copiable values and keeps its own abilities (CR 613.2a).
     Merge {
         object: ObjectId,
         into: ObjectId,
@@ -427,7 +427,7 @@ impl GameState {
         Ok(out)
     }
 
-    /// Attaches `object` to `to`. Seed 003: a new timestamp when it becomes attached; none if
+    /// Attaches `object` to `to`. CR 613.7e: a new timestamp when it becomes attached; none if
     /// already attached there. CR 701.3b: an object whose class says what it attaches to does not
     /// move onto an object it could not be attached to.
     fn attach(&mut self, object: ObjectId, to: ObjectId) {
@@ -485,7 +485,7 @@ impl GameState {
         }
     }
 
-    /// Seed 004, layer 1a: an object that enters as a copy takes the copiable values of the
+    /// Layer 1a (CR 613.2a): an object that enters as a copy takes the copiable values of the
     /// original as they are now; the copy effect has the object's timestamp.
     fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
         let values = crate::layers::copiable_values(self, orig);
@@ -570,7 +570,7 @@ impl GameState {
         self.set_attached(object, Some(into));
     }
 
-    /// Seed 003: a permanent receives a new timestamp when it turns face up or face down.
+    /// CR 613.7f: a permanent receives a new timestamp when it turns face up or face down.
     fn turn_face(&mut self, object: ObjectId, down: bool) {
         if self.object(object).face_down == down {
             return;
@@ -735,7 +735,7 @@ impl GameState {
                 created.push((duration, fix_numbers(&ctx, &def, &subs), locked));
             }
         }
-        // Seed 003: an effect from a resolving spell receives a timestamp when it is created.
+        // CR 613.7b: an effect from a resolving spell receives a timestamp when it is created.
         for (duration, def, locked) in created {
             let ts = self.new_timestamp();
             let id = self.next_effect_id;

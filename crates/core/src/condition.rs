@@ -1,5 +1,6 @@
 //! Conditions and numeric expressions: one small language for "which objects an effect applies to",
-//! "as long as", state-based checks, and later seed 002's scopes and activation conditions.
+//! "as long as", state-based checks, and later the scopes and activation conditions of FreeOrion's
+//! effects groups.
 
 use crate::ids::{CharId, CounterId, ObjectId, PlayerId, PropId, ZoneId};
 use crate::state::GameState;
@@ -310,7 +311,7 @@ pub enum Cell {
 }
 
 /// The cells an evaluation read. If none of them changes, the evaluation gives the same result:
-/// the layer system uses this to test dependency only where it can exist (seed 003).
+/// the layer system uses this to test dependency only where it can exist (CR 613.8a).
 /// Each read is a cell and, where only one symbol's membership was looked at (`has X`), that symbol.
 pub type Reads = std::cell::RefCell<ReadLog>;
 
@@ -1199,7 +1200,7 @@ fn this_object(s: Subject) -> Option<ObjectId> {
 }
 
 /// A set of characteristics and player properties: what an effect reads or writes, used to prune
-/// the dependency checks of seed 003 to pairs that can interact.
+/// the dependency checks of CR 613.8 to pairs that can interact.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Footprint {
     chars: Vec<u64>,

@@ -11,8 +11,8 @@ use std::sync::Arc;
 /// What the engine needs a player to decide before the game can go on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum DecisionRequest {
-    /// CR 613.7m: objects that would receive a timestamp simultaneously are ordered by the
-    /// active player. The answer lists every object once, earliest first.
+    /// CR 613.7: objects that would receive a timestamp simultaneously are ordered by the active
+    /// player. The answer lists every object once, earliest first.
     OrderTimestamps {
         player: PlayerId,
         objects: Vec<ObjectId>,

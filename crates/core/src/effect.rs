@@ -7,8 +7,8 @@ use crate::value::{Ability, Symbol, SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// The kind of an operation, which with its target decides its layer (seed 003, 7b set, 7c modify,
-/// 7e switch; layers 4-6 add and remove).
+/// The kind of an operation, which with its target decides its layer (CR 613.4: 7b set, 7c modify,
+/// 7d switch, 7e in the 2017 CR; layers 4-6 add and remove).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum OpKind {
     Set,
@@ -167,9 +167,10 @@ pub struct EffectDef {
     /// The rules text, shown in explanations.
     pub text: Arc<str>,
     pub affects: Affects,
-    /// "As long as": the effect exists only while this holds (seed 000, conditional continuous effects).
+    /// "As long as": the effect exists only while this holds (conditional continuous effects, as in
+    /// the Legend of the Five Rings CCG's "CE Timing" rules).
     pub while_cond: Option<Cond>,
-    /// From a characteristic-defining ability: applied first in its layer (seed 003).
+    /// From a characteristic-defining ability: applied first in its layer (CR 613.3, 613.4a).
     pub defining: bool,
     pub ops: Vec<Op>,
     /// Zones where a static ability works besides the zones in play ("this spell costs less").
@@ -204,7 +205,7 @@ impl EffectDef {
     }
 
     /// The first layer the effect applies in: where whether it exists and whom it affects is
-    /// decided (seed 003: it keeps applying to them in later layers).
+    /// decided (CR 613.6: it keeps applying to them in later layers).
     pub fn first_layer(&self) -> Option<LayerId> {
         self.ops.iter().map(|o| o.layer).min()
     }
@@ -316,7 +317,7 @@ impl PartialEq for Duration {
     }
 }
 
-/// Who an effect locked in when it was created (seed 003 / rule 611: a resolved spell's effect affects
+/// Who an effect locked in when it was created (CR 611.2c: a resolved spell's effect affects
 /// the objects determined when it resolved). Objects are named with their incarnation, so an object
 /// that changed zones is a new object and no longer affected.
 #[derive(Clone, Debug, Serialize)]

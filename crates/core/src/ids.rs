@@ -33,7 +33,7 @@ id!(/// A counter kind declared by the ruleset.
 id!(/// A layer or sublayer, in application order.
     LayerId(u16));
 
-/// When an object entered its zone, became attached, or an effect was created (seed 003, "Timestamp").
+/// When an object entered its zone, became attached, or an effect was created (CR 613.7).
 /// Timestamps only grow; a later timestamp is applied later within a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Timestamp(pub u64);

@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// Counters of one kind placed at one time; their timestamp orders them in a layer that applies
-/// counters by timestamp (seed 004, 7c).
+/// counters by timestamp (layer 7c, CR 613.4c).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CounterPlacement {
     pub kind: CounterId,
@@ -25,8 +25,8 @@ pub struct GameObject {
     /// The base controller: who put it into play. Control effects change the derived controller.
     pub controller: PlayerId,
     pub zone: ZoneId,
-    /// Seed 003: an object receives a timestamp when it enters a zone, and an Aura or Equipment a new
-    /// one when it becomes attached.
+    /// CR 613.7d-e: an object receives a timestamp when it enters a zone, and an Aura or Equipment a
+    /// new one when it becomes attached.
     pub timestamp: Timestamp,
     /// Counts zone changes: an object that changes zones is a new object to effects that locked it.
     pub incarnation: u32,
@@ -35,7 +35,7 @@ pub struct GameObject {
     /// Choices made as the object entered or was cast ("choose a creature type"; Mind Bend's two
     /// words).
     pub choices: Vec<Symbol>,
-    /// Face down (seed 004, layer 1b): the ruleset's face-down values apply.
+    /// Face down (layer 1b, CR 613.2b): the ruleset's face-down values apply.
     pub face_down: bool,
     /// Its state ("bowed", "dishonored"): the base value of the ruleset's `state`
     /// characteristic, changed only by occurrences of events.

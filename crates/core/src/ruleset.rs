@@ -53,7 +53,7 @@ pub struct CharDef {
     pub state: bool,
 }
 
-/// A property of each player, such as life or maximum hand size (seed 003, "Players and Rules").
+/// A property of each player, such as life or maximum hand size (CR 613.10-613.11).
 #[derive(Clone, Debug, Serialize)]
 pub struct PropDef {
     pub name: String,
@@ -67,7 +67,7 @@ pub struct ZoneDef {
     pub in_play: bool,
 }
 
-/// A counter kind and the change each counter makes (seed 004, layer 7c; seed 003, layer 7d).
+/// A counter kind and the change each counter makes (layer 7c, CR 613.4c; 7d in the 2017 CR).
 #[derive(Clone, Debug, Serialize)]
 pub struct CounterDef {
     pub name: String,
@@ -108,7 +108,7 @@ pub enum SlotTarget {
     Prop(PropId),
 }
 
-/// One layer or sublayer, flattened into application order (seed 003, "Layers").
+/// One layer or sublayer, flattened into application order (CR 613.1-613.4).
 #[derive(Clone, Debug, Serialize)]
 pub struct LayerDef {
     /// Short label such as `4` or `7c`.
@@ -120,11 +120,12 @@ pub struct LayerDef {
     pub counters: bool,
     /// Face-down objects take the ruleset's face-down values in this layer.
     pub face_down: bool,
-    /// Effects here are ordered by dependency before timestamp (seed 003); player and rules layers
-    /// may say timestamp only (seed 004, layer 8: "Dependency is irrelevant here").
+    /// Effects here are ordered by dependency before timestamp (CR 613.8); player and rules layers
+    /// may say timestamp only (Cranial Insertion, "Order of Operations", 2020, layer 8:
+    /// "Dependency is irrelevant here").
     pub dependency: bool,
-    /// Order effects by the kind of change first (seed 004, layer 8: additions, then subtractions,
-    /// then setting effects); empty for plain timestamp order.
+    /// Order effects by the kind of change first (CR 601.2f: additions, then subtractions, then
+    /// effects on the total cost); empty for plain timestamp order.
     pub kind_order: Vec<ChangeClass>,
 }
 
@@ -190,9 +191,9 @@ pub struct Ruleset {
     pub state_checks: Vec<StateCheck>,
     /// Where a spell goes once it has resolved, if anywhere.
     pub resolved_zone: Option<ZoneId>,
-    /// The characteristics a copy effect copies (seed 004, layer 1a: "copiable values").
+    /// The characteristics a copy effect copies (layer 1a, CR 613.2a: "copiable values").
     pub copiable: Vec<CharId>,
-    /// The values a face-down object has (seed 004, layer 1b).
+    /// The values a face-down object has (layer 1b, CR 613.2b).
     pub face_down: Vec<(CharId, Value)>,
     /// The sets a symbols characteristic's symbols fall in (CR 205.3: creature types, land
     /// types...).
@@ -472,8 +473,8 @@ impl Ruleset {
         }
         Some(CharId(first.0 as u16))
     }
-    /// The first layer that accepts an operation (seed 003: each part of an effect applies in its own
-    /// layer). `None` if no layer may change that characteristic that way.
+    /// The first layer that accepts an operation (CR 613.6: each part of an effect applies in its
+    /// own layer). `None` if no layer may change that characteristic that way.
     pub fn layer_for(&self, target: SlotTarget, kind: OpKind, defining: bool) -> Option<LayerId> {
         self.layers
             .iter()

@@ -52,9 +52,9 @@ impl fmt::Display for Symbol {
 }
 
 /// A set of symbols kept sorted, so equal sets compare and print the same. A set may hold every
-/// symbol but a few ("all creature types", seed 004 layer 4: changeling; CR 205.3m: every creature
-/// type and no other). Sets are shared: a copy costs a reference count, and a change builds a new
-/// set.
+/// symbol but a few ("all creature types", layer 4: changeling, CR 702.73a; CR 205.3m: every
+/// creature type and no other). Sets are shared: a copy costs a reference count, and a change
+/// builds a new set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct SymbolSet {
     /// The members; where `all`, the symbols it lacks.

@@ -46,7 +46,7 @@ pub(super) fn subject_of(c: &Cell) -> Subject {
 
 /// What an operation does to one subject, as far as other values decide it: the numbers its
 /// expressions give, the player a control change names, the values a text effect takes, the
-/// symbols an ability template uses. Seed 003: a change here is a change to "what it does"; how
+/// symbols an ability template uses. CR 613.8a: a change here is a change to "what it does"; how
 /// much it changes is not. ("You control enchanted permanent": a Confiscate that changes who
 /// controls another Confiscate changes whom that one gives control to, CR 613.8a.)
 pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
@@ -605,7 +605,7 @@ pub(super) fn apply_keeping(
         }
         Body::Effect(def) => {
             let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == layer).collect();
-            // Seed 003: an effect applies to all its subjects at once, so every subject's values
+            // CR 613.5: an effect applies to all its subjects at once, so every subject's values
             // are worked out on the values as they stood before the effect, then written.
             let Some(&first) = subjects.first() else {
                 return false;

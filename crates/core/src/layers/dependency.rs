@@ -1,4 +1,4 @@
-//! Dependency (seed 003, "Dependency"): within a layer, effect A depends on B when applying B would
+//! Dependency (CR 613.8): within a layer, effect A depends on B when applying B would
 //! change A's existence, what it applies to, or what it does — never merely how much. Each effect's
 //! *analysis* records its instruction and the exact cells it read (per subject) and will write;
 //! only where B writes a cell A read is B tried on the sheet and A evaluated again.
@@ -463,7 +463,7 @@ impl Analysis {
 }
 
 /// What an effect would do now: whether it exists, whom it affects and the values its operations
-/// would use. Seed 003: A depends on B when applying B would change A's existence, what it applies
+/// would use. CR 613.8a: A depends on B when applying B would change A's existence, what it applies
 /// to, or what it does to those things — but not merely how much (the second Mind Bend example).
 #[derive(Clone, PartialEq)]
 pub(super) struct Instruction {
@@ -477,7 +477,7 @@ pub(super) struct Instruction {
 /// What only some objects' values decide of an effect's parameters (see `Ctx::probe`).
 pub(super) type Probe = Vec<Option<i64>>;
 
-/// Why one effect waits for another (seed 003, "Dependency", (b)).
+/// Why one effect waits for another (CR 613.8a, (b)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum DepKind {
     Existence,
@@ -815,7 +815,7 @@ impl Deriver<'_> {
             .then_some(out)
     }
 
-    /// Seed 003, "Dependency" (b): would applying `b` change `a`'s existence, what it applies to,
+    /// CR 613.8a (b): would applying `b` change `a`'s existence, what it applies to,
     /// or what it does? `b` is applied to the values as they stand and undone; only the subjects of
     /// `a` whose answers read a cell `b` writes are evaluated again.
     pub(super) fn depends(
@@ -924,7 +924,7 @@ fn cell_value_mut<'a>(sheet: &'a mut crate::condition::Sheet, c: &Cell) -> &'a m
 }
 
 /// The members of a dependency loop that depends on nothing outside itself, earliest timestamp
-/// first (seed 003: "the effects in the dependency loop are applied in timestamp order"). Called
+/// first (CR 613.8b: "the effects in the dependency loop are applied in timestamp order"). Called
 /// only when every pending effect waits for another, so such a loop exists.
 pub(super) fn sink_loop(deps: &[Vec<(usize, DepKind)>], alive: &[bool]) -> Vec<usize> {
     let n = deps.len();
@@ -958,8 +958,8 @@ pub(super) fn sink_loop(deps: &[Vec<(usize, DepKind)>], alive: &[bool]) -> Vec<u
 mod tests {
     use super::*;
 
-    /// Seed 003: a loop's members apply in timestamp order; an effect that depends on a loop member
-    /// is not part of the loop.
+    /// CR 613.8b: a loop's members apply in timestamp order; an effect that depends on a loop
+    /// member is not part of the loop.
     #[test]
     fn sink_loop_finds_the_loop_that_waits_for_nothing_outside() {
         // 0 depends on 1; 1 and 2 depend on each other; 3 depends on 2.

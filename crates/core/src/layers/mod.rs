@@ -1,8 +1,8 @@
-//! The layer system (seed 003, "Layers"; seed 004): characteristics are derived from base values by
+//! The layer system (CR 613): characteristics are derived from base values by
 //! applying continuous effects layer by layer: characteristic-defining effects first, then by
 //! dependency (`dependency`), then in timestamp order. An effect that began applying in one layer
-//! keeps applying its later parts to the same objects (seed 003, "Timestamp", first paragraph;
-//! seed 004, "Smash It Up"). `change` computes what each operation does to a value.
+//! keeps applying its later parts to the same objects (CR 613.6; Cranial Insertion, "Order of
+//! Operations", 2020, "Smash It Up"). `change` computes what each operation does to a value.
 
 mod change;
 mod dependency;
@@ -222,7 +222,7 @@ enum Body {
         kind: CounterId,
         count: i64,
     },
-    /// The ruleset's face-down values (seed 004, layer 1b).
+    /// The ruleset's face-down values (layer 1b, CR 613.2b).
     FaceDown,
 }
 
@@ -270,7 +270,7 @@ impl Candidate {
         }
     }
 
-    /// Seed 003: characteristic-defining first, then timestamp; the key breaks ties between
+    /// CR 613.3: characteristic-defining first, then timestamp; the key breaks ties between
     /// abilities of one object so the order never depends on storage order.
     fn order_key(&self) -> (bool, Timestamp, EffectKey) {
         (!self.defining, self.timestamp, self.key)
@@ -488,7 +488,7 @@ struct Deriver<'a> {
     sheet: Sheet,
     expl: Option<Explanation>,
     started: Started,
-    /// When a static ability was granted to an object, for its effect's timestamp (seed 003: "the
+    /// When a static ability was granted to an object, for its effect's timestamp (CR 613.7a: "the
     /// timestamp of the effect that created the ability, whichever is later").
     grants: HashMap<(ObjectId, Ability), Timestamp>,
     /// For tests: visit objects in this order (rank by object index) instead of id order.
@@ -513,9 +513,9 @@ pub fn derive(state: &GameState, explain: bool) -> Derived {
     derive_layers(state, state.ruleset.layers.len(), explain)
 }
 
-/// The copiable values of an object now: its values after the copy and face-down layers (seed
-/// 004, layer 1b: "The copiable values of an object are the end result of applying layers 1a and
-/// 1b").
+/// The copiable values of an object now: its values after the copy and face-down layers
+/// (CR 613.2c; Cranial Insertion, "Order of Operations", 2020, layer 1b: "The copiable values of
+/// an object are the end result of applying layers 1a and 1b").
 pub fn copiable_values(state: &GameState, o: ObjectId) -> Vec<(CharId, Value)> {
     let d = derive_layers(state, state.ruleset.copiable_layers(), false);
     state
@@ -692,8 +692,8 @@ impl Deriver<'_> {
             &self.grants,
             self.visit.as_deref(),
         );
-        // Seed 003: characteristic-defining effects first; a layer may also order by kind of
-        // change (seed 004, layer 8: additions, then subtractions, then setting effects).
+        // CR 613.3: characteristic-defining effects first; a layer may also order by kind of
+        // change (CR 601.2f: additions, then subtractions, then effects on the total cost).
         let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
         for c in cands {
             let key = (!c.defining, kind_rank(&c, lid, &layer.kind_order));
@@ -1006,8 +1006,8 @@ impl Deriver<'_> {
                 }
             }
             self.forget_reads_of(cand, lid);
-            // Seed 003: applying an effect can create or remove dependencies. Bring up to date what
-            // read a cell the effect wrote, and forget its tested pairs.
+            // CR 613.8c: applying an effect can create or remove dependencies. Bring up to date
+            // what read a cell the effect wrote, and forget its tested pairs.
             if involved[pick] && analyses.iter().any(|a| a.is_some()) {
                 let written = match picked {
                     Some(p) => p.writes,
@@ -1141,7 +1141,7 @@ impl Deriver<'_> {
         )
     }
 
-    /// Whom an effect applies to: decided when it starts, kept after (seed 004, "Smash It Up").
+    /// Whom an effect applies to: decided when it starts, kept after (CR 613.6).
     /// Notes the effect as the layer's next step.
     fn subjects_of(
         &mut self,
@@ -1154,7 +1154,8 @@ impl Deriver<'_> {
             Some((_, s)) => s.clone(),
             None => {
                 // Decided once per derivation: an effect that does not exist when its first part
-                // would apply applies none of its parts (seed 004, "Smash It Up").
+                // would apply applies none of its parts (Cranial Insertion, "Order of Operations",
+                // 2020, "Smash It Up").
                 let s: Option<Subjects> = match (known, &cand.body, &cand.created) {
                     (Some(i), _, _) => i.exists.then(|| i.subjects.as_slice().into()),
                     (None, Body::Effect(def), None) if self.visit.is_none() => self
@@ -1244,7 +1245,7 @@ impl Deriver<'_> {
         let layer_def = &self.state.ruleset.layers[lid.index()];
         let text = self.expl.as_ref().map(|_| cand.text(self.state));
         let mut applied = false;
-        // Seed 003: the effect applies to all its subjects at once (see `apply_in_place`).
+        // CR 613.5: the effect applies to all its subjects at once (see `apply_in_place`).
         let all: Vec<_> = subjects
             .iter()
             .map(|s| (*s, changes(self.state, &self.sheet, cand, lid, *s)))
@@ -1427,7 +1428,8 @@ fn may_read(reads: &Footprint, touches: &[(SlotTarget, Touch)]) -> bool {
 }
 
 /// Keeps when a static ability was granted to an object by an effect writing its abilities, unless
-/// the object already had it (seed 003: an effect from a granted ability takes the later timestamp).
+/// the object already had it (CR 613.7a: an effect from a granted ability takes the later
+/// timestamp).
 fn note_grants(
     grants: &mut HashMap<(ObjectId, Ability), Timestamp>,
     sheet: &Sheet,

@@ -120,7 +120,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.finish()?;
             }
             Some("enters") => {
-                // `enters as a copy`: Clone (seed 004, layer 1a).
+                // `enters as a copy`: Clone (layer 1a, CR 613.2a).
                 no_block(item)?;
                 ic.bump();
                 ic.expect_word("as")?;
@@ -489,7 +489,7 @@ fn effect(
             continue;
         }
         if c.eat_word("replace") {
-            // `replace island with forest in abilities` (seed 004, layer 3: Mind Bend).
+            // `replace island with forest in abilities` (layer 3, CR 613.1c: Mind Bend).
             let from = word_ref(&mut c)?;
             c.expect_word("with")?;
             let to = word_ref(&mut c)?;

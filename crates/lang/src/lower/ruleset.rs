@@ -100,7 +100,7 @@ fn place_counter_ops(env: &mut Env, counter_spans: &[crate::diagnostics::Span]) 
     Ok(())
 }
 
-/// Seed 003, "Players and Rules": player and rules effects apply after every object layer.
+/// CR 613.10-613.11: player and rules effects apply after every object layer.
 fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
     let rs = &env.ruleset;
     let mut seen_player = None;
@@ -113,7 +113,7 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
             .slots
             .iter()
             .any(|s| matches!(s.target, SlotTarget::Prop(_)));
-        // A rules layer may change both players and objects (spell costs, seed 004 layer 8).
+        // A rules layer may change both players and objects (spell costs, CR 601.2f).
         if has_prop {
             seen_player = Some(l);
         } else if has_char {
@@ -121,7 +121,7 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
                 return Err(Diagnostic::new(
                     *span,
                     format!(
-                        "layer `{}` changes objects but comes after player layer `{}`: player and rules layers must come after every object layer (seed 003)",
+                        "layer `{}` changes objects but comes after player layer `{}`: player and rules layers must come after every object layer (CR 613.10-613.11)",
                         l.label, p.label
                     ),
                 ));
@@ -366,7 +366,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             });
         }
         "copiable" => {
-            // `copiable: name, types, ...`: what a copy effect copies (seed 004, layer 1a).
+            // `copiable: name, types, ...`: what a copy effect copies (layer 1a, CR 613.2a).
             no_block(s)?;
             c.expect_punct(":")?;
             loop {
@@ -383,7 +383,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             c.finish()?;
         }
         "face" => {
-            // `face down { power = 2 ... }`: the values of a face-down object (seed 004, 1b).
+            // `face down { power = 2 ... }`: a face-down object's values (layer 1b, CR 613.2b).
             c.expect_word("down")?;
             c.finish()?;
             for item in block(s, "the face-down values")? {
@@ -717,7 +717,7 @@ fn entry(env: &Env, c: &mut Cursor, e: &mut Entries) -> Res<()> {
     } else if c.eat_words(&["face", "down"]) {
         e.face_down = true;
     } else if c.eat_words(&["copy", "effects"]) {
-        // Seed 004, layer 1a: copy effects change every copiable characteristic.
+        // Layer 1a (CR 613.2a): copy effects change every copiable characteristic.
         if env.ruleset.copiable.is_empty() {
             return Err(Diagnostic::new(
                 c.toks[0].span,
@@ -732,7 +732,7 @@ fn entry(env: &Env, c: &mut Cursor, e: &mut Entries) -> Res<()> {
             });
         }
     } else if c.eat_words(&["text", "effects"]) {
-        // Seed 004, layer 3: text-changing effects, on any characteristic.
+        // Layer 3 (CR 613.1c): text-changing effects, on any characteristic.
         for i in 0..env.ruleset.characteristics.len() {
             e.slots.push(Slot {
                 target: SlotTarget::Char(rulecraft_core::CharId(i as u16)),

@@ -339,7 +339,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             }
             "enter" => StepKind::Enter(cx.enter(&mut c)?),
             "together" => {
-                // Objects that enter at once: the active player orders their timestamps (seed 003).
+                // Objects that enter at once: the active player orders their timestamps (CR 613.7).
                 c.finish()?;
                 let mut list = Vec::new();
                 for e in block(item, "the objects that enter together")? {
