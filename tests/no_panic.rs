@@ -1,7 +1,7 @@
 //! Whatever the text, loading it (and running the scenarios that load) never panics.
 //!
-//! The valid files of the project (rulesets, content/mtg, scenarios) are mutated at random or
-//! truncated, written into a copy of the project in a temporary folder, and loaded there. A
+//! The valid files of the project (rulesets, content/mtg, content/honor, scenarios) are mutated at
+//! random or truncated, written into a copy of the project in a temporary folder, and loaded there. A
 //! mutated ruleset or content file replaces its copy, so the project's scenarios then load and run
 //! against it too. Errors are expected; panics are failures.
 
@@ -18,8 +18,20 @@ use std::sync::OnceLock;
 
 /// The folders of the project that are copied, and whose files are mutated.
 const COPIED: [&str; 3] = ["rulesets", "content", "scenarios"];
-/// The ruleset content files are checked against.
-const CONTENT_RULESET: &str = "rulesets/mtg-2020.rules";
+/// Each content folder that is mutated, with the ruleset its files are checked against.
+const CONTENT: [(&str, &str); 2] = [
+    ("content/mtg", "rulesets/mtg-2020.rules"),
+    ("content/honor", "rulesets/honor.rules"),
+];
+
+/// The ruleset a content file (a path under `root`) is checked against.
+fn content_ruleset(root: &Path, target: &Path) -> &'static str {
+    let rel = target.strip_prefix(root).unwrap_or(target);
+    CONTENT
+        .iter()
+        .find(|(dir, _)| rel.starts_with(dir))
+        .map_or(CONTENT[0].1, |(_, ruleset)| ruleset)
+}
 
 /// A valid file of the project: its path relative to the project root and its bytes.
 #[derive(Clone, Debug)]
@@ -28,14 +40,15 @@ struct Source {
     bytes: Vec<u8>,
 }
 
-/// Every valid file: rulesets/*.rules, content/mtg/**/*.cards, scenarios/**/*.scenario.
+/// Every valid file: rulesets/*.rules, content/{mtg,honor}/**/*.cards, scenarios/**/*.scenario.
 fn sources() -> &'static [Source] {
     static SOURCES: OnceLock<Vec<Source>> = OnceLock::new();
     SOURCES.get_or_init(|| {
         let mut out = Vec::new();
         for (dir, ext) in [
             ("rulesets", RULESET_EXT),
-            ("content/mtg", CONTENT_EXT),
+            (CONTENT[0].0, CONTENT_EXT),
+            (CONTENT[1].0, CONTENT_EXT),
             ("scenarios", SCENARIO_EXT),
         ] {
             let files = files_with_ext(Path::new(dir), ext);
@@ -168,7 +181,7 @@ fn load_and_run(root: &Path, target: &Path, stage: &mut String) {
             Err(e) => report(&loader, &e, stage),
         },
         CONTENT_EXT => {
-            let rpath = root.join(CONTENT_RULESET);
+            let rpath = root.join(content_ruleset(root, target));
             let env = match loader.ruleset(&rpath, None) {
                 Ok(env) => env,
                 Err(e) => return report(&loader, &e, stage),
@@ -240,7 +253,11 @@ const WORDS: &str =
     "card object static defining spell affects as long target until end of turn effect \
     move to layer sublayer counters counter characteristic player zone term check when ruleset \
     scenario expect put remove enter setup switch power toughness life count sum none in play \
-    order timestamps you control and or not exists";
+    order timestamps you control and or not exists state event period turn timing step \
+    replacements triggered reactions ordered action round batch rule trait reaction replacement \
+    before after begins ends if cost prevent instead amount next time this game attached \
+    opponent active of size _ do begin choose takes passes happened did happen decision from \
+    no log has events";
 
 fn token() -> impl Strategy<Value = String> {
     let punct = prop::sample::select(vec![
