@@ -591,6 +591,11 @@ fn check_content(loader: &mut Loader, c: &mut Checked, ruleset: Option<&str>) {
         }
     }
     if !c.rulesets.iter().any(|(_, ok)| *ok) {
+        // The file was most likely written for the rulesets it got furthest with: report the
+        // errors found latest in it (a card for one game fails early against another's ruleset).
+        let key = |f: &FileError| (f.at.line.unwrap_or(0), f.at.column.unwrap_or(0));
+        let furthest = failures.iter().map(key).max();
+        failures.retain(|f| Some(key(f)) == furthest);
         c.errors.extend(failures);
     }
 }

@@ -150,6 +150,8 @@ pub enum ActionError {
     },
     AttachToSelf(String),
     StateChecksLoop,
+    /// An occurrence that cannot start: a bad event, argument or period, or one under way.
+    BadOccurrence(String),
 }
 
 impl fmt::Display for ActionError {
@@ -160,6 +162,7 @@ impl fmt::Display for ActionError {
             ActionError::DecisionPending => f.write_str("a decision is pending; answer it first"),
             ActionError::NoDecisionPending => f.write_str("no decision is pending"),
             ActionError::BadChoice(m) => write!(f, "that choice does not answer the request: {m}"),
+            ActionError::BadOccurrence(m) => write!(f, "{m}"),
             ActionError::NotASpell(n) => write!(f, "`{n}` has no spell ability to resolve"),
             ActionError::IllegalTarget { spell, target } => {
                 write!(f, "`{target}` is not a legal target for `{spell}`")

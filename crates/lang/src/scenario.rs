@@ -135,6 +135,20 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
             explanation: None,
         });
     }
+    // Under each failure, the log of occurrences so far, where there is one.
+    if !state.log().is_empty() {
+        let log = format!("  the log:\n{}", log_text(&state));
+        for f in &mut report.failures {
+            match &mut f.explanation {
+                Some(e) if e.contains("  the log:\n") => {}
+                Some(e) => {
+                    e.push('\n');
+                    e.push_str(&log);
+                }
+                None => f.explanation = Some(log.clone()),
+            }
+        }
+    }
     report.state = state;
     report.names = names;
     report

@@ -214,7 +214,7 @@ impl GameState {
     pub fn begin(&mut self, occurrence: Occurrence) -> Result<(), ActionError> {
         let kind = self.check_occurrence(&occurrence)?;
         if !kind.period {
-            return Err(ActionError::BadChoice(format!(
+            return Err(ActionError::BadOccurrence(format!(
                 "`{}` is not a period: it happens, it does not begin",
                 kind.name
             )));
@@ -233,7 +233,7 @@ impl GameState {
             .find(|o| o.event == event)
             .cloned()
         else {
-            return Err(ActionError::BadChoice(format!(
+            return Err(ActionError::BadOccurrence(format!(
                 "no `{}` has begun",
                 self.ruleset
                     .events
@@ -246,13 +246,13 @@ impl GameState {
 
     fn check_occurrence(&self, o: &Occurrence) -> Result<&super::EventKind, ActionError> {
         let Some(kind) = self.ruleset.events.get(o.event.index()) else {
-            return Err(ActionError::BadChoice(format!(
+            return Err(ActionError::BadOccurrence(format!(
                 "no event kind has id {}",
                 o.event.0
             )));
         };
         if kind.params.len() != o.args.len() {
-            return Err(ActionError::BadChoice(format!(
+            return Err(ActionError::BadOccurrence(format!(
                 "`{}` takes {} argument(s), got {}",
                 kind.name,
                 kind.params.len(),
@@ -267,7 +267,7 @@ impl GameState {
                 _ => false,
             };
             if !ok {
-                return Err(ActionError::BadChoice(format!(
+                return Err(ActionError::BadOccurrence(format!(
                     "`{}`'s `{}` must be {}, got {:?}",
                     kind.name,
                     p.name,
@@ -288,7 +288,7 @@ impl GameState {
             return Err(ActionError::DecisionPending);
         }
         if !self.timing.tasks.is_empty() {
-            return Err(ActionError::BadChoice(
+            return Err(ActionError::BadOccurrence(
                 "an occurrence is under way: answer its decisions first".into(),
             ));
         }
@@ -432,12 +432,12 @@ impl GameState {
             };
             guard += 1;
             if guard > 10_000_000 {
-                return Err(ActionError::BadChoice(
+                return Err(ActionError::BadOccurrence(
                     "occurrences keep causing each other: stopped after 10,000,000 steps".into(),
                 ));
             }
             if self.timing.tasks.len() > 10_000 {
-                return Err(ActionError::BadChoice(
+                return Err(ActionError::BadOccurrence(
                     "occurrences nested 10,000 deep: a response keeps answering its own occurrences"
                         .into(),
                 ));

@@ -29,40 +29,38 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         ));
     }
     let mut params: Vec<ParamDef> = Vec::new();
-    if c.eat_punct("(") {
-        if !c.eat_punct(")") {
-            loop {
-                let (p, ps) = c.name("a parameter name")?;
-                if params.iter().any(|x| *x.name == *p) {
-                    return Err(Diagnostic::new(
-                        ps,
-                        format!("parameter `{p}` is declared twice"),
-                    ));
-                }
-                c.expect_punct(":")?;
-                let (k, ks) = c.name("a parameter kind: object, player or number")?;
-                let kind = match k.as_str() {
-                    "object" => ParamKind::Object,
-                    "player" => ParamKind::Player,
-                    "number" => ParamKind::Number,
-                    _ => {
-                        return Err(unknown(
-                            ks,
-                            "parameter kind",
-                            &k,
-                            ["object", "player", "number"],
-                        ))
-                    }
-                };
-                params.push(ParamDef {
-                    name: Arc::from(p.as_str()),
-                    kind,
-                });
-                if c.eat_punct(")") {
-                    break;
-                }
-                c.expect_punct(",")?;
+    if c.eat_punct("(") && !c.eat_punct(")") {
+        loop {
+            let (p, ps) = c.name("a parameter name")?;
+            if params.iter().any(|x| *x.name == *p) {
+                return Err(Diagnostic::new(
+                    ps,
+                    format!("parameter `{p}` is declared twice"),
+                ));
             }
+            c.expect_punct(":")?;
+            let (k, ks) = c.name("a parameter kind: object, player or number")?;
+            let kind = match k.as_str() {
+                "object" => ParamKind::Object,
+                "player" => ParamKind::Player,
+                "number" => ParamKind::Number,
+                _ => {
+                    return Err(unknown(
+                        ks,
+                        "parameter kind",
+                        &k,
+                        ["object", "player", "number"],
+                    ))
+                }
+            };
+            params.push(ParamDef {
+                name: Arc::from(p.as_str()),
+                kind,
+            });
+            if c.eat_punct(")") {
+                break;
+            }
+            c.expect_punct(",")?;
         }
     }
     c.finish()?;

@@ -156,7 +156,7 @@ fn name_taken(env: &Env, name: &str) -> bool {
 
 fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
-    let (kw, kws) = c.name("a ruleset item (`characteristic`, `player`, `zone`, `counter`, `term`, `layer`, `check`, `spells`)")?;
+    let (kw, kws) = c.name("a ruleset item (`characteristic`, `player`, `zone`, `counter`, `term`, `layer`, `check`, `spells`, `event`, `period`, `turn`, `timing`, `rule`)")?;
     match kw.as_str() {
         "characteristic" => {
             no_block(s)?;

@@ -1,0 +1,170 @@
+//! The event core through the public API: decisions are requests with their legal options, an
+//! illegal answer changes nothing, a state copied at a decision can be answered each way, and the
+//! same answers give the same log.
+
+use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::{Arg, GameState, ObjectId, Occurrence, PlayerId};
+use rulecraft_lang::loader::Loader;
+use std::path::Path;
+
+fn game(players: &[&str]) -> GameState {
+    Loader::new()
+        .game(
+            Path::new("rulesets/honor.rules"),
+            &[Path::new("content/honor")],
+            players,
+        )
+        .expect("the honor ruleset and content load")
+}
+
+fn enter(s: &mut GameState, name: &str, owner: u8) -> ObjectId {
+    let n = NewObject::new(
+        s.content.class_id(name).expect("class"),
+        PlayerId(owner),
+        s.ruleset.zone_id("play").expect("zone"),
+    );
+    s.apply(Action::Create(vec![n])).expect("enters").created[0]
+}
+
+fn occ(s: &GameState, event: &str, args: Vec<Arg>) -> Occurrence {
+    Occurrence::new(s.ruleset.event_id(event).expect("event"), args)
+}
+
+fn log(s: &GameState) -> String {
+    s.log()
+        .iter()
+        .map(|e| e.display(s) + "\n")
+        .collect::<String>()
+}
+
+fn honor(s: &GameState, p: u8) -> Option<i64> {
+    let prop = s.ruleset.prop_id("honor").expect("honor");
+    s.property(PlayerId(p), prop).number()
+}
+
+/// Two Borders at step A: the request offers both; answering each way gives the two outcomes
+/// of the "CE Timing" example, from copies of one state.
+fn borders() -> (GameState, ObjectId) {
+    let mut s = game(&["Alice", "Bob"]);
+    enter(&mut s, "Stubborn Border", 0);
+    enter(&mut s, "Harsh Border", 0);
+    let unit = enter(&mut s, "Samurai", 0);
+    let o = occ(&s, "moves_home", vec![Arg::Object(unit)]);
+    s.occur(o).expect("occurs");
+    (s, unit)
+}
+
+#[test]
+fn a_decision_lists_its_options_and_each_answer_can_be_tried_on_a_copy() {
+    let (s, unit) = borders();
+    let Some(DecisionRequest::ChooseNext {
+        player, options, ..
+    }) = s.pending_decision()
+    else {
+        panic!(
+            "expected a choice of what comes next, got {:?}",
+            s.pending_decision()
+        );
+    };
+    assert_eq!(*player, PlayerId(0));
+    assert_eq!(options.len(), 2);
+    let discard = s.ruleset.zone_id("discard").unwrap();
+    let mut outcomes = Vec::new();
+    for (i, o) in options.iter().enumerate() {
+        let mut copy = s.clone();
+        copy.decide(Choice::Pick(i)).expect("a legal answer");
+        assert!(copy.pending_decision().is_none());
+        outcomes.push((o.text.to_string(), copy.object(unit).zone == discard));
+    }
+    outcomes.sort();
+    assert_eq!(
+        outcomes,
+        vec![
+            (
+                "Units that move home are destroyed instead.".to_string(),
+                true
+            ),
+            ("Units will not move home.".to_string(), false),
+        ]
+    );
+}
+
+#[test]
+fn an_answer_that_is_not_an_option_is_an_error_that_changes_nothing() {
+    let (mut s, unit) = borders();
+    let before = log(&s);
+    for bad in [Choice::Pick(2), Choice::Pass, Choice::Order(vec![unit])] {
+        assert!(s.decide(bad.clone()).is_err(), "{bad:?} must be refused");
+        assert_eq!(log(&s), before);
+        assert!(s.pending_decision().is_some());
+    }
+    // Nothing else may happen while the decision waits.
+    let o = occ(&s, "bows", vec![Arg::Object(unit)]);
+    assert!(s.occur(o).is_err());
+    assert_eq!(log(&s), before);
+}
+
+#[test]
+fn the_same_answers_give_the_same_log() {
+    let run = || {
+        let mut s = game(&["Alice", "Bob", "Carol"]);
+        enter(&mut s, "Honorable Witness", 0);
+        enter(&mut s, "Honorable Witness", 1);
+        enter(&mut s, "Honor Tax", 2);
+        enter(&mut s, "Honor Boon", 2);
+        let o = occ(
+            &s,
+            "gains_honor",
+            vec![Arg::Player(PlayerId(2)), Arg::Number(3)],
+        );
+        s.occur(o).expect("occurs");
+        // Always the first option: take every Reaction offered once, then pass.
+        let mut steps = 0;
+        while let Some(d) = s.pending_decision().cloned() {
+            steps += 1;
+            assert!(steps < 200, "the game should settle");
+            let c = match d {
+                DecisionRequest::React { .. } if steps % 3 == 0 => Choice::Pass,
+                d => d.choices()[0].clone(),
+            };
+            s.decide(c).expect("a legal answer");
+        }
+        (log(&s), honor(&s, 2))
+    };
+    let (a, ha) = run();
+    let (b, hb) = run();
+    assert_eq!(a, b);
+    assert_eq!(ha, hb);
+    assert!(!a.is_empty());
+}
+
+#[test]
+fn a_reaction_request_offers_only_reactions_the_player_can_take() {
+    let mut s = game(&["Alice", "Bob"]);
+    enter(&mut s, "Honorable Witness", 1);
+    let o = occ(
+        &s,
+        "gains_honor",
+        vec![Arg::Player(PlayerId(0)), Arg::Number(1)],
+    );
+    s.occur(o).expect("occurs");
+    // Alice (active) has none and passes without being asked; Bob is asked.
+    let Some(DecisionRequest::React {
+        player, options, ..
+    }) = s.pending_decision()
+    else {
+        panic!("expected an action round, got {:?}", s.pending_decision());
+    };
+    assert_eq!(*player, PlayerId(1));
+    assert_eq!(options.len(), 1);
+    assert_eq!(
+        &*options[0].text,
+        "Before a player gains Honor: you gain 1 Honor."
+    );
+    assert_eq!(
+        s.pending_decision().unwrap().choices().len(),
+        2,
+        "take it, or pass"
+    );
+}
