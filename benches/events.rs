@@ -25,9 +25,13 @@ fn board(effects: usize) -> (GameState, ObjectId) {
     let play = s.ruleset.zone_id("play").expect("play");
     let mut enter = |s: &mut GameState, name: &str, owner: u8| -> ObjectId {
         let class = s.content.class_id(name).expect("class");
-        s.apply(Action::Create(vec![NewObject::new(class, PlayerId(owner), play)]))
-            .expect("enters")
-            .created[0]
+        s.apply(Action::Create(vec![NewObject::new(
+            class,
+            PlayerId(owner),
+            play,
+        )]))
+        .expect("enters")
+        .created[0]
     };
     for i in 0..effects {
         let name = match i {
@@ -71,7 +75,10 @@ fn bench(c: &mut Criterion) {
         vec![Arg::Player(PlayerId(0)), Arg::Number(1)],
     ))
     .expect("occurs");
-    assert!(s.pending_decision().is_some(), "a Reaction request is pending");
+    assert!(
+        s.pending_decision().is_some(),
+        "a Reaction request is pending"
+    );
     g.sample_size(50);
     g.bench_function("clone a 200-object state with a decision pending", |b| {
         b.iter(|| black_box(s.clone()))

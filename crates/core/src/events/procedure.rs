@@ -300,7 +300,7 @@ impl GameState {
     }
 
     fn timing_mut(&mut self) -> &mut Timing {
-        Arc::make_mut(&mut self.timing)
+        &mut self.timing
     }
 
     fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
@@ -573,8 +573,32 @@ impl GameState {
         Ok(())
     }
 
+    /// Whether anything could answer an occurrence of the frame at this point: a class's
+    /// response, a rule or a delayed effect listening to its event there. Most points of most
+    /// occurrences have none, and cost nothing more.
+    fn point_has_listeners(&self, fi: usize, point: Point) -> bool {
+        let f = self.frame(fi);
+        f.occs.iter().filter(|o| o.alive).any(|o| {
+            let e = o.occ.event;
+            !self.content.listeners(e, point).is_empty()
+                || self.ruleset.rules.iter().any(|r| listens(r, e, point))
+                || self
+                    .timing
+                    .delayed
+                    .iter()
+                    .any(|d| listens(&d.def, e, point))
+        })
+    }
+
     fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
-        let procedure = self.ruleset.timing.clone();
+        let rs = self.ruleset.clone();
+        let procedure = &rs.timing;
+        let f = self.frame(fi);
+        if f.step == 0 && matches!(f.st, StepState::Fresh) && !self.point_has_listeners(fi, point) {
+            let f = self.frame_mut(fi);
+            f.stage += 1;
+            return Ok(());
+        }
         let f = self.frame(fi);
         let Some(step) = procedure.steps.get(f.step) else {
             let f = self.frame_mut(fi);
@@ -777,7 +801,7 @@ impl GameState {
             }
             for (i, r) in self.ruleset.rules.iter().enumerate() {
                 if r.kind.responds() == responds
-                    && r.trigger.point == point
+                    && listens(r, o.occ.event, point)
                     && (player.is_none() || player == Some(self.orderer()))
                     && look.answers(r, &o.occ, None, Some(self.orderer()), &[], &o.occ.args)
                 {
@@ -804,6 +828,11 @@ impl GameState {
                     continue;
                 }
                 let def = &self.content.class(look.object(obj).class).responses[ri as usize];
+                // "After this card bows": a trigger about its own object answers no other, and
+                // needs no derived value to say so.
+                if !names_source_only(def, &o.occ, obj) {
+                    continue;
+                }
                 if !look.source_works(obj, def) {
                     continue;
                 }
@@ -818,7 +847,7 @@ impl GameState {
                 }
             }
             for d in &self.timing.delayed {
-                if d.def.kind.responds() != responds || d.def.trigger.point != point {
+                if d.def.kind.responds() != responds || !listens(&d.def, o.occ.event, point) {
                     continue;
                 }
                 if player.is_some_and(|p| Some(p) != d.you) {
@@ -1275,7 +1304,7 @@ impl GameState {
         });
         if leaves_play {
             let mut snap = self.clone();
-            snap.timing = Arc::new(Timing::default());
+            snap.timing = Timing::default();
             snap.refresh();
             self.frame_mut(fi).snapshot = Some(Arc::new(snap));
         }
@@ -1286,6 +1315,14 @@ impl GameState {
             }
             self.frame_mut(fi).occs[k].happened = true;
             self.log_at(depth, Logged::Happened { occurrence: o });
+        }
+        // State-based checks, where the ruleset has any or an effect lasts "for as long as".
+        let lapsing = self
+            .effects
+            .iter()
+            .any(|e| matches!(e.duration, crate::effect::Duration::ForAsLongAs(_)));
+        if rs.state_checks.is_empty() && !lapsing {
+            return Ok(());
         }
         let mut out = crate::action::Outcome::default();
         self.run_state_checks(&mut out)
@@ -1430,6 +1467,25 @@ impl GameState {
         }
         self.run_timing()
     }
+}
+
+/// False when every pattern of the trigger that names the occurrence's event says `this` for an
+/// argument that is another object: the response cannot answer it.
+fn names_source_only(def: &ResponseDef, occ: &Occurrence, source: ObjectId) -> bool {
+    def.trigger.patterns.iter().any(|p| {
+        p.event == occ.event
+            && p.filters.iter().enumerate().all(|(i, f)| match f {
+                Some(crate::condition::Cond::IsSource) => {
+                    occ.args.get(i) == Some(&Arg::Object(source))
+                }
+                _ => true,
+            })
+    })
+}
+
+/// Whether a response's trigger names this event at this point.
+fn listens(r: &ResponseDef, e: EventId, point: Point) -> bool {
+    r.trigger.point == point && r.trigger.patterns.iter().any(|p| p.event == e)
 }
 
 fn bad_pick(i: usize, n: usize) -> ActionError {
