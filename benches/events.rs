@@ -23,7 +23,7 @@ fn board(effects: usize) -> (GameState, ObjectId) {
         )
         .expect("the benchmark's ruleset and content load");
     let play = s.ruleset.zone_id("play").expect("play");
-    let mut enter = |s: &mut GameState, name: &str, owner: u8| -> ObjectId {
+    let enter = |s: &mut GameState, name: &str, owner: u8| -> ObjectId {
         let class = s.content.class_id(name).expect("class");
         s.apply(Action::Create(vec![NewObject::new(
             class,
