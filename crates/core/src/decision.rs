@@ -31,6 +31,12 @@ pub enum DecisionRequest {
         step: Arc<str>,
         options: Vec<ResponseOption>,
     },
+    /// One text asks several players for choices: which player chooses next (`Choice::Pick`).
+    OrderChoices {
+        player: PlayerId,
+        response: Arc<str>,
+        choosers: Vec<PlayerId>,
+    },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {
         player: PlayerId,
@@ -46,6 +52,7 @@ impl DecisionRequest {
             DecisionRequest::OrderTimestamps { player, .. }
             | DecisionRequest::ChooseNext { player, .. }
             | DecisionRequest::React { player, .. }
+            | DecisionRequest::OrderChoices { player, .. }
             | DecisionRequest::ChooseTarget { player, .. } => *player,
         }
     }
@@ -63,6 +70,9 @@ impl DecisionRequest {
                 .map(Choice::Pick)
                 .chain(std::iter::once(Choice::Pass))
                 .collect(),
+            DecisionRequest::OrderChoices { choosers, .. } => {
+                (0..choosers.len()).map(Choice::Pick).collect()
+            }
             DecisionRequest::ChooseTarget { options, .. } => {
                 options.iter().map(|t| Choice::Target(*t)).collect()
             }

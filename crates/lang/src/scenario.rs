@@ -196,6 +196,19 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
             state.player_name(*player),
             option_names(state, options).join(", ")
         )),
+        DecisionRequest::OrderChoices {
+            player,
+            response,
+            choosers,
+        } => Some(format!(
+            "{} must choose who chooses next for \"{response}\": {}",
+            state.player_name(*player),
+            choosers
+                .iter()
+                .map(|p| state.player_name(*p).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         DecisionRequest::ChooseTarget {
             player, response, ..
         } => Some(format!(
@@ -553,13 +566,31 @@ fn run_step(
             state.end(e).map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Choose(r) => {
-            let Some(DecisionRequest::ChooseNext { options, .. }) = state.pending_decision() else {
-                return Err((
-                    None,
-                    "no decision is pending: `choose` answers which response comes next".into(),
-                ));
+            let i = match state.pending_decision() {
+                Some(DecisionRequest::ChooseNext { options, .. }) => {
+                    pick(state, names, options, &r)?
+                }
+                Some(DecisionRequest::OrderChoices { choosers, .. }) => {
+                    let Some(p) = state.player_id(&r.name) else {
+                        return Err((
+                            Some(r.span),
+                            format!(
+                                "`{}` is not a player: this decision is who chooses next",
+                                r.name
+                            ),
+                        ));
+                    };
+                    choosers.iter().position(|c| *c == p).ok_or_else(|| {
+                        (
+                            Some(r.span),
+                            format!("{} has no choice to make here", r.name),
+                        )
+                    })?
+                }
+                _ => {
+                    return Err((None, "no decision is pending: `choose` answers which response comes next, or who chooses next".into()));
+                }
             };
-            let i = pick(state, names, options, &r)?;
             state
                 .decide(Choice::Pick(i))
                 .map_err(|e| (None, e.to_string()))?;
@@ -694,21 +725,53 @@ fn check(
             }
         }
         Expect::Options { player, sources } => {
-            let (p, options) = match state.pending_decision() {
-                Some(DecisionRequest::ChooseNext {
-                    player, options, ..
-                })
-                | Some(DecisionRequest::React {
-                    player, options, ..
-                }) => (*player, options),
-                _ => return fail("expected a decision among responses; none is pending".into()),
+            // Each option by name: a response by its source (or a rule by its text), a player
+            // by name, an object by alias or name.
+            let named = |r: &Ref, s: &Subject| match s {
+                Subject::Player(p) => state.player_name(*p) == r.name,
+                Subject::Object(o) => find(state, names, &r.name) == Ok(*o),
             };
-            let all_named = sources
-                .iter()
-                .all(|r| options.iter().any(|o| option_is(state, names, o, r)));
-            let all_listed = options
-                .iter()
-                .all(|o| sources.iter().any(|r| option_is(state, names, o, r)));
+            type Matches<'m> = Box<dyn Fn(&Ref, usize) -> bool + 'm>;
+            let (p, listed, matches): (PlayerId, Vec<String>, Matches) =
+                match state.pending_decision() {
+                    Some(DecisionRequest::ChooseNext {
+                        player, options, ..
+                    })
+                    | Some(DecisionRequest::React {
+                        player, options, ..
+                    }) => (
+                        *player,
+                        option_names(state, options),
+                        Box::new(move |r: &Ref, i: usize| option_is(state, names, &options[i], r)),
+                    ),
+                    Some(DecisionRequest::OrderChoices {
+                        player, choosers, ..
+                    }) => (
+                        *player,
+                        choosers
+                            .iter()
+                            .map(|c| state.player_name(*c).to_string())
+                            .collect(),
+                        Box::new(move |r: &Ref, i: usize| named(r, &Subject::Player(choosers[i]))),
+                    ),
+                    Some(DecisionRequest::ChooseTarget {
+                        player, options, ..
+                    }) => (
+                        *player,
+                        options
+                            .iter()
+                            .map(|t| match t {
+                                Subject::Player(p) => state.player_name(*p).to_string(),
+                                Subject::Object(o) => format!("`{}`", state.object(*o).name),
+                            })
+                            .collect(),
+                        Box::new(move |r: &Ref, i: usize| named(r, &options[i])),
+                    ),
+                    _ => return fail("expected a decision with options; none is pending".into()),
+                };
+            let n = listed.len();
+            let all_named = sources.iter().all(|r| (0..n).any(|i| matches(r, i)));
+            let all_listed = (0..n).all(|i| sources.iter().any(|r| matches(r, i)));
             if p.index() != *player || !all_named || !all_listed {
                 return fail(format!(
                     "expected {} to choose from {}; actually {} chooses from {}",
@@ -719,7 +782,7 @@ fn check(
                         .collect::<Vec<_>>()
                         .join(", "),
                     state.player_name(p),
-                    option_names(state, options).join(", ")
+                    listed.join(", ")
                 ));
             }
         }

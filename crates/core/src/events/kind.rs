@@ -81,6 +81,10 @@ pub struct EventKind {
     /// A turn: while it lasts, its player parameter is the active player; between turns the player
     /// who takes the next turn orders conflicts.
     pub turn: bool,
+    /// The player parameter who orders the responses to an occurrence of this kind, instead of
+    /// the active player ("CE Timing": Gold production from several sources to pay one cost, in
+    /// an order the paying player chooses).
+    pub ordered_by: Option<u8>,
 }
 
 impl EventKind {

@@ -37,6 +37,8 @@ pub struct Timing {
     last_happened: bool,
     /// The responses the pending decision offers, in the order of its options.
     offered: Vec<Cand>,
+    /// The target lines whose choosers the pending decision offers, in order.
+    offered_targets: Vec<usize>,
     turns_begun: u32,
 }
 
@@ -173,6 +175,9 @@ struct Run {
     targets: Vec<Subject>,
     /// For a delayed effect, the arguments it was set up with.
     bound: Option<Vec<Arg>>,
+    /// Targets chosen so far, by target line; the one being chosen now.
+    picked: Vec<Option<Subject>>,
+    picking: Option<usize>,
     part: usize,
     awaiting_cost: bool,
     depth: u16,
@@ -419,6 +424,22 @@ impl GameState {
         }
     }
 
+    /// Who orders the responses to the frame's occurrences: the player its event names for that
+    /// (a payment's payer), else the active player.
+    fn orderer_of(&self, fi: usize) -> PlayerId {
+        let f = self.frame(fi);
+        f.occs
+            .iter()
+            .find_map(|o| {
+                let i = self.ruleset.event(o.occ.event).ordered_by?;
+                match o.occ.args.get(i as usize) {
+                    Some(Arg::Player(p)) => Some(*p),
+                    _ => None,
+                }
+            })
+            .unwrap_or_else(|| self.orderer())
+    }
+
     fn next_player(&self, p: PlayerId) -> PlayerId {
         PlayerId(((p.0 as usize + 1) % self.players.len()) as u8)
     }
@@ -638,7 +659,7 @@ impl GameState {
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
                     }
                     _ => {
-                        let player = self.orderer();
+                        let player = self.orderer_of(fi);
                         let options = self.options(fi, &valid);
                         self.timing_mut().offered = valid;
                         self.pending = Some(Arc::new(DecisionRequest::ChooseNext {
@@ -903,6 +924,11 @@ impl GameState {
         if !matched {
             return false;
         }
+        if let Some(e) = def.during {
+            if !self.timing.periods.iter().any(|o| o.event == e) {
+                return false;
+            }
+        }
         let ctx = Ctx::new(self, sheet, source, you, targets).with_params(&occ.args);
         let this = match source {
             Some(s) => Subject::Object(s),
@@ -1004,6 +1030,8 @@ impl GameState {
             you,
             targets,
             bound,
+            picked: Vec::new(),
+            picking: None,
             part: 0,
             awaiting_cost: false,
             depth: depth + 1,
@@ -1035,39 +1063,7 @@ impl GameState {
         let nc = r.def.costs.len();
         let nd = r.def.deeds.len();
         if r.part < nt {
-            let params = self.params_of(&r);
-            let options = self.legal_targets(
-                &r.def.targets[r.part].cond,
-                r.source,
-                r.you,
-                &r.targets,
-                &params,
-            );
-            match options.len() {
-                0 => {
-                    self.log_at(
-                        r.depth,
-                        Logged::Fizzled {
-                            by: r.responder(),
-                            why: "it has no legal target".into(),
-                        },
-                    );
-                    self.timing_mut().tasks.truncate(ri);
-                }
-                1 => {
-                    let run = self.run_mut(ri);
-                    run.targets.push(options[0]);
-                    run.part += 1;
-                }
-                _ => {
-                    self.timing_mut().offered = Vec::new();
-                    self.pending = Some(Arc::new(DecisionRequest::ChooseTarget {
-                        player: r.you.unwrap_or(self.orderer()),
-                        response: r.def.text.clone(),
-                        options,
-                    }));
-                }
-            }
+            return self.choose_targets(ri, &r);
         } else if r.part < nt + nc {
             self.run_mut(ri).part += 1;
             let deed = r.def.costs[r.part - nt].clone();
@@ -1084,6 +1080,92 @@ impl GameState {
             self.timing_mut().tasks.truncate(ri);
         }
         Ok(())
+    }
+
+    /// Who chooses a response's target of that index.
+    fn chooser_of(&self, r: &Run, i: usize, params: &[Arg]) -> PlayerId {
+        let fallback = r.you.unwrap_or(self.orderer());
+        let Some(Some(p)) = r.def.choosers.get(i) else {
+            return fallback;
+        };
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, r.source, r.you, &r.targets).with_params(params);
+        let this = match r.source {
+            Some(s) => Subject::Object(s),
+            None => Subject::Player(fallback),
+        };
+        ctx.player(*p, this).unwrap_or(fallback)
+    }
+
+    /// The next target: when players other than one still have to choose, the player who orders
+    /// conflicts picks who chooses next; then that player picks among the legal targets (a
+    /// single legal one is taken without asking). With none, the response does nothing.
+    fn choose_targets(&mut self, ri: usize, r: &Run) -> Result<(), ActionError> {
+        let nt = r.def.targets.len();
+        let params = self.params_of(r);
+        if r.picked.len() != nt {
+            self.run_mut(ri).picked = vec![None; nt];
+        }
+        let picked = &self.run_mut(ri).picked.clone();
+        let next = match r.picking {
+            Some(i) => i,
+            None => {
+                let remaining: Vec<usize> = (0..nt).filter(|i| picked[*i].is_none()).collect();
+                let choosers: Vec<PlayerId> = remaining
+                    .iter()
+                    .map(|i| self.chooser_of(r, *i, &params))
+                    .collect();
+                if choosers.iter().any(|c| *c != choosers[0]) {
+                    let player = self.orderer();
+                    self.timing_mut().offered = Vec::new();
+                    self.timing_mut().offered_targets = remaining;
+                    self.pending = Some(Arc::new(DecisionRequest::OrderChoices {
+                        player,
+                        response: r.def.text.clone(),
+                        choosers,
+                    }));
+                    return Ok(());
+                }
+                remaining[0]
+            }
+        };
+        let so_far: Vec<Subject> = picked.iter().flatten().copied().collect();
+        let options =
+            self.legal_targets(&r.def.targets[next].cond, r.source, r.you, &so_far, &params);
+        match options.len() {
+            0 => {
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: "it has no legal target".into(),
+                    },
+                );
+                self.timing_mut().tasks.truncate(ri);
+            }
+            1 => self.set_target(ri, next, options[0]),
+            _ => {
+                let player = self.chooser_of(r, next, &params);
+                self.run_mut(ri).picking = Some(next);
+                self.timing_mut().offered = Vec::new();
+                self.pending = Some(Arc::new(DecisionRequest::ChooseTarget {
+                    player,
+                    response: r.def.text.clone(),
+                    options,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    fn set_target(&mut self, ri: usize, i: usize, t: Subject) {
+        let run = self.run_mut(ri);
+        run.picked[i] = Some(t);
+        run.picking = None;
+        run.part += 1;
+        if run.part == run.picked.len() {
+            run.targets = run.picked.iter().flatten().copied().collect();
+        }
     }
 
     /// The arguments a response's expressions read: the occurrence it answers, as it is now, or
@@ -1241,9 +1323,11 @@ impl GameState {
                     trigger: def.trigger.clone(),
                     condition: None,
                     targets: Vec::new(),
+                    choosers: Vec::new(),
                     costs: Vec::new(),
                     deeds: def.deeds.clone(),
                     zones: Vec::new(),
+                    during: None,
                 });
                 let turn = match def.lasting {
                     Lasting::ThisTurn => Some(self.turn),
@@ -1449,9 +1533,20 @@ impl GameState {
                 }
                 let ri = top.expect("a response is under way");
                 self.pending = None;
-                let run = self.run_mut(ri);
-                run.targets.push(t);
-                run.part += 1;
+                let i = match &self.timing.tasks[ri] {
+                    Task::Run(r) => r.picking.expect("a target is being chosen"),
+                    Task::Frame(_) => unreachable!("a response is under way"),
+                };
+                self.set_target(ri, i, t);
+            }
+            (DecisionRequest::OrderChoices { choosers, .. }, Choice::Pick(i)) => {
+                if i >= choosers.len() {
+                    return Err(bad_pick(i, choosers.len()));
+                }
+                let ri = top.expect("a response is under way");
+                let next = self.timing.offered_targets[i];
+                self.pending = None;
+                self.run_mut(ri).picking = Some(next);
             }
             (req, c) => {
                 return Err(ActionError::BadChoice(format!(
@@ -1461,6 +1556,7 @@ impl GameState {
                         DecisionRequest::ChooseNext { .. } => "one of the options (Pick)",
                         DecisionRequest::React { .. } => "one of the options (Pick) or Pass",
                         DecisionRequest::ChooseTarget { .. } => "one of the targets (Target)",
+                        DecisionRequest::OrderChoices { .. } => "one of the players (Pick)",
                     }
                 )));
             }

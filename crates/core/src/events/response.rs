@@ -126,11 +126,17 @@ pub struct ResponseDef {
     pub trigger: Trigger,
     /// It happens only if this holds, tested on its source with the occurrence's parameters.
     pub condition: Option<Cond>,
-    /// Targets chosen as it begins, by its controller.
+    /// Targets chosen as it begins.
     pub targets: Vec<TargetSpec>,
+    /// Who chooses each target (`None`: its controller). When players other than one choose,
+    /// the player who orders conflicts decides who chooses first ("CE Timing": choices by
+    /// different players made by one text are ordered at step B by the active player).
+    pub choosers: Vec<Option<PlayerRef>>,
     /// Occurrences that pay for it, before its deeds; if one does not happen, neither do they.
     pub costs: Vec<Deed>,
     pub deeds: Vec<Deed>,
     /// Zones besides those in play where its source may be ("Reactions" in hand).
     pub zones: Vec<ZoneId>,
+    /// It answers only while a period of this kind is open ("during your Dynasty Phase").
+    pub during: Option<EventId>,
 }

@@ -74,6 +74,7 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         amount: None,
         period: kw != "event",
         turn: kw == "turn",
+        ordered_by: None,
     };
     if let Some(b) = &s.block {
         for item in &b.stmts {
@@ -126,6 +127,11 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     if c.eat_word("size") {
         c.expect_punct(":")?;
         kind.amount = Some(param_of(kind, &mut c, ParamKind::Number)?);
+        return c.finish();
+    }
+    if c.eat_words(&["ordered", "by"]) {
+        c.expect_punct(":")?;
+        kind.ordered_by = Some(param_of(kind, &mut c, ParamKind::Player)?);
         return c.finish();
     }
     if c.eat_word("move") {
@@ -396,10 +402,12 @@ fn response(
     let mut trig: Option<Trigger> = None;
     let mut condition_: Option<rulecraft_core::condition::Cond> = None;
     let mut targets: Vec<TargetSpec> = Vec::new();
+    let mut choosers = Vec::new();
     let mut costs = Vec::new();
     let mut deeds = Vec::new();
     let mut zones = Vec::new();
     let mut params: Vec<String> = Vec::new();
+    let mut during = None;
     for item in block(s, "the response's trigger and what it does")? {
         let mut c = Cursor::new(&item.head);
         let Some(w) = item.head[0].word() else {
@@ -437,17 +445,72 @@ fn response(
                 c.finish()?;
             }
             "target" => {
+                // `target [NAME] [by PLAYER]: COND`.
                 no_block(item)?;
                 c.bump();
+                let name = match c.peek() {
+                    Some(t) if matches!(t.tok, crate::lexer::Tok::Str(_)) => {
+                        let (n, ns) = c.string("the target's name")?;
+                        if targets
+                            .iter()
+                            .any(|t: &TargetSpec| t.name.as_deref() == Some(&n))
+                        {
+                            return Err(Diagnostic::new(
+                                ns,
+                                format!("target `{n}` is named twice"),
+                            ));
+                        }
+                        Some(Arc::from(n.as_str()))
+                    }
+                    _ => None,
+                };
+                let chooser = if c.eat_word("by") {
+                    Some(match arg(env, &mut c, ParamKind::Player, &params, 0)? {
+                        ArgExpr::Player(p) => p,
+                        ArgExpr::Param(i) => PlayerRef::Param(i),
+                        _ => {
+                            return Err(Diagnostic::new(
+                                c.here(),
+                                "`by` names who chooses: `you`, `opponent`, `active player` or `event PARAM`",
+                            ))
+                        }
+                    })
+                } else {
+                    None
+                };
                 c.expect_punct(":")?;
                 let allow = Allow {
                     params: &params,
                     ..Allow::default()
                 };
                 targets.push(TargetSpec {
-                    name: None,
+                    name,
                     cond: condition(env, &mut c, allow)?,
                 });
+                choosers.push(chooser);
+                c.finish()?;
+            }
+            "during" => {
+                // `during: dynasty_phase`: only while such a period is open.
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                let (e, es) = c.name("a period")?;
+                let Some(id) = env.ruleset.event_id(&e) else {
+                    return Err(unknown(
+                        es,
+                        "event",
+                        &e,
+                        env.ruleset.events.iter().map(|x| &*x.name),
+                    ));
+                };
+                if !env.ruleset.event(id).period {
+                    return Err(Diagnostic::new(
+                        es,
+                        format!("`{e}` is not a period: `during` names a period"),
+                    ));
+                }
+                during = Some(id);
                 c.finish()?;
             }
             "works" => {
@@ -509,11 +572,13 @@ fn response(
             "a replacement says `prevent` or `instead EVENT(...)`",
         ));
     }
-    if replaces && kind != ResponseKind::Replacement {
+    // A Reaction may negate what it answers (taken in its action round); any other effect that
+    // negates, prevents or substitutes is a replacement, applied first.
+    if replaces && !matches!(kind, ResponseKind::Replacement | ResponseKind::Reaction) {
         return Err(Diagnostic::new(
             s.head[0].span,
             format!(
-                "`prevent` and `instead` make an occurrence not happen: write a `replacement`, not a {}",
+                "`prevent` and `instead` make an occurrence not happen: write a `replacement` (or a `reaction`), not a {}",
                 kind.name()
             ),
         ));
@@ -524,9 +589,11 @@ fn response(
         trigger,
         condition: condition_,
         targets,
+        choosers,
         costs,
         deeds,
         zones,
+        during,
     })
 }
 
@@ -623,6 +690,17 @@ fn arg(
                 here,
                 "`target` needs a `target:` line before it",
             ));
+        }
+        // `target 2`: the second target line.
+        if let Some(crate::lexer::Tok::Number(_)) = c.peek().map(|t| &t.tok) {
+            let (n, ns) = c.number("a target's number")?;
+            if n < 1 || n as usize > ntargets {
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("there are {ntargets} target line(s): expected 1 to {ntargets}"),
+                ));
+            }
+            return Ok(ArgExpr::Target((n - 1) as u8));
         }
         return Ok(ArgExpr::Target(0));
     }
