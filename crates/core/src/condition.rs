@@ -59,6 +59,8 @@ pub enum CmpOp {
 #[derive(Clone, Debug, Serialize)]
 pub enum NumExpr {
     Const(i64),
+    /// The number argument of that index of the occurrence a response answers ("the gain").
+    Param(u8),
     /// No number ("no maximum hand size").
     Nothing,
     Char(ObjRef, CharId),
@@ -778,6 +780,10 @@ impl Ctx<'_> {
         Some(match e {
             NumExpr::Const(n) => *n,
             NumExpr::Nothing => return None,
+            NumExpr::Param(i) => match self.params.get(*i as usize) {
+                Some(crate::value::Arg::Number(n)) => *n,
+                _ => return None,
+            },
             NumExpr::Char(r, c) => {
                 let o = self.object(*r, this)?;
                 self.value(o, *c).number()?
@@ -870,7 +876,7 @@ impl Ctx<'_> {
         out: &mut Vec<Option<i64>>,
     ) -> bool {
         match e {
-            NumExpr::Const(_) | NumExpr::Nothing => true,
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) => true,
             NumExpr::Char(..)
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)
@@ -1354,6 +1360,7 @@ impl NumExpr {
         match self {
             NumExpr::Const(_)
             | NumExpr::Nothing
+            | NumExpr::Param(_)
             | NumExpr::Counters(..)
             | NumExpr::AllCounters(_)
             | NumExpr::Fixed(_) => {}

@@ -1271,7 +1271,7 @@ fn reads_own(e: &NumExpr) -> bool {
         | NumExpr::Max(a, b)
         | NumExpr::Min(a, b) => reads_own(a) || reads_own(b),
         NumExpr::Neg(a) => reads_own(a),
-        NumExpr::Const(_) | NumExpr::Nothing => false,
+        NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) => false,
     }
 }
 

@@ -283,6 +283,14 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             return Ok(Cond::Not(Box::new(Cond::IsSource)));
         }
         "event" if !dotted => {
+            // `event amount > 1`, `event card.force >= 3`: a comparison.
+            if c.peek_at(2).is_some_and(|t| {
+                [".", "<", "<=", ">", ">=", "=", "!=", "+", "-", "*"]
+                    .iter()
+                    .any(|p| t.is_punct(p))
+            }) {
+                return comparison(env, c, allow);
+            }
             // `event card`: the tested object or player is that argument of the occurrence.
             c.bump();
             let (p, ps) = c.name("a parameter of the event after `event`")?;
@@ -697,6 +705,49 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         "none" => {
             c.bump();
             return Ok(NumExpr::Nothing);
+        }
+        "event" => {
+            // `event amount`: a number argument; `event card.force`, `event player.honor`: a
+            // value of an object or player argument.
+            c.bump();
+            let (p, ps) = c.name("a parameter of the event after `event`")?;
+            let Some(i) = allow.params.iter().position(|x| *x == p) else {
+                if allow.params.is_empty() {
+                    return Err(Diagnostic::new(
+                        tok.span,
+                        "`event ...` names a parameter of the event a response answers: only in a response",
+                    ));
+                }
+                return Err(unknown(
+                    ps,
+                    "event parameter",
+                    &p,
+                    allow.params.iter().map(|s| s.as_str()),
+                ));
+            };
+            let i = i as u8;
+            if !c.eat_punct(".") {
+                return Ok(NumExpr::Param(i));
+            }
+            let (w, ws) = c.name("a number characteristic or a player property")?;
+            if let Some(ch) = rs.char_id(&w) {
+                if rs.char(ch).kind != CharKind::Number {
+                    return Err(Diagnostic::new(ws, format!("`{w}` is not a number")));
+                }
+                return Ok(NumExpr::Char(ObjRef::Param(i), ch));
+            }
+            if let Some(prop) = rs.prop_id(&w) {
+                return Ok(NumExpr::Prop(PlayerRef::Param(i), prop));
+            }
+            return Err(unknown(
+                ws,
+                "characteristic or player property",
+                &w,
+                rs.characteristics
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .chain(rs.props.iter().map(|p| p.name.as_str())),
+            ));
         }
         "count" => {
             c.bump();

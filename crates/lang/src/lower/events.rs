@@ -666,6 +666,14 @@ fn arg(
     ntargets: usize,
 ) -> Res<ArgExpr> {
     let here = c.here();
+    if want == ParamKind::Number {
+        // `event amount - 1`, `event card.force`: any numeric expression.
+        let allow = Allow {
+            params,
+            ..Allow::default()
+        };
+        return Ok(ArgExpr::Number(num(env, c, allow)?));
+    }
     if c.eat_word("event") {
         let (p, ps) = c.name("a parameter of the event answered")?;
         let Some(i) = params.iter().position(|x| *x == p) else {
