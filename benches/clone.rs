@@ -17,8 +17,8 @@ fn board() -> GameState {
             &["A", "B"],
         )
         .expect("bundled ruleset and content load");
-    let rs = s.ruleset.clone();
-    let content = s.content.clone();
+    let rs = s.ruleset().clone();
+    let content = s.content().clone();
     let bf = rs.zone_id("battlefield").expect("battlefield");
     let class = |n: &str| content.class_id(n).expect("card exists");
     let mut creatures = Vec::new();

@@ -22,9 +22,9 @@ fn board(effects: usize) -> (GameState, ObjectId) {
             &["A", "B"],
         )
         .expect("the benchmark's ruleset and content load");
-    let play = s.ruleset.zone_id("play").expect("play");
+    let play = s.ruleset().zone_id("play").expect("play");
     let enter = |s: &mut GameState, name: &str, owner: u8| -> ObjectId {
-        let class = s.content.class_id(name).expect("class");
+        let class = s.content().class_id(name).expect("class");
         s.apply(Action::Create(vec![NewObject::new(
             class,
             PlayerId(owner),
@@ -47,8 +47,8 @@ fn board(effects: usize) -> (GameState, ObjectId) {
 
 /// Bows and straightens the card, one occurrence at a time.
 fn run(mut s: GameState, card: ObjectId) -> GameState {
-    let bows = s.ruleset.event_id("bows").expect("bows");
-    let straightens = s.ruleset.event_id("straightens").expect("straightens");
+    let bows = s.ruleset().event_id("bows").expect("bows");
+    let straightens = s.ruleset().event_id("straightens").expect("straightens");
     for i in 0..OCCURRENCES {
         let e = if i % 2 == 0 { bows } else { straightens };
         s.occur(Occurrence::new(e, vec![Arg::Object(card)]))
@@ -69,7 +69,7 @@ fn bench(c: &mut Criterion) {
     }
     // A decision pending: Bob may take a Reaction before A gains Honor.
     let (mut s, _) = board(200);
-    let gains = s.ruleset.event_id("gains_honor").expect("gains_honor");
+    let gains = s.ruleset().event_id("gains_honor").expect("gains_honor");
     s.occur(Occurrence::new(
         gains,
         vec![Arg::Player(PlayerId(0)), Arg::Number(1)],

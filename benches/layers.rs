@@ -23,9 +23,9 @@ pub fn board() -> (GameState, ObjectId) {
             &["A", "B"],
         )
         .expect("ruleset and content load");
-    let content = s.content.clone();
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
-    let gy = s.ruleset.zone_id("graveyard").unwrap();
+    let content = s.content().clone();
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
+    let gy = s.ruleset().zone_id("graveyard").unwrap();
     let class = |n: &str| content.class_id(n).expect(n);
     // 700 creatures and 240 permanents with static abilities enter at once.
     let mut list = Vec::new();
@@ -70,7 +70,7 @@ pub fn board() -> (GameState, ObjectId) {
     let creatures = &ids[..700];
     // Auras: the shrinkers and control auras, attached to creatures.
     for (i, o) in ids[700..].iter().enumerate() {
-        let name = &s.object(*o).name;
+        let name = &s.object(*o).unwrap().name;
         if &**name == "Bench Shrinker" || &**name == "Bench Control Aura" {
             s.apply(Action::Attach {
                 object: *o,
@@ -115,12 +115,12 @@ pub type Change = (&'static str, Vec<Action>, Box<dyn Fn() -> Action>);
 /// and ending.
 pub fn changes() -> (GameState, Vec<Change>) {
     let (s, creature) = board();
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
-    let minus = s.ruleset.counter_id("-1/-1").unwrap();
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
-    let gy = s.ruleset.zone_id("graveyard").unwrap();
-    let bear = s.content.class_id("Bench Creature").unwrap();
-    let growth = s.content.class_id("Bench Growth").unwrap();
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
+    let minus = s.ruleset().counter_id("-1/-1").unwrap();
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
+    let gy = s.ruleset().zone_id("graveyard").unwrap();
+    let bear = s.content().class_id("Bench Creature").unwrap();
+    let growth = s.content().class_id("Bench Growth").unwrap();
     let counters = move |object: ObjectId, counter, count: i64| {
         move || Action::AddCounters {
             object,

@@ -27,8 +27,11 @@ pub fn empty_game() -> GameState {
 /// Enters `n` Grizzly Bears (2/2 creatures) one at a time, alternating players: no static ability
 /// in play reads them.
 pub fn enter_one_at_a_time(s: &mut GameState, n: usize) {
-    let bf = s.ruleset.zone_id("battlefield").expect("battlefield");
-    let bears = s.content.class_id("Grizzly Bears").expect("Grizzly Bears");
+    let bf = s.ruleset().zone_id("battlefield").expect("battlefield");
+    let bears = s
+        .content()
+        .class_id("Grizzly Bears")
+        .expect("Grizzly Bears");
     for i in 0..n {
         s.apply(Action::Create(vec![NewObject::new(
             bears,
@@ -43,9 +46,12 @@ pub fn enter_one_at_a_time(s: &mut GameState, n: usize) {
 /// Laughter ("All creatures get -2/-2 until end of turn."): every one dies.
 pub fn board_to_die(n: usize) -> (GameState, Action) {
     let mut s = empty_game();
-    let bf = s.ruleset.zone_id("battlefield").expect("battlefield");
-    let gy = s.ruleset.zone_id("graveyard").expect("graveyard");
-    let bears = s.content.class_id("Grizzly Bears").expect("Grizzly Bears");
+    let bf = s.ruleset().zone_id("battlefield").expect("battlefield");
+    let gy = s.ruleset().zone_id("graveyard").expect("graveyard");
+    let bears = s
+        .content()
+        .class_id("Grizzly Bears")
+        .expect("Grizzly Bears");
     let list = (0..n)
         .map(|i| NewObject::new(bears, PlayerId((i % 2) as u8), bf))
         .collect();
@@ -55,7 +61,7 @@ pub fn board_to_die(n: usize) -> (GameState, Action) {
         s.decide(Choice::Order(order)).expect("any order");
     }
     let sweeper = s
-        .content
+        .content()
         .class_id("Hideous Laughter")
         .expect("Hideous Laughter");
     let spell = s

@@ -24,7 +24,7 @@ fn main() {
         .nth(1)
         .map_or(20, |a| a.parse().unwrap_or(20));
     let mut before = Duration::ZERO;
-    for (i, layer) in s.ruleset.layers.iter().enumerate() {
+    for (i, layer) in s.ruleset().layers.iter().enumerate() {
         let t = best(runs, || {
             rulecraft_core::layers::derive_upto(&s, i + 1);
         });

@@ -15,9 +15,9 @@ fn board(effects: usize) -> (GameState, ObjectId) {
             &["A", "B"],
         )
         .expect("the benchmark's ruleset and content load");
-    let play = s.ruleset.zone_id("play").expect("play");
+    let play = s.ruleset().zone_id("play").expect("play");
     let enter = |s: &mut GameState, name: &str, owner: u8| -> ObjectId {
-        let class = s.content.class_id(name).expect("class");
+        let class = s.content().class_id(name).expect("class");
         s.apply(Action::Create(vec![NewObject::new(
             class,
             PlayerId(owner),
@@ -40,8 +40,8 @@ fn board(effects: usize) -> (GameState, ObjectId) {
 
 fn main() {
     let (s, card) = board(200);
-    let bows = s.ruleset.event_id("bows").expect("bows");
-    let straightens = s.ruleset.event_id("straightens").expect("straightens");
+    let bows = s.ruleset().event_id("bows").expect("bows");
+    let straightens = s.ruleset().event_id("straightens").expect("straightens");
     for _ in 0..5 {
         let mut s = s.clone();
         let t = Instant::now();

@@ -21,11 +21,11 @@ fn game(ruleset: &str) -> GameState {
 
 fn new(s: &GameState, name: &str, owner: u8, zone: &str) -> NewObject {
     NewObject {
-        class: s.content.class_id(name).expect("class"),
+        class: s.content().class_id(name).expect("class"),
         name: None,
         owner: PlayerId(owner),
         controller: None,
-        zone: s.ruleset.zone_id(zone).expect("zone"),
+        zone: s.ruleset().zone_id(zone).expect("zone"),
         choices: vec![],
         copy_of: None,
         face_down: false,
@@ -43,8 +43,9 @@ fn enter(s: &mut GameState, name: &str, owner: u8, zone: &str) -> ObjectId {
 /// player; the engine asks, and the answer decides which effect applies last.
 #[test]
 fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
-    let mut s = game("mtg-2020");
-    s.active = PlayerId(1);
+    let mut s = game("mtg-2020")
+        .with_first_player(PlayerId(1))
+        .expect("a new game");
     let bears = enter(&mut s, "Grizzly Bears", 0, "battlefield");
     let both = vec![
         new(&s, "Spellbook", 0, "battlefield"),
@@ -72,11 +73,11 @@ fn simultaneous_entry_asks_the_active_player_to_order_timestamps() {
     assert!(s.pending_decision().is_some());
     s.decide(Choice::Order(vec![profusion, book])).unwrap();
     assert!(s.pending_decision().is_none());
-    let hand = s.ruleset.prop_id("max_hand_size").unwrap();
+    let hand = s.ruleset().prop_id("max_hand_size").unwrap();
     // Spellbook got the later timestamp: no maximum hand size.
-    assert_eq!(s.property(PlayerId(0), hand).number(), None);
-    assert!(s.object(bears).timestamp < s.object(profusion).timestamp);
-    assert!(s.object(profusion).timestamp < s.object(book).timestamp);
+    assert_eq!(s.property(PlayerId(0), hand).unwrap().number(), None);
+    assert!(s.object(bears).unwrap().timestamp < s.object(profusion).unwrap().timestamp);
+    assert!(s.object(profusion).unwrap().timestamp < s.object(book).unwrap().timestamp);
 }
 
 /// An illegal target is refused and leaves the state exactly as it was.
@@ -130,26 +131,26 @@ fn reattaching_to_the_same_object_keeps_the_timestamp() {
     let mut n = new(&s, "Control Magic", 1, "battlefield");
     n.attached_to = Some(a);
     let aura = s.apply(Action::Create(vec![n])).unwrap().created[0];
-    let t1 = s.object(aura).timestamp;
+    let t1 = s.object(aura).unwrap().timestamp;
     s.apply(Action::Attach {
         object: aura,
         to: a,
     })
     .unwrap();
-    assert_eq!(s.object(aura).timestamp, t1);
+    assert_eq!(s.object(aura).unwrap().timestamp, t1);
     s.apply(Action::Attach {
         object: aura,
         to: b,
     })
     .unwrap();
-    assert!(s.object(aura).timestamp > t1);
-    let ctl = s.ruleset.char_id("controller").unwrap();
+    assert!(s.object(aura).unwrap().timestamp > t1);
+    let ctl = s.ruleset().char_id("controller").unwrap();
     assert_eq!(
-        s.characteristic(b, ctl),
+        s.characteristic(b, ctl).unwrap(),
         &rulecraft_core::Value::Player(Some(PlayerId(1)))
     );
     assert_eq!(
-        s.characteristic(a, ctl),
+        s.characteristic(a, ctl).unwrap(),
         &rulecraft_core::Value::Player(Some(PlayerId(0)))
     );
 }
@@ -180,7 +181,7 @@ fn counters_apply_where_each_rule_version_puts_them() {
         let r = run(&env, &sc, Some(5));
         assert!(r.failures.is_empty());
         let d = r.state.explain();
-        let power = r.state.ruleset.char_id("power").unwrap();
+        let power = r.state.ruleset().char_id("power").unwrap();
         let o = r.state.find("Aquamoeba").unwrap();
         assert_eq!(d.sheet.objects[o.index()][power.index()].number(), Some(7));
         let steps: Vec<(String, String)> = d.explanation.unwrap().objects[o.index()][power.index()]
@@ -213,12 +214,12 @@ fn counters_apply_where_each_rule_version_puts_them() {
 fn clones_are_independent() {
     let mut s = game("mtg-2020");
     let a = enter(&mut s, "Grizzly Bears", 0, "battlefield");
-    let power = s.ruleset.char_id("power").unwrap();
+    let power = s.ruleset().char_id("power").unwrap();
     let mut t = s.clone();
     let anthem = new(&t, "Glorious Anthem", 0, "battlefield");
     t.apply(Action::Create(vec![anthem])).unwrap();
-    assert_eq!(t.characteristic(a, power).number(), Some(3));
-    assert_eq!(s.characteristic(a, power).number(), Some(2));
+    assert_eq!(t.characteristic(a, power).unwrap().number(), Some(3));
+    assert_eq!(s.characteristic(a, power).unwrap().number(), Some(2));
 }
 
 /// Arithmetic past the largest number gives no value rather than a panic or a wrapped number.
@@ -266,7 +267,7 @@ fn explanations_say_why_an_effect_waited() {
         let r = run(&env, &sc, upto);
         let d = r.state.explain();
         let o = r.state.find(object).unwrap();
-        let c = r.state.ruleset.char_id(ch).unwrap();
+        let c = r.state.ruleset().char_id(ch).unwrap();
         let steps = &d.explanation.unwrap().objects[o.index()][c.index()];
         let why: Vec<(String, String)> = steps
             .iter()
@@ -319,7 +320,7 @@ fn a_loop_is_named_and_reasons_name_only_effects_on_the_value() {
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     let d = r.state.explain();
     let e = d.explanation.unwrap();
-    let subtypes = r.state.ruleset.char_id("subtypes").unwrap();
+    let subtypes = r.state.ruleset().char_id("subtypes").unwrap();
     let why = |name: &str| -> Vec<(String, String)> {
         let o = r.state.find(name).unwrap();
         e.objects[o.index()][subtypes.index()]
@@ -370,7 +371,7 @@ fn a_dependency_on_another_objects_change_is_not_named_as_before_this_value() {
     let r = run(&env, &sc, None);
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     let e = r.state.explain().explanation.unwrap();
-    let power = r.state.ruleset.char_id("power").unwrap();
+    let power = r.state.ruleset().char_id("power").unwrap();
     let o = r.state.find("Phyrexian Ingester").unwrap();
     let steps = &e.objects[o.index()][power.index()];
     assert_eq!(steps.len(), 1);
@@ -379,4 +380,27 @@ fn a_dependency_on_another_objects_change_is_not_named_as_before_this_value() {
         "timestamp 2: it waited for Skullbriar, the Walking Grave's 2 +1/+1 counters (timestamp \
          4; dependency: it changes what it does), which did not change this value"
     );
+}
+
+/// The first player is chosen before anything happens, and only then.
+#[test]
+fn the_first_player_is_chosen_before_the_game_begins() {
+    let s = game("mtg-2020");
+    assert!(s.clone().with_first_player(PlayerId(7)).is_err());
+    let mut s = s.with_first_player(PlayerId(1)).expect("a new game");
+    assert_eq!(s.active(), PlayerId(1));
+    enter(&mut s, "Grizzly Bears", 0, "battlefield");
+    assert!(s.with_first_player(PlayerId(0)).is_err());
+}
+
+/// Readers given an id that names nothing in the game return an error.
+#[test]
+fn readers_refuse_bad_ids() {
+    let s = game("mtg-2020");
+    assert!(s.object(ObjectId(99)).is_err());
+    let power = s.ruleset().char_id("power").expect("power");
+    assert!(s.characteristic(ObjectId(99), power).is_err());
+    let life = s.ruleset().prop_id("life").expect("life");
+    assert!(s.property(PlayerId(9), life).is_err());
+    assert_eq!(s.player_name(PlayerId(9)), "?");
 }

@@ -20,15 +20,15 @@ fn game(players: &[&str]) -> GameState {
 
 fn enter(s: &mut GameState, name: &str, owner: u8) -> ObjectId {
     let n = NewObject::new(
-        s.content.class_id(name).expect("class"),
+        s.content().class_id(name).expect("class"),
         PlayerId(owner),
-        s.ruleset.zone_id("play").expect("zone"),
+        s.ruleset().zone_id("play").expect("zone"),
     );
     s.apply(Action::Create(vec![n])).expect("enters").created[0]
 }
 
 fn occ(s: &GameState, event: &str, args: Vec<Arg>) -> Occurrence {
-    Occurrence::new(s.ruleset.event_id(event).expect("event"), args)
+    Occurrence::new(s.ruleset().event_id(event).expect("event"), args)
 }
 
 fn log(s: &GameState) -> String {
@@ -39,8 +39,8 @@ fn log(s: &GameState) -> String {
 }
 
 fn honor(s: &GameState, p: u8) -> Option<i64> {
-    let prop = s.ruleset.prop_id("honor").expect("honor");
-    s.property(PlayerId(p), prop).number()
+    let prop = s.ruleset().prop_id("honor").expect("honor");
+    s.property(PlayerId(p), prop).unwrap().number()
 }
 
 /// Two Borders at step A: the request offers both; answering each way gives the two outcomes
@@ -69,13 +69,16 @@ fn a_decision_lists_its_options_and_each_answer_can_be_tried_on_a_copy() {
     };
     assert_eq!(*player, PlayerId(0));
     assert_eq!(options.len(), 2);
-    let discard = s.ruleset.zone_id("discard").unwrap();
+    let discard = s.ruleset().zone_id("discard").unwrap();
     let mut outcomes = Vec::new();
     for (i, o) in options.iter().enumerate() {
         let mut copy = s.clone();
         copy.decide(Choice::Pick(i)).expect("a legal answer");
         assert!(copy.pending_decision().is_none());
-        outcomes.push((o.text.to_string(), copy.object(unit).zone == discard));
+        outcomes.push((
+            o.text.to_string(),
+            copy.object(unit).unwrap().zone == discard,
+        ));
     }
     outcomes.sort();
     assert_eq!(

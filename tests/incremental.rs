@@ -19,15 +19,15 @@ fn game(cards: &[&str]) -> GameState {
 }
 
 fn enter(s: &mut GameState, name: &str) -> rulecraft_core::ObjectId {
-    let class = s.content.class_id(name).expect(name);
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
+    let class = s.content().class_id(name).expect(name);
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
     s.apply(Action::Create(vec![NewObject::new(class, PlayerId(0), bf)]))
         .expect("enters")
         .created[0]
 }
 
 fn layer_index(s: &GameState, label: &str) -> usize {
-    s.ruleset
+    s.ruleset()
         .layers
         .iter()
         .position(|l| l.label == label)
@@ -55,10 +55,10 @@ fn a_counter_read_by_an_amount_that_differs_by_subject() {
     let changeling = enter(&mut s, "Skeletal Changeling");
     enter(&mut s, "Humility");
     enter(&mut s, "Test Kinship Banner");
-    let power = s.ruleset.char_id("power").unwrap();
+    let power = s.ruleset().char_id("power").unwrap();
     // Humility: every creature 1/1; the Banner: +1 for the changeling's toughness.
-    assert_eq!(s.characteristic(dwarves, power).number(), Some(2));
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    assert_eq!(s.characteristic(dwarves, power).unwrap().number(), Some(2));
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
     apply_checked(
         &mut s,
         Action::AddCounters {
@@ -67,7 +67,7 @@ fn a_counter_read_by_an_amount_that_differs_by_subject() {
             count: 1,
         },
     );
-    assert_eq!(s.characteristic(dwarves, power).number(), Some(3));
+    assert_eq!(s.characteristic(dwarves, power).unwrap().number(), Some(3));
 }
 
 /// A found case: a Clone copying Volrath's Shapeshifter has the full text of the top card of the
@@ -76,9 +76,9 @@ fn a_counter_read_by_an_amount_that_differs_by_subject() {
 #[test]
 fn text_taken_from_another_object_is_its_value_in_that_layer() {
     let mut s = game(&["content/mtg"]);
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
-    let gy = s.ruleset.zone_id("graveyard").unwrap();
-    let class = |s: &GameState, n: &str| s.content.class_id(n).expect(n);
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
+    let gy = s.ruleset().zone_id("graveyard").unwrap();
+    let class = |s: &GameState, n: &str| s.content().class_id(n).expect(n);
     let shifter = enter(&mut s, "Volrath's Shapeshifter");
     let horse = s
         .apply(Action::Create(vec![NewObject::new(
@@ -91,9 +91,9 @@ fn text_taken_from_another_object_is_its_value_in_that_layer() {
     let mut copy = NewObject::new(class(&s, "Clone"), PlayerId(0), bf);
     copy.copy_of = Some(shifter);
     let clone = s.apply(Action::Create(vec![copy])).unwrap().created[0];
-    let power = s.ruleset.char_id("power").unwrap();
-    assert_eq!(s.characteristic(clone, power).number(), Some(3));
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    let power = s.ruleset().char_id("power").unwrap();
+    assert_eq!(s.characteristic(clone, power).unwrap().number(), Some(3));
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
     for object in [horse, clone] {
         apply_checked(
             &mut s,
@@ -104,7 +104,7 @@ fn text_taken_from_another_object_is_its_value_in_that_layer() {
             },
         );
     }
-    assert_eq!(s.characteristic(clone, power).number(), Some(4));
+    assert_eq!(s.characteristic(clone, power).unwrap().number(), Some(4));
 }
 
 /// Counters are applied in 7c (2020 rules): with no effect reading counters, a new counter
@@ -114,9 +114,9 @@ fn a_counter_reuses_the_layers_before_the_counter_layer() {
     let mut s = game(&["tests/data/incremental.cards"]);
     let bear = enter(&mut s, "Plain Bear");
     enter(&mut s, "Bear Anthem");
-    let power = s.ruleset.char_id("power").unwrap();
-    assert_eq!(s.characteristic(bear, power).number(), Some(3));
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    let power = s.ruleset().char_id("power").unwrap();
+    assert_eq!(s.characteristic(bear, power).unwrap().number(), Some(3));
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
     s.apply(Action::AddCounters {
         object: bear,
         counter: plus,
@@ -124,7 +124,7 @@ fn a_counter_reuses_the_layers_before_the_counter_layer() {
     })
     .unwrap();
     assert_eq!(s.derived().reused_layers, layer_index(&s, "7c"));
-    assert_eq!(s.characteristic(bear, power).number(), Some(5));
+    assert_eq!(s.characteristic(bear, power).unwrap().number(), Some(5));
     assert_eq!(
         format!("{:?}", s.derived().sheet),
         format!("{:?}", derive(&s, false).sheet)
@@ -137,14 +137,14 @@ fn a_counter_reuses_the_layers_before_the_counter_layer() {
 fn a_counter_reaches_an_earlier_layer_that_counts_counters() {
     let mut s = game(&["tests/data/incremental.cards"]);
     let reader = enter(&mut s, "Counter Reader");
-    let abilities = s.ruleset.char_id("abilities").unwrap();
+    let abilities = s.ruleset().char_id("abilities").unwrap();
     let flying = Ability::Keyword(Symbol::new("flying"));
-    let has_flying = |s: &GameState| match s.characteristic(reader, abilities) {
+    let has_flying = |s: &GameState| match s.characteristic(reader, abilities).unwrap() {
         Value::Abilities(l) => l.contains(&flying),
         _ => false,
     };
     assert!(!has_flying(&s));
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
     s.apply(Action::AddCounters {
         object: reader,
         counter: plus,
@@ -152,7 +152,11 @@ fn a_counter_reaches_an_earlier_layer_that_counts_counters() {
     })
     .unwrap();
     assert_eq!(s.derived().reused_layers, layer_index(&s, "6"));
-    assert!(has_flying(&s), "{}", s.characteristic(reader, abilities));
+    assert!(
+        has_flying(&s),
+        "{}",
+        s.characteristic(reader, abilities).unwrap()
+    );
     s.apply(Action::AddCounters {
         object: reader,
         counter: plus,
@@ -173,8 +177,8 @@ fn a_keyword_counter_reaches_the_layer_of_its_ability() {
     let mut s = game(&["tests/data/incremental.cards"]);
     let bear = enter(&mut s, "Plain Bear");
     enter(&mut s, "Bear Anthem");
-    let abilities = s.ruleset.char_id("abilities").unwrap();
-    let flying = s.ruleset.counter_id("flying").unwrap();
+    let abilities = s.ruleset().char_id("abilities").unwrap();
+    let flying = s.ruleset().counter_id("flying").unwrap();
     let _ = s.derived();
     s.apply(Action::AddCounters {
         object: bear,
@@ -183,7 +187,10 @@ fn a_keyword_counter_reaches_the_layer_of_its_ability() {
     })
     .unwrap();
     assert_eq!(s.derived().reused_layers, layer_index(&s, "6"));
-    assert_eq!(s.characteristic(bear, abilities).to_string(), "flying");
+    assert_eq!(
+        s.characteristic(bear, abilities).unwrap().to_string(),
+        "flying"
+    );
     assert_eq!(
         format!("{:?}", s.derived().sheet),
         format!("{:?}", derive(&s, false).sheet)
@@ -194,7 +201,10 @@ fn a_keyword_counter_reaches_the_layer_of_its_ability() {
         count: -1,
     })
     .unwrap();
-    assert_eq!(s.characteristic(bear, abilities).to_string(), "none");
+    assert_eq!(
+        s.characteristic(bear, abilities).unwrap().to_string(),
+        "none"
+    );
     assert_eq!(
         format!("{:?}", s.derived().sheet),
         format!("{:?}", derive(&s, false).sheet)
@@ -208,7 +218,7 @@ fn a_counter_that_kills_is_seen_by_the_checks() {
     let mut s = game(&["tests/data/incremental.cards"]);
     let bear = enter(&mut s, "Plain Bear");
     enter(&mut s, "Bear Anthem");
-    let minus = s.ruleset.counter_id("-1/-1").unwrap();
+    let minus = s.ruleset().counter_id("-1/-1").unwrap();
     s.apply(Action::AddCounters {
         object: bear,
         counter: minus,
@@ -248,9 +258,9 @@ mod boards {
         creatures: usize,
     ) -> (GameState, Vec<rulecraft_core::ObjectId>) {
         let mut s = game(&["benches/data/board.cards"]);
-        let bf = s.ruleset.zone_id("battlefield").unwrap();
-        let gy = s.ruleset.zone_id("graveyard").unwrap();
-        let class = |s: &GameState, n: &str| s.content.class_id(n).expect(n);
+        let bf = s.ruleset().zone_id("battlefield").unwrap();
+        let gy = s.ruleset().zone_id("graveyard").unwrap();
+        let class = |s: &GameState, n: &str| s.content().class_id(n).expect(n);
         let mut list = Vec::new();
         for i in 0..creatures {
             let name = if i % 3 == 0 {
@@ -287,7 +297,7 @@ mod boards {
         }
         let creatures_ids: Vec<_> = ids[..creatures].to_vec();
         for (i, o) in ids[creatures..].iter().enumerate() {
-            let name = s.object(*o).name.to_string();
+            let name = s.object(*o).unwrap().name.to_string();
             if name == "Bench Shrinker" || name == "Bench Control Aura" {
                 let to = creatures_ids[i * 7 % creatures];
                 s.apply(Action::Attach { object: *o, to }).unwrap();
@@ -319,7 +329,7 @@ mod boards {
     fn settled(s: &GameState, sheet: &rulecraft_core::condition::Sheet) -> bool {
         let ctx = rulecraft_core::condition::Ctx::new(s, sheet, None, None, &[]);
         s.object_ids().filter(|o| s.in_play(*o)).all(|o| {
-            s.ruleset
+            s.ruleset()
                 .state_checks
                 .iter()
                 .all(|c| !ctx.test(&c.condition, rulecraft_core::condition::Subject::Object(o)))
@@ -339,7 +349,7 @@ mod boards {
         ) {
             let (mut s, objects) = board(&counts, creatures);
             // Number counters, and a keyword counter (CR 122.1b: its ability applies in layer 6).
-            let kinds = ["+1/+1", "-1/-1", "flying"].map(|k| s.ruleset.counter_id(k).unwrap());
+            let kinds = ["+1/+1", "-1/-1", "flying"].map(|k| s.ruleset().counter_id(k).unwrap());
             for (pick, count, kind) in puts {
                 let object = objects[pick as usize % objects.len()];
                 if !s.in_play(object) {
@@ -368,7 +378,7 @@ mod boards {
     #[test]
     fn a_new_counter_on_a_large_board_is_replayed() {
         let (mut s, objects) = board(&[1, 1, 1, 2, 2, 6, 2, 2, 1], 24);
-        let plus = s.ruleset.counter_id("+1/+1").unwrap();
+        let plus = s.ruleset().counter_id("+1/+1").unwrap();
         let _ = s.derived();
         s.apply(Action::AddCounters {
             object: objects[4],
@@ -378,7 +388,10 @@ mod boards {
         .unwrap();
         let d = s.derived();
         assert_eq!(d.reused_layers, layer_index(&s, "7c"));
-        assert_eq!(d.reused_layers + d.replayed_layers, s.ruleset.layers.len());
+        assert_eq!(
+            d.reused_layers + d.replayed_layers,
+            s.ruleset().layers.len()
+        );
         assert_eq!(
             format!("{:?}", d.sheet),
             format!("{:?}", derive(&s, false).sheet)
@@ -410,20 +423,20 @@ mod any_change {
 
     /// One random action; refused ones change nothing and are skipped.
     fn act(s: &mut GameState, (kind, a, b): (u8, u16, u16)) {
-        let n_classes = s.content.classes.len() as u16;
+        let n_classes = s.content().classes.len() as u16;
         let zones = ["battlefield", "graveyard", "exile", "hand"];
         let count = s.objects().count() as u16;
         let pick = |x: u16| ObjectId((x % count.max(1)) as u32);
         let player = PlayerId((a % 2) as u8);
         let class = ClassId((a % n_classes) as u32);
-        let bf = s.ruleset.zone_id("battlefield").unwrap();
-        let gy = s.ruleset.zone_id("graveyard").unwrap();
+        let bf = s.ruleset().zone_id("battlefield").unwrap();
+        let gy = s.ruleset().zone_id("graveyard").unwrap();
         let _ = match kind % 9 {
             0 | 1 => {
-                let is_spell = s.content.class(class).spell.is_some();
+                let is_spell = s.content().class(class).spell.is_some();
                 let mut n = NewObject::new(class, player, if is_spell { gy } else { bf });
                 n.choices = vec![rulecraft_core::Symbol::new("goblin")];
-                if s.content.class(class).enters_as_copy && count > 0 {
+                if s.content().class(class).enters_as_copy && count > 0 {
                     n.copy_of = Some(pick(b));
                 }
                 s.apply(Action::Create(vec![n]))
@@ -431,7 +444,7 @@ mod any_change {
             2 if count > 0 => {
                 let sp = s.apply(Action::Create(vec![NewObject::new(class, player, gy)]));
                 match sp {
-                    Ok(o) if s.content.class(class).spell.is_some() => s.apply(Action::Resolve {
+                    Ok(o) if s.content().class(class).spell.is_some() => s.apply(Action::Resolve {
                         spell: o.created[0],
                         controller: player,
                         targets: vec![pick(b)],
@@ -441,7 +454,7 @@ mod any_change {
                 }
             }
             3 if count > 0 => {
-                let z = s.ruleset.zone_id(zones[(b % 4) as usize]).unwrap();
+                let z = s.ruleset().zone_id(zones[(b % 4) as usize]).unwrap();
                 s.apply(Action::Move {
                     object: pick(a),
                     zone: z,
@@ -449,7 +462,7 @@ mod any_change {
             }
             4 if count > 0 => {
                 let k = s
-                    .ruleset
+                    .ruleset()
                     .counter_id(if b % 2 == 0 { "+1/+1" } else { "-1/-1" });
                 s.apply(Action::AddCounters {
                     object: pick(a),
@@ -487,7 +500,7 @@ mod any_change {
             act(&mut s, step);
         }
         let full = derive(&s, false);
-        let p = s.ruleset.char_id("power").unwrap();
+        let p = s.ruleset().char_id("power").unwrap();
         assert_eq!(full.sheet.objects[10][p.index()], Value::Number(Some(8)));
         assert_eq!(
             s.derived().sheet.objects[10][p.index()],

@@ -34,13 +34,13 @@ fn build(program: &[(u16, u16, u8)]) -> GameState {
 /// `build`, calling `check` after every step.
 fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState)) -> GameState {
     let mut s = empty_game();
-    let n_classes = s.content.classes.len() as u16;
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
-    let gy = s.ruleset.zone_id("graveyard").unwrap();
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
-    let time = s.ruleset.counter_id("time").unwrap();
+    let n_classes = s.content().classes.len() as u16;
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
+    let gy = s.ruleset().zone_id("graveyard").unwrap();
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
+    let time = s.ruleset().counter_id("time").unwrap();
     // A keyword counter (CR 122.1b): it applies in layer 6, not with the number counters.
-    let flying = s.ruleset.counter_id("flying").unwrap();
+    let flying = s.ruleset().counter_id("flying").unwrap();
     for &(a, b, kind) in program {
         let class = ClassId((a % n_classes) as u32);
         let player = PlayerId(kind % 2);
@@ -48,7 +48,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
         let pick = |x: u16| ObjectId((x % count.max(1)) as u32);
         let _ = match kind % 4 {
             0 | 1 => {
-                let is_spell = s.content.class(class).spell.is_some();
+                let is_spell = s.content().class(class).spell.is_some();
                 let zone = if is_spell { gy } else { bf };
                 let mut n = NewObject::new(class, player, zone);
                 // A creature type, or a name (for "named chosen").
@@ -58,7 +58,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                     "Grizzly Bears"
                 };
                 n.choices = vec![rulecraft_core::Symbol::new(choice)];
-                if s.content.class(class).enters_as_copy && count > 0 {
+                if s.content().class(class).enters_as_copy && count > 0 {
                     n.copy_of = Some(pick(b));
                 }
                 s.apply(Action::Create(vec![n]))
@@ -69,7 +69,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                     .map(|o| o.created[0]);
                 // One target per `target` line: a player or an object, as the bits of `b` say.
                 let n = s
-                    .content
+                    .content()
                     .class(class)
                     .spell
                     .as_ref()
@@ -84,7 +84,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                     })
                     .collect();
                 match spell {
-                    Ok(sp) if s.content.class(class).spell.is_some() => {
+                    Ok(sp) if s.content().class(class).spell.is_some() => {
                         s.apply(Action::ResolveTargeting {
                             spell: sp,
                             controller: player,
@@ -216,10 +216,10 @@ fn generated_boards_have_effects() {
 #[test]
 fn every_form_derives_alike_in_any_order() {
     let mut s = empty_game();
-    let bf = s.ruleset.zone_id("battlefield").unwrap();
-    let gy = s.ruleset.zone_id("graveyard").unwrap();
-    let plus = s.ruleset.counter_id("+1/+1").unwrap();
-    let time = s.ruleset.counter_id("time").unwrap();
+    let bf = s.ruleset().zone_id("battlefield").unwrap();
+    let gy = s.ruleset().zone_id("graveyard").unwrap();
+    let plus = s.ruleset().counter_id("+1/+1").unwrap();
+    let time = s.ruleset().counter_id("time").unwrap();
     let (a, b) = (PlayerId(0), PlayerId(1));
     let check = |s: &GameState, what: &str| {
         let full = format!("{:?}", rulecraft_core::layers::derive(s, false).sheet);
@@ -235,14 +235,14 @@ fn every_form_derives_alike_in_any_order() {
         }
     };
     let enter = |s: &mut GameState, name: &str, owner: PlayerId, choice: &str| -> ObjectId {
-        let mut n = NewObject::new(s.content.class_id(name).expect(name), owner, bf);
+        let mut n = NewObject::new(s.content().class_id(name).expect(name), owner, bf);
         n.choices = vec![rulecraft_core::Symbol::new(choice)];
         let id = s.apply(Action::Create(vec![n])).expect(name).created[0];
         check(s, name);
         id
     };
     let cast = |s: &mut GameState, name: &str, by: PlayerId, targets: Vec<Subject>| {
-        let class = s.content.class_id(name).expect(name);
+        let class = s.content().class_id(name).expect(name);
         let sp = s
             .apply(Action::Create(vec![NewObject::new(class, by, gy)]))
             .unwrap()
@@ -285,15 +285,15 @@ fn every_form_derives_alike_in_any_order() {
         .unwrap();
         check(&s, "a counter");
     }
-    let controller = s.ruleset.char_id("controller").unwrap();
+    let controller = s.ruleset().char_id("controller").unwrap();
     assert_eq!(
-        s.characteristic(g2, controller),
+        s.characteristic(g2, controller).unwrap(),
         &rulecraft_core::Value::Player(Some(a)),
         "the Leash holds"
     );
     cast(&mut s, "Donate", a, vec![Subject::Player(b), o(thopter)]);
     assert_eq!(
-        s.characteristic(g2, controller),
+        s.characteristic(g2, controller).unwrap(),
         &rulecraft_core::Value::Player(Some(b)),
         "the Leash ended with the artifact given away"
     );

@@ -21,8 +21,8 @@ fn game() -> GameState {
 }
 
 fn enter(s: &mut GameState, name: &str, owner: PlayerId, zone: &str) -> ObjectId {
-    let class = s.content.class_id(name).expect(name);
-    let zone = s.ruleset.zone_id(zone).expect(zone);
+    let class = s.content().class_id(name).expect(name);
+    let zone = s.ruleset().zone_id(zone).expect(zone);
     s.apply(Action::Create(vec![NewObject::new(class, owner, zone)]))
         .expect("enters")
         .created[0]
@@ -60,7 +60,7 @@ fn resolve(
 #[test]
 fn each_target_is_tested_against_its_own_condition() {
     let mut s = game();
-    let controller = s.ruleset.char_id("controller").unwrap();
+    let controller = s.ruleset().char_id("controller").unwrap();
     let bears = enter(&mut s, "Grizzly Bears", ALICE, "battlefield");
     let bobs = enter(&mut s, "Walking Corpse", BOB, "battlefield");
     // Donate's second target must be a permanent its caster controls.
@@ -114,7 +114,7 @@ fn each_target_is_tested_against_its_own_condition() {
     })
     .unwrap();
     assert_eq!(
-        s.characteristic(bears, controller),
+        s.characteristic(bears, controller).unwrap(),
         &rulecraft_core::Value::Player(Some(BOB))
     );
 }
@@ -164,7 +164,7 @@ fn a_player_is_no_legal_target_for_a_creature_spell() {
 #[test]
 fn the_same_creature_may_be_each_of_several_targets() {
     let mut s = game();
-    let power = s.ruleset.char_id("power").unwrap();
+    let power = s.ruleset().char_id("power").unwrap();
     let bears = enter(&mut s, "Grizzly Bears", ALICE, "battlefield");
     let elves = enter(&mut s, "Llanowar Elves", ALICE, "battlefield");
     let t = |o| Subject::Object(o);
@@ -175,6 +175,6 @@ fn the_same_creature_may_be_each_of_several_targets() {
         vec![t(bears), t(elves), t(bears)],
     )
     .unwrap();
-    assert_eq!(s.characteristic(bears, power).number(), Some(4));
-    assert_eq!(s.characteristic(elves, power).number(), Some(2));
+    assert_eq!(s.characteristic(bears, power).unwrap().number(), Some(4));
+    assert_eq!(s.characteristic(elves, power).unwrap().number(), Some(2));
 }

@@ -152,6 +152,8 @@ pub enum ActionError {
     StateChecksLoop,
     /// An occurrence that cannot start: a bad event, argument or period, or one under way.
     BadOccurrence(String),
+    NoSuchCharacteristic(u16),
+    NoSuchProperty(u16),
 }
 
 impl fmt::Display for ActionError {
@@ -163,6 +165,8 @@ impl fmt::Display for ActionError {
             ActionError::NoDecisionPending => f.write_str("no decision is pending"),
             ActionError::BadChoice(m) => write!(f, "that choice does not answer the request: {m}"),
             ActionError::BadOccurrence(m) => write!(f, "{m}"),
+            ActionError::NoSuchCharacteristic(c) => write!(f, "no characteristic has id {c}"),
+            ActionError::NoSuchProperty(p) => write!(f, "no player property has id {p}"),
             ActionError::NotASpell(n) => write!(f, "`{n}` has no spell ability to resolve"),
             ActionError::IllegalTarget { spell, target } => {
                 write!(f, "`{target}` is not a legal target for `{spell}`")
@@ -281,9 +285,7 @@ impl GameState {
                 self.check_object(object)?;
                 self.check_object(to)?;
                 if object == to {
-                    return Err(ActionError::AttachToSelf(
-                        self.object(object).name.to_string(),
-                    ));
+                    return Err(ActionError::AttachToSelf(self.obj(object).name.to_string()));
                 }
                 self.attach(object, to);
             }
@@ -325,7 +327,7 @@ impl GameState {
                         Subject::Player(p) => self.check_player(*p)?,
                     }
                 }
-                let before = self.object(spell).choices.clone();
+                let before = self.obj(spell).choices.clone();
                 if !choices.is_empty() {
                     self.object_mut(spell).choices = choices;
                 }
@@ -350,9 +352,7 @@ impl GameState {
                 self.check_object(object)?;
                 self.check_object(into)?;
                 if object == into {
-                    return Err(ActionError::AttachToSelf(
-                        self.object(object).name.to_string(),
-                    ));
+                    return Err(ActionError::AttachToSelf(self.obj(object).name.to_string()));
                 }
                 self.merge(object, into, under);
             }
@@ -434,7 +434,7 @@ impl GameState {
     /// already attached there. CR 701.3b: an object whose class says what it attaches to does not
     /// move onto an object it could not be attached to.
     fn attach(&mut self, object: ObjectId, to: ObjectId) {
-        if self.object(object).attached_to == Some(to) || !self.could_attach(object, to) {
+        if self.obj(object).attached_to == Some(to) || !self.could_attach(object, to) {
             return;
         }
         let ts = self.new_timestamp();
@@ -447,7 +447,7 @@ impl GameState {
     pub fn could_attach(&self, object: ObjectId, to: ObjectId) -> bool {
         let free = self
             .content
-            .class(self.object(object).class)
+            .class(self.obj(object).class)
             .attaches_to
             .is_none();
         if free {
@@ -492,7 +492,7 @@ impl GameState {
     /// original as they are now; the copy effect has the object's timestamp.
     fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
         let values = crate::layers::copiable_values(self, orig);
-        let text = format!("enters as a copy of {}", self.object(orig).name);
+        let text = format!("enters as a copy of {}", self.obj(orig).name);
         self.add_copy_effect(id, text, Change::SetValues(Arc::new(values)), ts);
     }
 
@@ -517,9 +517,9 @@ impl GameState {
         };
         let eid = self.next_effect_id;
         self.next_effect_id += 1;
-        let inc = self.object(id).incarnation;
-        let name = self.object(id).name.clone();
-        let controller = self.object(id).controller;
+        let inc = self.obj(id).incarnation;
+        let name = self.obj(id).name.clone();
+        let controller = self.obj(id).controller;
         self.effects_mut().push(Arc::new(CreatedEffect {
             id: eid,
             source: id,
@@ -550,7 +550,7 @@ impl GameState {
 
     /// Mutate: the merged permanent is `into`; the merged card is attached to it.
     fn merge(&mut self, object: ObjectId, into: ObjectId, under: bool) {
-        let ts = self.object(into).timestamp;
+        let ts = self.obj(into).timestamp;
         let values = crate::layers::copiable_values(self, object);
         let abilities = |vals: &[(crate::ids::CharId, Value)]| -> Vec<crate::value::Ability> {
             vals.iter()
@@ -560,7 +560,7 @@ impl GameState {
                 })
                 .unwrap_or_default()
         };
-        let name = self.object(object).name.clone();
+        let name = self.obj(object).name.clone();
         if under {
             let text = format!("merged with {name} under it");
             self.add_copy_effect(into, text, Change::MergeAbilities(abilities(&values)), ts);
@@ -575,7 +575,7 @@ impl GameState {
 
     /// CR 613.7f: a permanent receives a new timestamp when it turns face up or face down.
     fn turn_face(&mut self, object: ObjectId, down: bool) {
-        if self.object(object).face_down == down {
+        if self.obj(object).face_down == down {
             return;
         }
         let ts = self.new_timestamp();
@@ -604,7 +604,7 @@ impl GameState {
         for &(object, zone) in moves {
             let was_in_play = self.in_play(object);
             let ts = self.new_timestamp();
-            let owner = self.object(object).owner;
+            let owner = self.obj(object).owner;
             self.set_zone(object, zone);
             self.set_attached(object, None);
             let o = self.object_mut(object);
@@ -667,8 +667,8 @@ impl GameState {
         controller: PlayerId,
         targets: &[Subject],
     ) -> Result<(), ActionError> {
-        let name = self.object(spell).name.clone();
-        let class = self.object(spell).class;
+        let name = self.obj(spell).name.clone();
+        let class = self.obj(spell).class;
         let content = self.content.clone();
         let Some(sp) = &content.class(class).spell else {
             return Err(ActionError::NotASpell(name.to_string()));
@@ -698,7 +698,7 @@ impl GameState {
                     return Err(ActionError::IllegalTarget {
                         spell: name.to_string(),
                         target: match t {
-                            Subject::Object(o) => self.object(*o).name.to_string(),
+                            Subject::Object(o) => self.obj(*o).name.to_string(),
                             Subject::Player(p) => self.player_name(*p).to_string(),
                         },
                     });
@@ -710,7 +710,7 @@ impl GameState {
                     Affects::Objects(_) => Locked::Objects(
                         subs.iter()
                             .filter_map(|s| match s {
-                                Subject::Object(o) => Some((*o, self.object(*o).incarnation)),
+                                Subject::Object(o) => Some((*o, self.obj(*o).incarnation)),
                                 Subject::Player(_) => None,
                             })
                             .collect(),
@@ -787,7 +787,7 @@ impl GameState {
             }
         }
         if let Some(z) = self.ruleset.resolved_zone {
-            if self.object(spell).zone != z {
+            if self.obj(spell).zone != z {
                 self.move_object(spell, z);
             }
         }

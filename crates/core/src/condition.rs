@@ -543,7 +543,7 @@ impl Ctx<'_> {
                 Subject::Player(_) => None,
             },
             ObjRef::Source => self.source,
-            ObjRef::Attached => self.state.object(self.source?).attached_to,
+            ObjRef::Attached => self.state.obj(self.source?).attached_to,
             ObjRef::Top(z) => {
                 let you = self.you?;
                 self.state
@@ -563,7 +563,7 @@ impl Ctx<'_> {
     /// The source's choice of that index ("the chosen creature type").
     fn choice(&self, i: u8) -> Option<Symbol> {
         let s = self.source?;
-        self.state.object(s).choices.get(i as usize).cloned()
+        self.state.obj(s).choices.get(i as usize).cloned()
     }
 
     /// Whether object `o`'s symbols (or abilities) hold `sym`, read only for `sym`.
@@ -584,7 +584,7 @@ impl Ctx<'_> {
             PlayerRef::You => self.you,
             PlayerRef::Active => Some(self.state.active),
             PlayerRef::Owner => match this {
-                Subject::Object(o) => Some(self.state.object(o).owner),
+                Subject::Object(o) => Some(self.state.obj(o).owner),
                 Subject::Player(p) => Some(p),
             },
             // As a value, "opponent" is the one other player (none with several); as a test it is
@@ -629,7 +629,7 @@ impl Ctx<'_> {
                 Value::Player(p) => *p,
                 _ => None,
             },
-            None => Some(self.state.object(o).controller),
+            None => Some(self.state.obj(o).controller),
         }
     }
 
@@ -689,7 +689,7 @@ impl Ctx<'_> {
                 _ => false,
             },
             Cond::InZone(z) => match this {
-                Subject::Object(o) => self.state.object(o).zone == *z,
+                Subject::Object(o) => self.state.obj(o).zone == *z,
                 Subject::Player(_) => false,
             },
             Cond::InPlay => match this {
@@ -701,36 +701,34 @@ impl Ctx<'_> {
                 Subject::Player(_) => false,
             },
             Cond::OwnedBy(r) => match this {
-                Subject::Object(o) => {
-                    self.player_matches(*r, Some(self.state.object(o).owner), this)
-                }
+                Subject::Object(o) => self.player_matches(*r, Some(self.state.obj(o).owner), this),
                 Subject::Player(_) => false,
             },
             Cond::IsSource => this_object(this).is_some_and(|o| Some(o) == self.source),
             Cond::IsTarget => self.targets.contains(&this),
             Cond::IsAttached => this_object(this).is_some_and(|o| {
                 self.source
-                    .is_some_and(|s| self.state.object(s).attached_to == Some(o))
+                    .is_some_and(|s| self.state.obj(s).attached_to == Some(o))
             }),
             Cond::IsPlayer(r) => match this {
                 Subject::Player(p) => self.player_matches(*r, Some(p), this),
                 Subject::Object(_) => false,
             },
             Cond::AnyPlayer => matches!(this, Subject::Player(_)),
-            Cond::FaceDown => this_object(this).is_some_and(|o| self.state.object(o).face_down),
+            Cond::FaceDown => this_object(this).is_some_and(|o| self.state.obj(o).face_down),
             Cond::OnTop(z) => {
                 this_object(this).is_some_and(|o| self.object(ObjRef::Top(*z), this) == Some(o))
             }
             Cond::Linked => this_object(this).is_some_and(|o| {
-                self.source.is_some() && self.state.object(o).attached_to == self.source
+                self.source.is_some() && self.state.obj(o).attached_to == self.source
             }),
             Cond::AnyObject => matches!(this, Subject::Object(_)),
             Cond::AttachedTo(c) => this_object(this)
-                .and_then(|o| self.state.object(o).attached_to)
+                .and_then(|o| self.state.obj(o).attached_to)
                 .is_some_and(|t| self.test(c, Subject::Object(t))),
             Cond::LegallyAttached => this_object(this).is_some_and(|o| {
                 self.state
-                    .object(o)
+                    .obj(o)
                     .attached_to
                     .is_some_and(|t| self.could_attach(o, t))
             }),
@@ -760,7 +758,7 @@ impl Ctx<'_> {
         let Some(cond) = &self
             .state
             .content
-            .class(self.state.object(o).class)
+            .class(self.state.obj(o).class)
             .attaches_to
         else {
             return true;
@@ -844,12 +842,12 @@ impl Ctx<'_> {
             }
             NumExpr::Counters(r, k) => {
                 let o = self.object(*r, this)?;
-                self.state.object(o).counter_count(*k)?
+                self.state.obj(o).counter_count(*k)?
             }
             NumExpr::AllCounters(r) => {
                 let o = self.object(*r, this)?;
                 self.state
-                    .object(o)
+                    .obj(o)
                     .counters
                     .iter()
                     .try_fold(0i64, |a, c| a.checked_add(c.count))?
@@ -1167,7 +1165,7 @@ impl Cond {
             Cond::IsSource => Some(ctx.source.into_iter().collect()),
             Cond::IsAttached => Some(
                 ctx.source
-                    .and_then(|s| ctx.state.object(s).attached_to)
+                    .and_then(|s| ctx.state.obj(s).attached_to)
                     .into_iter()
                     .collect(),
             ),

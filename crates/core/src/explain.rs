@@ -233,7 +233,7 @@ pub fn describe_char(state: &GameState, d: &Derived, o: ObjectId, c: CharId) -> 
 
 /// Prints an object's zone, timestamp and every characteristic with how it was derived.
 pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> String {
-    let obj = state.object(o);
+    let obj = state.obj(o);
     let rs = &state.ruleset;
     let mut out = format!(
         "{} (object #{}, owner {}, in {}, timestamp {})\n",

@@ -20,15 +20,15 @@ pub struct Player {
 
 #[derive(Clone, Debug)]
 pub struct GameState {
-    pub ruleset: Arc<Ruleset>,
-    pub content: Arc<Content>,
-    pub players: Arc<[Player]>,
+    pub(crate) ruleset: Arc<Ruleset>,
+    pub(crate) content: Arc<Content>,
+    pub(crate) players: Arc<[Player]>,
     /// Base values of player properties (life, maximum hand size), by player then property.
     pub(crate) player_props: Arc<Vec<Vec<Value>>>,
     pub(crate) objects: Vec<Arc<GameObject>>,
     pub(crate) effects: Vec<Arc<CreatedEffect>>,
-    pub active: PlayerId,
-    pub turn: u32,
+    pub(crate) active: PlayerId,
+    pub(crate) turn: u32,
     pub(crate) next_timestamp: u64,
     pub(crate) next_effect_id: u32,
     pub(crate) pending: Option<Arc<DecisionRequest>>,
@@ -109,7 +109,54 @@ impl GameState {
         }
     }
 
-    pub fn object(&self, id: ObjectId) -> &GameObject {
+    /// The game's rules.
+    pub fn ruleset(&self) -> &Arc<Ruleset> {
+        &self.ruleset
+    }
+
+    /// The game's object classes.
+    pub fn content(&self) -> &Arc<Content> {
+        &self.content
+    }
+
+    /// The players, in turn order.
+    pub fn players(&self) -> &[Player] {
+        &self.players
+    }
+
+    /// The active player.
+    pub fn active(&self) -> PlayerId {
+        self.active
+    }
+
+    /// The turn number, from 1.
+    pub fn turn(&self) -> u32 {
+        self.turn
+    }
+
+    /// The same new game with another player first (active). Only before anything has happened:
+    /// afterwards the active player changes only as turns begin and end.
+    pub fn with_first_player(mut self, p: PlayerId) -> Result<Self, crate::action::ActionError> {
+        if p.index() >= self.players.len() {
+            return Err(crate::action::ActionError::NoSuchPlayer(p.0));
+        }
+        if !self.objects.is_empty() || !self.timing.log().is_empty() || self.turn != 1 {
+            return Err(crate::action::ActionError::BadOccurrence(
+                "the first player is chosen before the game begins".into(),
+            ));
+        }
+        self.active = p;
+        Ok(self)
+    }
+
+    /// An object of this game, or `NoSuchObject`.
+    pub fn object(&self, id: ObjectId) -> Result<&GameObject, crate::action::ActionError> {
+        self.get_object(id)
+            .ok_or(crate::action::ActionError::NoSuchObject(id.0))
+    }
+
+    /// An object by an id the engine handed out (checked when it came in).
+    pub(crate) fn obj(&self, id: ObjectId) -> &GameObject {
         &self.objects[id.index()]
     }
 
@@ -142,8 +189,9 @@ impl GameState {
             .is_some_and(|b| b & (1 << (id.index() % 64)) != 0)
     }
 
+    /// A player's name; `?` for an id that names no player of this game.
     pub fn player_name(&self, p: PlayerId) -> &str {
-        &self.players[p.index()].name
+        self.players.get(p.index()).map_or("?", |x| &x.name)
     }
 
     pub fn player_id(&self, name: &str) -> Option<PlayerId> {
@@ -194,12 +242,32 @@ impl GameState {
         layers::derive(self, true)
     }
 
-    pub fn characteristic(&self, o: ObjectId, c: CharId) -> &Value {
-        &self.derived().sheet.objects[o.index()][c.index()]
+    /// An object's derived characteristic, or an error naming the bad id.
+    pub fn characteristic(
+        &self,
+        o: ObjectId,
+        c: CharId,
+    ) -> Result<&Value, crate::action::ActionError> {
+        self.object(o)?;
+        if c.index() >= self.ruleset.characteristics.len() {
+            return Err(crate::action::ActionError::NoSuchCharacteristic(c.0));
+        }
+        Ok(&self.derived().sheet.objects[o.index()][c.index()])
     }
 
-    pub fn property(&self, p: PlayerId, prop: crate::ids::PropId) -> &Value {
-        &self.derived().sheet.players[p.index()][prop.index()]
+    /// A player's derived property, or an error naming the bad id.
+    pub fn property(
+        &self,
+        p: PlayerId,
+        prop: crate::ids::PropId,
+    ) -> Result<&Value, crate::action::ActionError> {
+        if p.index() >= self.players.len() {
+            return Err(crate::action::ActionError::NoSuchPlayer(p.0));
+        }
+        if prop.index() >= self.ruleset.props.len() {
+            return Err(crate::action::ActionError::NoSuchProperty(prop.0));
+        }
+        Ok(&self.derived().sheet.players[p.index()][prop.index()])
     }
 
     /// The values before any effect applies: printed characteristics, base controller, base player

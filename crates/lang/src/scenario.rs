@@ -70,8 +70,12 @@ pub fn find(
 /// `stop_after`: run only the first N steps (for `explain --step`).
 pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
     let players: Vec<&str> = sc.players.iter().map(|s| s.as_str()).collect();
-    let mut state = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players);
-    state.active = PlayerId(sc.active as u8);
+    let new = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players);
+    // The scenario's `active:` player is checked as it loads.
+    let mut state = new
+        .clone()
+        .with_first_player(PlayerId(sc.active as u8))
+        .unwrap_or(new);
     let mut report = Report {
         name: sc.header.name.clone(),
         at: sc.header.span,
@@ -172,7 +176,7 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
                     aliases.sort();
                     let name = aliases
                         .first()
-                        .map_or_else(|| state.object(*o).name.to_string(), |a| a.to_string());
+                        .map_or_else(|| name_of(state, *o), |a| a.to_string());
                     format!("`{name}`")
                 })
                 .collect();
@@ -218,6 +222,18 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
     }
 }
 
+/// An object's name, for messages (an id that names none is shown as such).
+fn name_of(state: &GameState, o: ObjectId) -> String {
+    state
+        .get_object(o)
+        .map_or_else(|| format!("object {}", o.0), |x| x.name.to_string())
+}
+
+/// A reader's error as a step's failure.
+fn read<T>(r: Result<T, rulecraft_core::ActionError>) -> Result<T, (Option<Span>, String)> {
+    r.map_err(|e| (None, e.to_string()))
+}
+
 /// Options by their source's name, or a rule by its text.
 fn option_names(
     state: &GameState,
@@ -226,7 +242,7 @@ fn option_names(
     options
         .iter()
         .map(|o| match o.source {
-            Some(s) => format!("`{}`", state.object(s).name),
+            Some(s) => format!("`{}`", name_of(state, s)),
             None => format!("\"{}\"", o.text),
         })
         .collect()
@@ -762,7 +778,7 @@ fn check(
                             .iter()
                             .map(|t| match t {
                                 Subject::Player(p) => state.player_name(*p).to_string(),
-                                Subject::Object(o) => format!("`{}`", state.object(*o).name),
+                                Subject::Object(o) => format!("`{}`", name_of(state, *o)),
                             })
                             .collect(),
                         Box::new(move |r: &Ref, i: usize| named(r, &options[i])),
@@ -788,9 +804,9 @@ fn check(
         }
         Expect::Zone { obj: r, zone } => {
             let o = obj(state, names, r)?;
-            let actual = state.object(o).zone;
+            let actual = read(state.object(o))?.zone;
             if actual != *zone {
-                let rs = &state.ruleset;
+                let rs = &state.ruleset();
                 return Ok(Some(Failure {
                     at,
                     message: format!(
@@ -809,10 +825,10 @@ fn check(
                 Some(t) => Some(obj(state, names, t)?),
                 None => None,
             };
-            let actual = state.object(o).attached_to;
+            let actual = read(state.object(o))?.attached_to;
             if actual != want {
                 let name = |x: Option<ObjectId>| match x {
-                    Some(x) => format!("`{}`", state.object(x).name),
+                    Some(x) => format!("`{}`", name_of(state, x)),
                     None => "nothing".to_string(),
                 };
                 return Ok(Some(Failure {
@@ -829,7 +845,7 @@ fn check(
         }
         Expect::Prop { player, prop, want } => {
             let p = PlayerId(*player as u8);
-            let actual = state.property(p, *prop).clone();
+            let actual = read(state.property(p, *prop))?.clone();
             let want_v = Value::Number(*want);
             if actual != want_v {
                 let d = state.explain();
@@ -838,7 +854,7 @@ fn check(
                     message: format!(
                         "{} {}: expected {}, actually {}",
                         state.player_name(p),
-                        state.ruleset.props[prop.index()].name,
+                        state.ruleset().props[prop.index()].name,
                         want_v,
                         actual
                     ),
@@ -853,8 +869,8 @@ fn check(
             of_kind,
         } => {
             let o = obj(state, names, r)?;
-            let mut actual = state.characteristic(o, *ch).clone();
-            let mut cname = state.ruleset.char(*ch).name.clone();
+            let mut actual = read(state.characteristic(o, *ch))?.clone();
+            let mut cname = state.ruleset().char(*ch).name.clone();
             if let (Some(k), Value::Abilities(list)) = (of_kind, &actual) {
                 actual = Value::Abilities(list.iter().filter(|a| a.is(*k)).cloned().collect());
                 cname = format!("{} {cname}", k.name());

@@ -396,14 +396,14 @@ impl GameState {
             Primitive::State {
                 object, symbol, on, ..
             } => match arg_object(&o.args, *object) {
-                Some(x) => self.object(x).state.contains(symbol) == *on,
+                Some(x) => self.obj(x).state.contains(symbol) == *on,
                 None => true,
             },
             Primitive::Property { amount, .. } | Primitive::Counters { amount, .. } => {
                 amount_of(&o.args, *amount) == 0
             }
             Primitive::Move { object, zone } => {
-                arg_object(&o.args, *object).is_none_or(|x| self.object(x).zone == *zone)
+                arg_object(&o.args, *object).is_none_or(|x| self.obj(x).zone == *zone)
             }
         })
     }
@@ -761,7 +761,7 @@ impl GameState {
     ) {
         match key {
             Key::Object(o, i) => {
-                let def = self.content.class(self.object(o).class).responses[i as usize].clone();
+                let def = self.content.class(self.obj(o).class).responses[i as usize].clone();
                 (def, Some(o), Some(self.controller_now(o)), Vec::new(), None)
             }
             Key::Rule(i) => (
@@ -793,9 +793,9 @@ impl GameState {
         match self.controller_char {
             Some(c) => match self.derived().sheet.objects[o.index()][c.index()] {
                 crate::value::Value::Player(Some(p)) => p,
-                _ => self.object(o).controller,
+                _ => self.obj(o).controller,
             },
-            None => self.object(o).controller,
+            None => self.obj(o).controller,
         }
     }
 
@@ -848,7 +848,7 @@ impl GameState {
                 if f.used.contains(&(k, key)) {
                     continue;
                 }
-                let def = &self.content.class(look.object(obj).class).responses[ri as usize];
+                let def = &self.content.class(look.obj(obj).class).responses[ri as usize];
                 // "After this card bows": a trigger about its own object answers no other, and
                 // needs no derived value to say so.
                 if !names_source_only(def, &o.occ, obj) {
@@ -894,7 +894,7 @@ impl GameState {
 
     /// Whether a response's source is where it works: in play, or in a zone it names.
     fn source_works(&self, o: ObjectId, def: &ResponseDef) -> bool {
-        let z = self.object(o).zone;
+        let z = self.obj(o).zone;
         self.ruleset.zone(z).in_play || def.zones.contains(&z)
     }
 
@@ -984,7 +984,7 @@ impl GameState {
                     .as_deref()
                     .filter(|_| point == Point::After)
                     .unwrap_or(self);
-                let def = &self.content.class(self.object(o).class).responses[i as usize];
+                let def = &self.content.class(self.obj(o).class).responses[i as usize];
                 look.source_works(o, def)
             }
             Key::Rule(_) => true,

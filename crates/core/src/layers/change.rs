@@ -170,7 +170,7 @@ pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::valu
     if l.chosen {
         if let Some(c) = ctx
             .source
-            .and_then(|s| ctx.state.object(s).choices.first().cloned())
+            .and_then(|s| ctx.state.obj(s).choices.first().cloned())
         {
             set.insert(c);
         }
@@ -341,7 +341,7 @@ pub(super) fn change(
                     crate::effect::SymRef::Lit(s) => Some(s.to_string()),
                     crate::effect::SymRef::Chosen(i) => ctx.source.and_then(|s| {
                         ctx.state
-                            .object(s)
+                            .obj(s)
                             .choices
                             .get(*i as usize)
                             .map(|x| x.to_string())

@@ -445,11 +445,11 @@ impl<'a> Replay<'a> {
             let Some(was) = changes.old_object(x) else {
                 return Err(fail!());
             };
-            let diff = StateDiff::of(was, state.object(x));
+            let diff = StateDiff::of(was, state.obj(x));
             r.refuse_moving_statics(changes, x, diff)?;
             let final_old = sheet.objects[x.index()].to_vec();
             let old_base = r.undo_row(&final_old, x, 0);
-            let base = state.base_row(state.object(x));
+            let base = state.base_row(state.obj(x));
             sheet.objects[x.index()].clone_from_slice(&base);
             r.dirty.insert(
                 x,
@@ -468,7 +468,7 @@ impl<'a> Replay<'a> {
                 ..StateDiff::default()
             };
             r.refuse_moving_statics(changes, x, diff)?;
-            let base = state.base_row(state.object(x));
+            let base = state.base_row(state.obj(x));
             sheet.objects.push_row(&base);
             r.dirty.insert(
                 x,
@@ -490,7 +490,7 @@ impl<'a> Replay<'a> {
         if diff.other {
             return Err(fail!());
         }
-        let now = self.state.object(x);
+        let now = self.state.obj(x);
         if diff.new && now.face_down {
             return Err(fail!());
         }
@@ -869,7 +869,7 @@ impl Replay<'_> {
             }
         }
         for &x in &changed {
-            let o = self.state.object(x);
+            let o = self.state.obj(x);
             for (i, p) in o.counters.iter().enumerate() {
                 if !rs.counters[p.kind.index()].applies_in(rs, lid) {
                     continue;
@@ -2212,7 +2212,7 @@ impl Replay<'_> {
                 Locked::Objects(l) => l
                     .iter()
                     .filter(|(o, inc)| {
-                        moved.binary_search(o).is_ok() && state.object(*o).incarnation == *inc
+                        moved.binary_search(o).is_ok() && state.obj(*o).incarnation == *inc
                     })
                     .map(|(o, _)| Subject::Object(*o))
                     .collect(),

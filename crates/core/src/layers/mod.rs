@@ -747,10 +747,10 @@ impl Deriver<'_> {
             e.objects[o.index()][ch.index()].push(Step {
                 layer: l.label.clone(),
                 layer_name: l.name.clone(),
-                source: self.state.object(o).name.to_string(),
-                label: self.state.object(o).name.to_string(),
+                source: self.state.obj(o).name.to_string(),
+                label: self.state.obj(o).name.to_string(),
                 text: text.to_string(),
-                timestamp: self.state.object(o).timestamp.0,
+                timestamp: self.state.obj(o).timestamp.0,
                 reason: Reason::Categories,
                 before,
                 after,
@@ -1584,7 +1584,7 @@ fn you_of(
             Value::Player(p) => *p,
             _ => None,
         },
-        None => Some(state.object(src).controller),
+        None => Some(state.obj(src).controller),
     }
 }
 
@@ -1677,7 +1677,7 @@ fn start_with(
             Some(match &created.locked {
                 Locked::Objects(list) => list
                     .iter()
-                    .filter(|(o, inc)| state.object(*o).incarnation == *inc)
+                    .filter(|(o, inc)| state.obj(*o).incarnation == *inc)
                     .map(|(o, _)| Subject::Object(*o))
                     .collect(),
                 Locked::Players(list) => list.iter().map(|p| Subject::Player(*p)).collect(),
