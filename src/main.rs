@@ -71,13 +71,18 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
-    /// Run a scenario and print how an object's characteristics (or a player's properties) were derived.
+    /// Run a scenario and print how an object's characteristics (or a player's properties) were
+    /// derived, or the log of occurrences and what answered each.
     Explain {
         /// A scenario file.
         file: PathBuf,
         /// The object (name or alias) or player to explain.
+        #[arg(long, required_unless_present = "log")]
+        object: Option<String>,
+        /// Print the log of occurrences so far: each occurrence, the responses to it in order,
+        /// and why each came when it did.
         #[arg(long)]
-        object: String,
+        log: bool,
         /// Which scenario in the file, by name (default: the first).
         #[arg(long)]
         scenario: Option<String>,
@@ -133,13 +138,15 @@ fn main() -> ExitCode {
         Command::Explain {
             file,
             object,
+            log,
             scenario,
             step,
             format,
         } => explain(
             &mut loader,
             &file,
-            &object,
+            object.as_deref(),
+            log,
             scenario.as_deref(),
             step,
             format,
@@ -333,10 +340,12 @@ fn fail_with(loader: &Loader, errors: &[LoadError], plain: &[Located], format: F
     ExitCode::FAILURE
 }
 
+#[allow(clippy::too_many_arguments)]
 fn explain(
     loader: &mut Loader,
     file: &Path,
-    object: &str,
+    object: Option<&str>,
+    log: bool,
     scenario: Option<&str>,
     step: Option<usize>,
     format: Format,
@@ -358,9 +367,13 @@ fn explain(
     let r = run(&env, &sc, step);
     let state = &r.state;
     let d = state.explain();
-    let target = match state.player_id(object) {
-        Some(p) => Ok(Subject::Player(p)),
-        None => find(state, &r.names, object).map(Subject::Object),
+    let log_lines: Vec<String> = state.log().iter().map(|e| e.display(state)).collect();
+    let target = match object {
+        None => Ok(None),
+        Some(object) => match state.player_id(object) {
+            Some(p) => Ok(Some(Subject::Player(p))),
+            None => find(state, &r.names, object).map(|o| Some(Subject::Object(o))),
+        },
     };
     let target = match target {
         Ok(t) => t,
@@ -385,11 +398,15 @@ fn explain(
             "errors": [],
         });
         let extra = match target {
-            Subject::Player(p) => player_json(state, &d, p),
-            Subject::Object(o) => object_json(state, &d, o),
+            Some(Subject::Player(p)) => player_json(state, &d, p),
+            Some(Subject::Object(o)) => object_json(state, &d, o),
+            None => json!({}),
         };
         if let (Some(doc), Json::Object(extra)) = (doc.as_object_mut(), extra) {
             doc.extend(extra);
+        }
+        if let (Some(doc), true) = (doc.as_object_mut(), log) {
+            doc.insert("log".into(), json!(log_lines));
         }
         out!("{doc}");
         return ExitCode::SUCCESS;
@@ -398,8 +415,15 @@ fn explain(
         eprintln!("note: {}: {}", loader.map.location(f.at), f.message);
     }
     match target {
-        Subject::Player(p) => out_raw!("{}", describe_player(state, &d, p)),
-        Subject::Object(o) => out_raw!("{}", describe_object(state, &d, o)),
+        Some(Subject::Player(p)) => out_raw!("{}", describe_player(state, &d, p)),
+        Some(Subject::Object(o)) => out_raw!("{}", describe_object(state, &d, o)),
+        None => {}
+    }
+    if log {
+        out!("log:");
+        for l in &log_lines {
+            out!("  {l}");
+        }
     }
     ExitCode::SUCCESS
 }
@@ -439,8 +463,10 @@ fn value_json(
 }
 
 fn object_json(state: &GameState, d: &rulecraft_core::layers::Derived, o: ObjectId) -> Json {
-    let rs = &state.ruleset;
-    let obj = state.object(o);
+    let rs = &state.ruleset();
+    let Ok(obj) = state.object(o) else {
+        return json!({"errors": [format!("no object has id {}", o.0)]});
+    };
     let e = d.explanation.as_ref().expect("explain records steps");
     let chars: Vec<Json> = rs
         .characteristics
@@ -472,7 +498,7 @@ fn object_json(state: &GameState, d: &rulecraft_core::layers::Derived, o: Object
 }
 
 fn player_json(state: &GameState, d: &rulecraft_core::layers::Derived, p: PlayerId) -> Json {
-    let rs = &state.ruleset;
+    let rs = &state.ruleset();
     let e = d.explanation.as_ref().expect("explain records steps");
     let props: Vec<Json> = rs
         .props

@@ -485,3 +485,33 @@ fn json_errors_name_file_line_and_column() {
          tests/bad/class-defined-twice.cards:2:6)"
     );
 }
+
+/// `explain --log` prints the log of occurrences after the steps run: the "CE Timing" example of
+/// simultaneous destructions, ordered by the active player.
+#[test]
+fn explain_prints_the_log_of_occurrences() {
+    let file = "scenarios/timing/step-b-order.scenario";
+    let o = rulecraft(&["explain", file, "--log"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "log:");
+    let chosen = lines
+        .iter()
+        .position(|l| l.contains("(chosen by Bob among 2)"))
+        .unwrap_or_else(|| panic!("the active player's choice is logged:\n{out}"));
+    let only = lines
+        .iter()
+        .position(|l| l.contains("(the only one)"))
+        .unwrap_or_else(|| panic!("the second response is logged:\n{out}"));
+    assert!(chosen < only, "{out}");
+    // Only the first step ran: the destructions have started, nothing has happened yet.
+    let o = rulecraft(&["explain", file, "--log", "--step", "3", "--format", "json"]);
+    let log = json(&o)["log"].as_array().expect("a log").clone();
+    assert!(
+        log.iter()
+            .all(|l| !l.as_str().unwrap_or("").contains("happens")),
+        "{log:?}"
+    );
+    assert!(!log.is_empty());
+}

@@ -152,9 +152,14 @@ fn and(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     })
 }
 
+/// Each level of nesting may need more stack than the thread has (a test thread has 2 MiB; a debug
+/// build's frames are large): the parsers grow it on the heap when it runs low.
+const STACK_RED_ZONE: usize = 128 * 1024;
+const STACK_GROWTH: usize = 4 * 1024 * 1024;
+
 fn unary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     c.nest()?;
-    let r = unary_in(env, c, allow);
+    let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || unary_in(env, c, allow));
     c.unnest(1);
     r
 }
@@ -293,15 +298,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             }
             // `event card`: the tested object or player is that argument of the occurrence.
             c.bump();
-            let (p, ps) = c.name("a parameter of the event after `event`")?;
-            return match allow.params.iter().position(|x| *x == p) {
-                Some(i) => Ok(Cond::IsParam(i as u8)),
-                None if allow.params.is_empty() => Err(Diagnostic::new(
-                    span,
-                    "`event ...` names a parameter of the event a response answers: only in a response",
-                )),
-                None => Err(unknown(ps, "event parameter", &p, allow.params.iter().map(|s| s.as_str()))),
-            };
+            return event_cond(c, allow, span);
         }
         "source" | "self" | "this" | "it" if !c.peek_at(1).is_some_and(|t| t.is_punct(".")) => {
             c.bump();
@@ -676,7 +673,7 @@ fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
 
 fn atom(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     c.nest()?;
-    let r = atom_in(env, c, allow);
+    let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_GROWTH, || atom_in(env, c, allow));
     c.unnest(1);
     r
 }
@@ -707,47 +704,8 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             return Ok(NumExpr::Nothing);
         }
         "event" => {
-            // `event amount`: a number argument; `event card.force`, `event player.honor`: a
-            // value of an object or player argument.
             c.bump();
-            let (p, ps) = c.name("a parameter of the event after `event`")?;
-            let Some(i) = allow.params.iter().position(|x| *x == p) else {
-                if allow.params.is_empty() {
-                    return Err(Diagnostic::new(
-                        tok.span,
-                        "`event ...` names a parameter of the event a response answers: only in a response",
-                    ));
-                }
-                return Err(unknown(
-                    ps,
-                    "event parameter",
-                    &p,
-                    allow.params.iter().map(|s| s.as_str()),
-                ));
-            };
-            let i = i as u8;
-            if !c.eat_punct(".") {
-                return Ok(NumExpr::Param(i));
-            }
-            let (w, ws) = c.name("a number characteristic or a player property")?;
-            if let Some(ch) = rs.char_id(&w) {
-                if rs.char(ch).kind != CharKind::Number {
-                    return Err(Diagnostic::new(ws, format!("`{w}` is not a number")));
-                }
-                return Ok(NumExpr::Char(ObjRef::Param(i), ch));
-            }
-            if let Some(prop) = rs.prop_id(&w) {
-                return Ok(NumExpr::Prop(PlayerRef::Param(i), prop));
-            }
-            return Err(unknown(
-                ws,
-                "characteristic or player property",
-                &w,
-                rs.characteristics
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .chain(rs.props.iter().map(|p| p.name.as_str())),
-            ));
+            return event_num(env, c, allow, tok.span);
         }
         "count" => {
             c.bump();
@@ -952,5 +910,75 @@ fn num_depth(e: &NumExpr) -> usize {
         | NumExpr::Mul(a, b) => num_depth(a).max(num_depth(b)),
         NumExpr::Neg(a) => num_depth(a),
         _ => 0,
+    }
+}
+
+/// `event amount`: a number argument; `event card.force`, `event player.honor`: a value of an
+/// object or player argument. Kept out of `atom_in`, whose frame every nesting level pays for.
+#[inline(never)]
+fn event_num(
+    env: &Env,
+    c: &mut Cursor,
+    allow: Allow,
+    span: crate::diagnostics::Span,
+) -> Res<NumExpr> {
+    let rs = &env.ruleset;
+    let (p, ps) = c.name("a parameter of the event after `event`")?;
+    let Some(i) = allow.params.iter().position(|x| *x == p) else {
+        if allow.params.is_empty() {
+            return Err(Diagnostic::new(
+                span,
+                "`event ...` names a parameter of the event a response answers: only in a response",
+            ));
+        }
+        return Err(unknown(
+            ps,
+            "event parameter",
+            &p,
+            allow.params.iter().map(|s| s.as_str()),
+        ));
+    };
+    let i = i as u8;
+    if !c.eat_punct(".") {
+        return Ok(NumExpr::Param(i));
+    }
+    let (w, ws) = c.name("a number characteristic or a player property")?;
+    if let Some(ch) = rs.char_id(&w) {
+        if rs.char(ch).kind != CharKind::Number {
+            return Err(Diagnostic::new(ws, format!("`{w}` is not a number")));
+        }
+        return Ok(NumExpr::Char(ObjRef::Param(i), ch));
+    }
+    if let Some(prop) = rs.prop_id(&w) {
+        return Ok(NumExpr::Prop(PlayerRef::Param(i), prop));
+    }
+    Err(unknown(
+        ws,
+        "characteristic or player property",
+        &w,
+        rs.characteristics
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain(rs.props.iter().map(|p| p.name.as_str())),
+    ))
+}
+
+/// `event card` in a condition: the tested object or player is that argument. Kept out of
+/// `primary`, whose frame every nesting level pays for.
+#[inline(never)]
+fn event_cond(c: &mut Cursor, allow: Allow, span: crate::diagnostics::Span) -> Res<Cond> {
+    let (p, ps) = c.name("a parameter of the event after `event`")?;
+    match allow.params.iter().position(|x| *x == p) {
+        Some(i) => Ok(Cond::IsParam(i as u8)),
+        None if allow.params.is_empty() => Err(Diagnostic::new(
+            span,
+            "`event ...` names a parameter of the event a response answers: only in a response",
+        )),
+        None => Err(unknown(
+            ps,
+            "event parameter",
+            &p,
+            allow.params.iter().map(|s| s.as_str()),
+        )),
     }
 }
