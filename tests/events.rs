@@ -171,3 +171,60 @@ fn a_reaction_request_offers_only_reactions_the_player_can_take() {
         "take it, or pass"
     );
 }
+
+/// Occurrences change objects' state (bowed, dishonored); static abilities read it. After each
+/// occurrence the values worked out from the previous derivation equal a derivation from scratch.
+#[test]
+fn state_changes_recompute_like_a_full_derivation() {
+    let mut s = Loader::new()
+        .game(
+            Path::new("rulesets/honor.rules"),
+            &[
+                Path::new("content/honor"),
+                Path::new("tests/data/honor-statics.cards"),
+            ],
+            &["Alice", "Bob"],
+        )
+        .expect("loads");
+    let mut cards = Vec::new();
+    for (i, name) in [
+        "Rallying Banner",
+        "Shamed Lord",
+        "Counting Sensei",
+        "Stalwart Samurai",
+        "Samurai",
+        "Samurai",
+        "Shamed Lord",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let o = enter(&mut s, name, (i % 2) as u8);
+        if name != &"Rallying Banner" {
+            cards.push(o);
+        }
+    }
+    let kinds: Vec<_> = ["bows", "straightens", "dishonors"]
+        .iter()
+        .map(|k| s.ruleset().event_id(k).expect("event"))
+        .collect();
+    // A fixed pseudo-random walk (a linear congruential sequence).
+    let mut x: u64 = 12345;
+    for _ in 0..400 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let card = cards[(x >> 33) as usize % cards.len()];
+        let kind = kinds[(x >> 40) as usize % kinds.len()];
+        s.occur(Occurrence::new(kind, vec![Arg::Object(card)]))
+            .expect("occurs");
+        assert!(s.pending_decision().is_none());
+        assert_eq!(
+            format!("{:?}", s.derived().sheet),
+            format!("{:?}", rulecraft_core::layers::derive(&s, false).sheet)
+        );
+    }
+    // The walk reached the states it is about.
+    let log = log(&s);
+    assert!(log.contains("dishonors(") && log.contains(": happens"));
+}
