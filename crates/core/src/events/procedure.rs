@@ -945,11 +945,26 @@ impl GameState {
         you: Option<PlayerId>,
         params: &[Arg],
     ) -> bool {
-        def.targets.iter().all(|t| {
+        let targets_ok = def.targets.iter().all(|t| {
             !self
                 .legal_targets(&t.cond, source, you, &[], params)
                 .is_empty()
-        })
+        });
+        // A cost that names no target and would change nothing (bowing a bowed card) cannot be
+        // paid: the response cannot be taken.
+        let costs_ok = def.costs.iter().all(|c| match c {
+            Deed::Occur { event, args }
+                if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
+            {
+                let values: Option<Vec<Arg>> = args
+                    .iter()
+                    .map(|a| self.arg_value(a, source, you, &[], params))
+                    .collect();
+                values.is_some_and(|v| !self.changes_nothing(&Occurrence::new(*event, v)))
+            }
+            _ => true,
+        });
+        targets_ok && costs_ok
     }
 
     fn legal_targets(
@@ -1181,15 +1196,27 @@ impl GameState {
         // After an object left play, what the response names is looked up as it was just before
         // (last-known information).
         let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
-        let sheet = &look.derived().sheet;
-        let ctx = Ctx::new(look, sheet, r.source, r.you, &r.targets).with_params(params);
-        let this = match r.source {
+        look.arg_value(a, r.source, r.you, &r.targets, params)
+    }
+
+    /// An argument's value for a response with this source, "you", targets and occurrence.
+    fn arg_value(
+        &self,
+        a: &ArgExpr,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: &[Subject],
+        params: &[Arg],
+    ) -> Option<Arg> {
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        let this = match source {
             Some(s) => Subject::Object(s),
-            None => Subject::Player(r.you.unwrap_or(look.active)),
+            None => Subject::Player(you.unwrap_or(self.active)),
         };
         match a {
             ArgExpr::Param(i) => params.get(*i as usize).copied(),
-            ArgExpr::Target(i) => match r.targets.get(*i as usize) {
+            ArgExpr::Target(i) => match targets.get(*i as usize) {
                 Some(Subject::Object(o)) => Some(Arg::Object(*o)),
                 Some(Subject::Player(p)) => Some(Arg::Player(*p)),
                 None => None,
