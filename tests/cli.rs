@@ -509,8 +509,10 @@ fn explain_prints_the_log_of_occurrences() {
     let o = rulecraft(&["explain", file, "--log", "--step", "3", "--format", "json"]);
     let log = json(&o)["log"].as_array().expect("a log").clone();
     assert!(
-        log.iter()
-            .all(|l| !l.as_str().unwrap_or("").contains("happens")),
+        log.iter().all(|l| !l
+            .as_str()
+            .unwrap_or("")
+            .contains("destroyed(Doomed Samurai): happens")),
         "{log:?}"
     );
     assert!(!log.is_empty());

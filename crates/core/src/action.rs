@@ -187,7 +187,7 @@ impl fmt::Display for ActionError {
 impl std::error::Error for ActionError {}
 
 impl GameState {
-    fn check_object(&self, o: ObjectId) -> Result<(), ActionError> {
+    pub(crate) fn check_object(&self, o: ObjectId) -> Result<(), ActionError> {
         if o.index() < self.objects.len() {
             Ok(())
         } else {
@@ -203,11 +203,24 @@ impl GameState {
         }
     }
 
-    /// Applies an action, then the state-based checks. On error nothing has changed.
+    /// Applies an action, then the state-based checks. On error nothing has changed. Entering,
+    /// moving, counters and attaching are occurrences of the built-in events (`enters`,
+    /// `changes_zone`, `leaves_play`, `counters_placed`, `attached`): they go through their timing
+    /// points, so that they can be answered, prevented and logged.
     pub fn apply(&mut self, action: Action) -> Result<Outcome, ActionError> {
         if self.pending.is_some() {
             return Err(ActionError::DecisionPending);
         }
+        if !self.timing.is_idle() {
+            return Err(ActionError::BadOccurrence(
+                "an occurrence is under way: answer its decisions first".into(),
+            ));
+        }
+        self.apply_through_events(action)
+    }
+
+    /// The action's own change, then the state-based checks.
+    pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
         let mut out = Outcome::default();
         match action {
             Action::Create(list) => {
@@ -427,6 +440,8 @@ impl GameState {
         self.pending = None;
         let mut out = Outcome::default();
         self.run_state_checks(&mut out)?;
+        // The objects that entered together now go through "after they enter".
+        self.run_timing()?;
         Ok(out)
     }
 

@@ -207,6 +207,35 @@ pub struct Ruleset {
     pub timing: crate::timing::TimingProcedure,
     /// Triggered rulebook effects ("Honor loss after a dishonorable Personality is destroyed").
     pub rules: Vec<Arc<crate::events::ResponseDef>>,
+    /// The built-in events the engine's own actions are occurrences of.
+    pub builtin: Option<Builtin>,
+}
+
+/// The events every ruleset has, declared by the engine after the ruleset's own: each engine
+/// action (`Action`) is an occurrence of one or more of them.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Builtin {
+    /// `enters(card)`: an object entered a zone in play (after it entered; it cannot be stopped).
+    pub enters: crate::ids::EventId,
+    /// `changes_zone(card)`: an object moves to another zone.
+    pub changes_zone: crate::ids::EventId,
+    /// `leaves_play(card)`: an object in play moves to a zone not in play.
+    pub leaves_play: crate::ids::EventId,
+    /// `counters_placed(card, amount)`: counters are put on (a negative amount: taken off).
+    pub counters_placed: crate::ids::EventId,
+    /// `attached(card, to)`: an object becomes attached to another.
+    pub attached: crate::ids::EventId,
+}
+
+impl Builtin {
+    /// Their names, which a ruleset may not declare.
+    pub const NAMES: [&'static str; 5] = [
+        "enters",
+        "changes_zone",
+        "leaves_play",
+        "counters_placed",
+        "attached",
+    ];
 }
 
 /// Abilities an object has because a symbols characteristic holds some symbols, while another of
@@ -406,6 +435,46 @@ impl Ruleset {
             allowed.extend(&SymbolSet::every_but(&self.listed(ch)));
         }
         Some(allowed)
+    }
+
+    /// Declares the built-in events (once, after the ruleset's own).
+    pub fn add_builtin_events(&mut self) {
+        use crate::events::{EventKind, ParamDef, ParamKind};
+        if self.builtin.is_some() {
+            return;
+        }
+        let mut add = |name: &str, params: &[(&str, ParamKind)]| {
+            let id = crate::ids::EventId(self.events.len() as u16);
+            self.events.push(EventKind {
+                name: Arc::from(name),
+                params: params
+                    .iter()
+                    .map(|(n, k)| ParamDef {
+                        name: Arc::from(*n),
+                        kind: *k,
+                    })
+                    .collect(),
+                changes: Vec::new(),
+                amount: None,
+                period: false,
+                turn: false,
+                ordered_by: None,
+            });
+            id
+        };
+        let card = ("card", ParamKind::Object);
+        let enters = add("enters", &[card]);
+        let changes_zone = add("changes_zone", &[card]);
+        let leaves_play = add("leaves_play", &[card]);
+        let counters_placed = add("counters_placed", &[card, ("amount", ParamKind::Number)]);
+        let attached = add("attached", &[card, ("to", ParamKind::Object)]);
+        self.builtin = Some(Builtin {
+            enters,
+            changes_zone,
+            leaves_play,
+            counters_placed,
+            attached,
+        });
     }
 
     pub fn event(&self, e: crate::ids::EventId) -> &crate::events::EventKind {

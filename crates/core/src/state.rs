@@ -57,7 +57,7 @@ pub struct GameState {
     /// through their classes.
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>>>,
     /// Occurrences under way, delayed effects, open periods and the log.
-    pub(crate) timing: crate::events::Timing,
+    pub(crate) timing: Arc<crate::events::Timing>,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.

@@ -40,6 +40,8 @@ pub struct Timing {
     /// The target lines whose choosers the pending decision offers, in order.
     offered_targets: Vec<usize>,
     turns_begun: u32,
+    /// What the last engine action made as its occurrences happened.
+    outcome: Option<crate::action::Outcome>,
 }
 
 impl Timing {
@@ -82,6 +84,8 @@ enum Mode {
     Plain,
     Begin,
     End,
+    /// Only "after": an object has entered (it did not exist before).
+    AfterOnly,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +115,7 @@ impl Mode {
                 Stage::End,
                 Stage::At(Point::After),
             ],
+            Mode::AfterOnly => &[Stage::At(Point::After)],
         }
     }
 }
@@ -129,6 +134,9 @@ struct Frame {
     snapshot: Option<Arc<GameState>>,
     /// Responses already taken, by occurrence: a response answers one trigger at most once.
     used: Vec<(usize, Key)>,
+    /// An engine action whose occurrences these are: it is the change, made if none of them was
+    /// prevented.
+    action: Option<Box<crate::action::Action>>,
 }
 
 #[derive(Clone, Debug)]
@@ -305,7 +313,7 @@ impl GameState {
     }
 
     fn timing_mut(&mut self) -> &mut Timing {
-        &mut self.timing
+        Arc::make_mut(&mut self.timing)
     }
 
     fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
@@ -315,7 +323,7 @@ impl GameState {
                 .map(|occ| Occ {
                     occ,
                     alive: true,
-                    happened: false,
+                    happened: mode == Mode::AfterOnly,
                 })
                 .collect(),
             mode,
@@ -325,6 +333,7 @@ impl GameState {
             depth,
             snapshot: None,
             used: Vec::new(),
+            action: None,
         };
         let entries: Vec<LogEntry> = if mode == Mode::End {
             Vec::new()
@@ -334,8 +343,15 @@ impl GameState {
                 .iter()
                 .map(|o| LogEntry {
                     depth,
-                    what: Logged::Starts {
-                        occurrence: o.occ.clone(),
+                    what: if mode == Mode::AfterOnly {
+                        // It has happened already (the objects have entered).
+                        Logged::Happened {
+                            occurrence: o.occ.clone(),
+                        }
+                    } else {
+                        Logged::Starts {
+                            occurrence: o.occ.clone(),
+                        }
                     },
                 })
                 .collect()
@@ -1385,6 +1401,9 @@ impl GameState {
 
     /// The change: every occurrence of the frame still to happen makes its changes, at once.
     fn make_changes(&mut self, fi: usize) -> Result<(), ActionError> {
+        if self.frame(fi).action.is_some() {
+            return self.make_action_change(fi);
+        }
         let f = self.frame(fi);
         let depth = f.depth;
         let live: Vec<(usize, Occurrence)> = f
@@ -1413,11 +1432,8 @@ impl GameState {
                 _ => false,
             })
         });
-        if leaves_play {
-            let mut snap = self.clone();
-            snap.timing = Timing::default();
-            snap.refresh();
-            self.frame_mut(fi).snapshot = Some(Arc::new(snap));
+        if leaves_play && self.point_has_listeners(fi, Point::After) {
+            self.take_snapshot(fi);
         }
         let rs = self.ruleset.clone();
         for (k, o) in doing {
@@ -1437,6 +1453,125 @@ impl GameState {
         }
         let mut out = crate::action::Outcome::default();
         self.run_state_checks(&mut out)
+    }
+
+    /// The state just before a change that takes an object out of play, for the "after"
+    /// responses to look back to (last-known information).
+    fn take_snapshot(&mut self, fi: usize) {
+        let mut snap = self.clone();
+        snap.timing = Default::default();
+        snap.refresh();
+        self.frame_mut(fi).snapshot = Some(Arc::new(snap));
+    }
+
+    /// An engine action's change: made when none of its occurrences was prevented or
+    /// substituted (moving a card is both its zone change and, from play, its leaving play).
+    fn make_action_change(&mut self, fi: usize) -> Result<(), ActionError> {
+        let f = self.frame_mut(fi);
+        let Some(action) = f.action.take() else {
+            return Ok(());
+        };
+        if !f.occs.iter().all(|o| o.alive) {
+            for o in &mut f.occs {
+                o.alive = false;
+            }
+            return Ok(());
+        }
+        let depth = f.depth;
+        let leaves_play = match &*action {
+            crate::action::Action::Move { object, zone } => {
+                self.in_play(*object) && !self.ruleset.zone(*zone).in_play
+            }
+            _ => false,
+        };
+        if leaves_play && self.point_has_listeners(fi, Point::After) {
+            self.take_snapshot(fi);
+        }
+        let out = self.apply_now(*action)?;
+        self.timing_mut().outcome = Some(out);
+        let happened: Vec<Occurrence> = {
+            let f = self.frame_mut(fi);
+            for o in &mut f.occs {
+                o.happened = true;
+            }
+            f.occs.iter().map(|o| o.occ.clone()).collect()
+        };
+        for occurrence in happened {
+            self.log_at(depth, Logged::Happened { occurrence });
+        }
+        Ok(())
+    }
+
+    /// An engine action, as occurrences of the built-in events where it is one: entering (after
+    /// the objects have entered), moving, counters, attaching. Other actions change the state
+    /// directly.
+    pub(crate) fn apply_through_events(
+        &mut self,
+        action: crate::action::Action,
+    ) -> Result<crate::action::Outcome, ActionError> {
+        use crate::action::Action;
+        let Some(b) = self.ruleset.builtin else {
+            return self.apply_now(action);
+        };
+        let obj = |o: ObjectId| Arg::Object(o);
+        let occs = match &action {
+            Action::Create(_) => {
+                let out = self.apply_now(action)?;
+                let entered: Vec<Occurrence> = out
+                    .created
+                    .iter()
+                    .filter(|o| self.in_play(**o))
+                    .map(|o| Occurrence::new(b.enters, vec![obj(*o)]))
+                    .collect();
+                if !entered.is_empty() {
+                    self.push_frame(entered, Mode::AfterOnly, 0);
+                    self.run_timing()?;
+                }
+                return Ok(out);
+            }
+            Action::Move { object, zone } => {
+                self.check_object(*object)?;
+                if zone.index() >= self.ruleset.zones.len() {
+                    return Err(ActionError::NoSuchObject(object.0));
+                }
+                let mut v = vec![Occurrence::new(b.changes_zone, vec![obj(*object)])];
+                if self.in_play(*object) && !self.ruleset.zone(*zone).in_play {
+                    v.push(Occurrence::new(b.leaves_play, vec![obj(*object)]));
+                }
+                v
+            }
+            Action::AddCounters {
+                object,
+                counter,
+                count,
+            } => {
+                self.check_object(*object)?;
+                if counter.index() >= self.ruleset.counters.len() {
+                    return Err(ActionError::NoSuchObject(object.0));
+                }
+                vec![Occurrence::new(
+                    b.counters_placed,
+                    vec![obj(*object), Arg::Number(*count)],
+                )]
+            }
+            Action::Attach { object, to } => {
+                self.check_object(*object)?;
+                self.check_object(*to)?;
+                if object == to {
+                    return Err(ActionError::AttachToSelf(
+                        self.obj(*object).name.to_string(),
+                    ));
+                }
+                vec![Occurrence::new(b.attached, vec![obj(*object), obj(*to)])]
+            }
+            _ => return self.apply_now(action),
+        };
+        self.timing_mut().outcome = None;
+        self.push_frame(occs, Mode::Plain, 0);
+        let top = self.timing.tasks.len() - 1;
+        self.frame_mut(top).action = Some(Box::new(action));
+        self.run_timing()?;
+        Ok(self.timing_mut().outcome.take().unwrap_or_default())
     }
 
     fn make_change(&mut self, c: &Primitive, args: &[Arg]) {

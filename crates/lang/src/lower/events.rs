@@ -22,6 +22,12 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
     let (kw, _) = c.name("`event`, `period` or `turn`")?;
     let (name, ns) = c.name("the event's name")?;
+    if rulecraft_core::ruleset::Builtin::NAMES.contains(&name.as_str()) {
+        return Err(Diagnostic::new(
+            ns,
+            format!("`{name}` is a built-in event (the engine's own actions are occurrences of it): choose another name"),
+        ));
+    }
     if env.ruleset.event_id(&name).is_some() {
         return Err(Diagnostic::new(
             ns,

@@ -65,6 +65,7 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         ));
     }
     check_order(&env, &spans)?;
+    env.ruleset.add_builtin_events();
     place_counter_ops(&mut env, &counter_spans)?;
     Ok(env)
 }
