@@ -14,7 +14,7 @@ const OCCURRENCES: usize = 100_000;
 /// `effects` objects with responses, of which 20 Bow Watchers listen to bowing; the rest listen
 /// to gaining Honor (Reactions) and moving home (replacements). Returns the state and the card
 /// the benchmark bows and straightens.
-fn board(effects: usize) -> (GameState, ObjectId) {
+pub fn board(effects: usize) -> (GameState, ObjectId) {
     let mut s = Loader::new()
         .game(
             Path::new("rulesets/honor.rules"),

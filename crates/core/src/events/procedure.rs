@@ -1620,6 +1620,27 @@ impl GameState {
         }
     }
 
+    /// The response option `i` of `n` the pending decision offered: the frame it answers, the
+    /// point it is at, the response. The decision is answered.
+    fn picked(
+        &mut self,
+        top: Option<usize>,
+        i: usize,
+        n: usize,
+    ) -> Result<(usize, Point, Cand), ActionError> {
+        if i >= n {
+            return Err(bad_pick(i, n));
+        }
+        let fi = top.expect("a frame is under way");
+        let f = self.frame(fi);
+        let Stage::At(point) = f.mode.stages()[f.stage] else {
+            unreachable!("a response is offered at a timing point")
+        };
+        let c = self.timing.offered[i];
+        self.pending = None;
+        Ok((fi, point, c))
+    }
+
     /// Answers a decision of the timing procedure. Checked before anything changes.
     pub(crate) fn decide_timing(&mut self, choice: Choice) -> Result<(), ActionError> {
         let Some(req) = self.pending.clone() else {
@@ -1628,16 +1649,8 @@ impl GameState {
         let top = self.timing.tasks.len().checked_sub(1);
         match (&*req, choice) {
             (DecisionRequest::ChooseNext { options, step, .. }, Choice::Pick(i)) => {
-                if i >= options.len() {
-                    return Err(bad_pick(i, options.len()));
-                }
-                let fi = top.expect("a frame is under way");
-                let Stage::At(point) = self.frame(fi).mode.stages()[self.frame(fi).stage] else {
-                    unreachable!()
-                };
-                let c = self.timing.offered[i];
+                let (fi, point, c) = self.picked(top, i, options.len())?;
                 let player = req.player();
-                self.pending = None;
                 self.drop_cand(fi, c);
                 self.start_run(
                     fi,
@@ -1651,16 +1664,8 @@ impl GameState {
                 )?;
             }
             (DecisionRequest::React { options, step, .. }, Choice::Pick(i)) => {
-                if i >= options.len() {
-                    return Err(bad_pick(i, options.len()));
-                }
-                let fi = top.expect("a frame is under way");
-                let Stage::At(point) = self.frame(fi).mode.stages()[self.frame(fi).stage] else {
-                    unreachable!()
-                };
-                let c = self.timing.offered[i];
+                let (fi, point, c) = self.picked(top, i, options.len())?;
                 let player = req.player();
-                self.pending = None;
                 self.frame_mut(fi).st = StepState::Round {
                     turn: self.next_player(player),
                     passes: 0,

@@ -322,15 +322,7 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
     };
     let mut patterns = Vec::new();
     loop {
-        let (e, es) = c.name("an event")?;
-        let Some(event) = env.ruleset.event_id(&e) else {
-            return Err(unknown(
-                es,
-                "event",
-                &e,
-                env.ruleset.events.iter().map(|x| &*x.name),
-            ));
-        };
+        let (event, es) = event_named(env, c, "an event")?;
         let kind = env.ruleset.event(event);
         let mut filters = vec![None; kind.params.len()];
         if c.eat_punct("(") {
@@ -501,15 +493,8 @@ fn response(
                 no_block(item)?;
                 c.bump();
                 c.expect_punct(":")?;
-                let (e, es) = c.name("a period")?;
-                let Some(id) = env.ruleset.event_id(&e) else {
-                    return Err(unknown(
-                        es,
-                        "event",
-                        &e,
-                        env.ruleset.events.iter().map(|x| &*x.name),
-                    ));
-                };
+                let (id, es) = event_named(env, &mut c, "a period")?;
+                let e = env.ruleset.event(id).name.clone();
                 if !env.ruleset.event(id).period {
                     return Err(Diagnostic::new(
                         es,
@@ -605,15 +590,7 @@ fn response(
 
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
-    let (e, es) = c.name("an event")?;
-    let Some(event) = env.ruleset.event_id(&e) else {
-        return Err(unknown(
-            es,
-            "event",
-            &e,
-            env.ruleset.events.iter().map(|x| &*x.name),
-        ));
-    };
+    let (event, _) = event_named(env, c, "an event")?;
     let args = args(env, c, event, params, ntargets)?;
     Ok(Deed::Occur { event, args })
 }
@@ -881,4 +858,19 @@ pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
     let (text, _) = c.string(&format!("the {w}'s rules text"))?;
     c.finish()?;
     response(env, item, kind, &text, 0)
+}
+
+/// An event named at the cursor: `unknown event` (with the ruleset's events) when none has the
+/// name.
+pub fn event_named(env: &Env, c: &mut Cursor, what: &str) -> Res<(EventId, Span)> {
+    let (e, es) = c.name(what)?;
+    match env.ruleset.event_id(&e) {
+        Some(id) => Ok((id, es)),
+        None => Err(unknown(
+            es,
+            "event",
+            &e,
+            env.ruleset.events.iter().map(|x| &*x.name),
+        )),
+    }
 }

@@ -712,10 +712,7 @@ impl Cx<'_> {
     /// `EVENT(ARG, ...)`: objects by alias or name, players by name, numbers.
     fn occurrence(&self, c: &mut Cursor) -> Res<SOcc> {
         let rs = &self.env.ruleset;
-        let (e, es) = c.name("an event")?;
-        let Some(event) = rs.event_id(&e) else {
-            return Err(unknown(es, "event", &e, rs.events.iter().map(|x| &*x.name)));
-        };
+        let (event, _) = super::events::event_named(self.env, c, "an event")?;
         let kind = rs.event(event);
         let mut args = Vec::new();
         let open = c.here();
