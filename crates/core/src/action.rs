@@ -886,7 +886,7 @@ fn first_object(targets: &[Subject]) -> Option<ObjectId> {
 /// CR 608.2h, 611.2c: a resolving spell's effect works out its numbers once, as it resolves, for
 /// each subject it locked ("+X/+0 where X is its power"); those written `continuously`, and
 /// written numbers, are left as they are. A subtraction stays one (it is ordered as a decrease).
-fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<EffectDef> {
+pub(crate) fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<EffectDef> {
     use crate::condition::NumExpr;
     let fix = |e: &NumExpr| -> Option<NumExpr> {
         if e.is_constant() {

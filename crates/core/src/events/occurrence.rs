@@ -122,6 +122,8 @@ pub enum Logged {
     Passed { player: PlayerId, step: Arc<str> },
     /// A delayed effect was set up.
     Delayed { by: Responder, text: Arc<str> },
+    /// A continuous effect started, applying to these many objects or players.
+    EffectStarts { by: Responder, subjects: usize },
     /// A period began or ended.
     Period {
         occurrence: Occurrence,
@@ -219,6 +221,13 @@ impl LogEntry {
             }
             Logged::Delayed { by, text } => {
                 format!("{}: sets up \"{}\"", by.display(state), text)
+            }
+            Logged::EffectStarts { by, subjects } => {
+                format!(
+                    "{}: an effect starts, applying to {} subject(s)",
+                    by.display(state),
+                    subjects
+                )
             }
             Logged::Period {
                 occurrence,

@@ -1356,6 +1356,7 @@ impl GameState {
                     },
                 );
             }
+            Deed::Effect { duration, def } => self.start_effect(r, duration, def, &params),
             Deed::Delayed(def) => {
                 let t = self.timing_mut();
                 let id = t.next_delayed;
@@ -1397,6 +1398,92 @@ impl GameState {
         }
         let _ = ri;
         Ok(())
+    }
+
+    /// A response's continuous effect starts: its subjects are locked now, looked up as they were
+    /// just before an object left play where the response answers that (last-known
+    /// information), and its numbers are fixed now.
+    fn start_effect(
+        &mut self,
+        r: &Run,
+        duration: &crate::effect::Duration,
+        def: &Arc<crate::effect::EffectDef>,
+        params: &[Arg],
+    ) {
+        use crate::effect::{Affects, CreatedEffect, Locked};
+        let Some(source) = r.source else {
+            self.log_at(
+                r.depth,
+                Logged::Fizzled {
+                    by: r.responder(),
+                    why: "a rule has no source to start an effect from".into(),
+                },
+            );
+            return;
+        };
+        let you = r.you.unwrap_or(self.orderer());
+        let (subs, fixed) = {
+            let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+            let sheet = &look.derived().sheet;
+            let ctx =
+                Ctx::new(look, sheet, Some(source), Some(you), &r.targets).with_params(params);
+            let subs = crate::layers::subjects(&ctx, &def.affects);
+            let fixed = crate::action::fix_numbers(&ctx, def, &subs);
+            (subs, fixed)
+        };
+        let locked = match def.affects {
+            Affects::Objects(_) => Locked::Objects(
+                subs.iter()
+                    .filter_map(|s| match s {
+                        Subject::Object(o) => Some((*o, self.obj(*o).incarnation)),
+                        Subject::Player(_) => None,
+                    })
+                    .collect(),
+            ),
+            Affects::Players(_) => Locked::Players(
+                subs.iter()
+                    .filter_map(|s| match s {
+                        Subject::Player(p) => Some(*p),
+                        Subject::Object(_) => None,
+                    })
+                    .collect(),
+            ),
+        };
+        let duration = match duration {
+            crate::effect::Duration::UntilTurnOf(crate::effect::TurnOf::You) => {
+                crate::effect::Duration::UntilTurnOfPlayer(you)
+            }
+            crate::effect::Duration::UntilTurnOf(crate::effect::TurnOf::ItsController) => {
+                let of = r.targets.iter().find_map(|t| match t {
+                    Subject::Object(o) => Some(self.controller_now(*o)),
+                    Subject::Player(_) => None,
+                });
+                crate::effect::Duration::UntilTurnOfPlayer(of.unwrap_or(you))
+            }
+            d => d.clone(),
+        };
+        let ts = self.new_timestamp();
+        let id = self.next_effect_id;
+        self.next_effect_id += 1;
+        let source_name = self.obj(source).name.clone();
+        self.effects_mut().push(Arc::new(CreatedEffect {
+            id,
+            source,
+            source_name,
+            controller: you,
+            timestamp: ts,
+            duration,
+            def: fixed,
+            locked,
+            targets: Arc::from(&r.targets[..]),
+        }));
+        self.log_at(
+            r.depth,
+            Logged::EffectStarts {
+                by: r.responder(),
+                subjects: subs.len(),
+            },
+        );
     }
 
     /// The change: every occurrence of the frame still to happen makes its changes, at once.

@@ -97,6 +97,13 @@ pub enum Deed {
     SetParam { param: u8, to: ArgExpr },
     /// Start a delayed effect ("the next time he straightens, dishonor him").
     Delayed(Arc<DelayedDef>),
+    /// Start a continuous effect ("he gains +2F until end of turn"): whom it applies to is
+    /// decided now, with the occurrence's arguments, and its numbers are fixed now, as a
+    /// resolving spell's are (CR 608.2h).
+    Effect {
+        duration: crate::effect::Duration,
+        def: Arc<crate::effect::EffectDef>,
+    },
 }
 
 /// How long a delayed trigger waits.

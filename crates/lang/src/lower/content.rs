@@ -101,7 +101,15 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                 ic.bump();
                 let (text, _) = ic.string("the ability's rules text")?;
                 ic.finish()?;
-                let def = effect(env, item, &text, kw == "defining", EffectKind::Static, &[])?;
+                let def = effect(
+                    env,
+                    item,
+                    &text,
+                    kw == "defining",
+                    EffectKind::Static,
+                    &[],
+                    &[],
+                )?;
                 statics.push(Arc::new(def));
             }
             Some("trait" | "reaction" | "replacement")
@@ -396,20 +404,21 @@ pub fn ability(c: &mut Cursor) -> Res<Ability> {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum EffectKind {
+pub(crate) enum EffectKind {
     Static,
     Spell { has_target: bool },
 }
 
 /// An effect's statements: `affects:`, `as long as:`, and operations. `names`: the spell's target
 /// names, where it names them.
-fn effect(
+pub(crate) fn effect(
     env: &Env,
     s: &Stmt,
     text: &str,
     defining: bool,
     kind: EffectKind,
     names: &[String],
+    params: &[String],
 ) -> Res<EffectDef> {
     let rs = &env.ruleset;
     let kind_of_effect = kind;
@@ -417,7 +426,7 @@ fn effect(
         target: matches!(kind, EffectKind::Spell { .. }),
         names,
         outer: false,
-        params: &[],
+        params,
     };
     let mut affects: Option<(Vec<crate::lexer::Token>, Span)> = None;
     let mut while_cond = None;
@@ -875,7 +884,12 @@ fn target_ref(c: &mut Cursor, names: &[String]) -> Res<Option<u8>> {
 }
 
 /// A spell's duration line (before its block), if the line is one.
-fn duration(env: &Env, c: &mut Cursor, allow: Allow, has_target: bool) -> Res<Option<Duration>> {
+pub(crate) fn duration(
+    env: &Env,
+    c: &mut Cursor,
+    allow: Allow,
+    has_target: bool,
+) -> Res<Option<Duration>> {
     let at = c.here();
     if c.eat_words(&["until", "end", "of", "turn"]) {
         return Ok(Some(Duration::UntilEndOfTurn));
@@ -991,7 +1005,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         }
         if let Some(d) = duration(env, &mut c, allow, has_target)? {
             c.finish()?;
-            let def = effect(env, item, &text, false, kind, &names)?;
+            let def = effect(env, item, &text, false, kind, &names, &[])?;
             effects.push((d, Arc::new(def)));
             continue;
         }

@@ -529,6 +529,44 @@ fn response(
                 c.finish()?;
                 costs.push(d);
             }
+            "until" | "while" | "effect" | "for" if trig.is_some() => {
+                // `until end of turn { affects: ... force += 2 }`: a continuous effect it starts.
+                let names: Vec<String> = targets
+                    .iter()
+                    .map(|t| t.name.as_deref().unwrap_or("").to_string())
+                    .collect();
+                let has_target = targets_before + targets.len() > 0;
+                let allow = Allow {
+                    target: true,
+                    params: &params,
+                    ..Allow::default()
+                };
+                let Some(duration) = super::content::duration(env, &mut c, allow, has_target)?
+                else {
+                    return Err(c.err(
+                        "a duration: `until end of turn`, `while source in play`, `effect`, `until your next turn` or `for as long as:`",
+                    ));
+                };
+                c.finish()?;
+                let named: Vec<String> = if names.iter().all(|n| !n.is_empty()) {
+                    names
+                } else {
+                    Vec::new()
+                };
+                let def = super::content::effect(
+                    env,
+                    item,
+                    text,
+                    false,
+                    super::content::EffectKind::Spell { has_target },
+                    &named,
+                    &params,
+                )?;
+                deeds.push(Deed::Effect {
+                    duration,
+                    def: Arc::new(def),
+                });
+            }
             _ => {
                 if trig.is_none() {
                     return Err(c.err("the trigger first: `before`, `when` or `after` an event"));
