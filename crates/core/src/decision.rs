@@ -37,6 +37,13 @@ pub enum DecisionRequest {
         response: Arc<str>,
         choosers: Vec<PlayerId>,
     },
+    /// A response's optional costs: pay them (`Choice::Pick(0)`) or decline (`Choice::Pass`), and
+    /// the response does nothing more.
+    PayCost {
+        player: PlayerId,
+        response: Arc<str>,
+        costs: Vec<crate::events::Occurrence>,
+    },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {
         player: PlayerId,
@@ -53,6 +60,7 @@ impl DecisionRequest {
             | DecisionRequest::ChooseNext { player, .. }
             | DecisionRequest::React { player, .. }
             | DecisionRequest::OrderChoices { player, .. }
+            | DecisionRequest::PayCost { player, .. }
             | DecisionRequest::ChooseTarget { player, .. } => *player,
         }
     }
@@ -73,6 +81,7 @@ impl DecisionRequest {
             DecisionRequest::OrderChoices { choosers, .. } => {
                 (0..choosers.len()).map(Choice::Pick).collect()
             }
+            DecisionRequest::PayCost { .. } => vec![Choice::Pick(0), Choice::Pass],
             DecisionRequest::ChooseTarget { options, .. } => {
                 options.iter().map(|t| Choice::Target(*t)).collect()
             }

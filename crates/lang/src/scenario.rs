@@ -103,6 +103,7 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
             StepKind::Choose(_)
             | StepKind::Take { .. }
             | StepKind::Pass { .. }
+            | StepKind::PayCost { .. }
             | StepKind::Target(_)
             | StepKind::Expect(_) => timing_decision,
             _ => false,
@@ -231,6 +232,14 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
                 .map(|p| state.player_name(*p).to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
+        )),
+        DecisionRequest::PayCost {
+            player, response, ..
+        } => Some(format!(
+            "{} may pay the cost of \"{response}\" (`{} pays`) or decline (`{} declines`)",
+            state.player_name(*player),
+            state.player_name(*player),
+            state.player_name(*player)
         )),
         DecisionRequest::ChooseTarget {
             player, response, ..
@@ -650,6 +659,23 @@ fn run_step(
             state
                 .decide(Choice::Pick(i))
                 .map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::PayCost { player, pay } => {
+            let Some(DecisionRequest::PayCost { player: p, .. }) = state.pending_decision() else {
+                return Err((
+                    None,
+                    "no cost is waiting to be paid: `pays` and `declines` answer an optional cost"
+                        .into(),
+                ));
+            };
+            if p.index() != player {
+                return Err((
+                    None,
+                    format!("the cost is {}'s to pay", state.player_name(*p)),
+                ));
+            }
+            let c = if pay { Choice::Pick(0) } else { Choice::Pass };
+            state.decide(c).map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Pass { player } => {
             let Some(DecisionRequest::React { player: p, .. }) = state.pending_decision() else {

@@ -188,6 +188,8 @@ struct Run {
     picking: Option<usize>,
     part: usize,
     awaiting_cost: bool,
+    /// Its controller chose to pay its optional costs.
+    paying: bool,
     depth: u16,
 }
 
@@ -1065,6 +1067,7 @@ impl GameState {
             picking: None,
             part: 0,
             awaiting_cost: false,
+            paying: false,
             depth: depth + 1,
         };
         self.timing_mut().tasks.push(Task::Run(Box::new(run)));
@@ -1096,6 +1099,29 @@ impl GameState {
         if r.part < nt {
             return self.choose_targets(ri, &r);
         } else if r.part < nt + nc {
+            if r.part == nt && r.def.optional_costs && !r.paying {
+                // Pay or decline, now or never.
+                let params = self.params_of(&r);
+                let costs: Vec<Occurrence> = r
+                    .def
+                    .costs
+                    .iter()
+                    .filter_map(|c| match c {
+                        Deed::Occur { event, args } => {
+                            let v: Option<Vec<Arg>> =
+                                args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
+                            v.map(|v| Occurrence::new(*event, v))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                self.pending = Some(Arc::new(DecisionRequest::PayCost {
+                    player: r.you.unwrap_or(self.orderer()),
+                    response: r.def.text.clone(),
+                    costs,
+                }));
+                return Ok(());
+            }
             self.run_mut(ri).part += 1;
             let deed = r.def.costs[r.part - nt].clone();
             let pushes = matches!(deed, Deed::Occur { .. } | Deed::Instead { .. });
@@ -1369,6 +1395,7 @@ impl GameState {
                     targets: Vec::new(),
                     choosers: Vec::new(),
                     costs: Vec::new(),
+                    optional_costs: false,
                     deeds: def.deeds.clone(),
                     zones: Vec::new(),
                     during: None,
@@ -1793,6 +1820,27 @@ impl GameState {
                 };
                 self.set_target(ri, i, t);
             }
+            (DecisionRequest::PayCost { .. }, Choice::Pick(0)) => {
+                let ri = top.expect("a response is under way");
+                self.pending = None;
+                self.run_mut(ri).paying = true;
+            }
+            (DecisionRequest::PayCost { player, .. }, Choice::Pass) => {
+                let ri = top.expect("a response is under way");
+                self.pending = None;
+                let r = match &self.timing.tasks[ri] {
+                    Task::Run(r) => (**r).clone(),
+                    Task::Frame(_) => unreachable!("a response is under way"),
+                };
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: format!("{} declines to pay its cost", self.player_name(*player)),
+                    },
+                );
+                self.timing_mut().tasks.truncate(ri);
+            }
             (DecisionRequest::OrderChoices { choosers, .. }, Choice::Pick(i)) => {
                 if i >= choosers.len() {
                     return Err(bad_pick(i, choosers.len()));
@@ -1811,6 +1859,7 @@ impl GameState {
                         DecisionRequest::React { .. } => "one of the options (Pick) or Pass",
                         DecisionRequest::ChooseTarget { .. } => "one of the targets (Target)",
                         DecisionRequest::OrderChoices { .. } => "one of the players (Pick)",
+                        DecisionRequest::PayCost { .. } => "Pick(0) to pay, or Pass",
                     }
                 )));
             }

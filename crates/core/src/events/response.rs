@@ -141,6 +141,9 @@ pub struct ResponseDef {
     pub choosers: Vec<Option<PlayerRef>>,
     /// Occurrences that pay for it, before its deeds; if one does not happen, neither do they.
     pub costs: Vec<Deed>,
+    /// Its controller may decline to pay its costs, and then it does nothing ("you may pay 1 to
+    /// gain 1 life": the choice is made when it triggers, or never).
+    pub optional_costs: bool,
     pub deeds: Vec<Deed>,
     /// Zones besides those in play where its source may be ("Reactions" in hand).
     pub zones: Vec<ZoneId>,

@@ -402,6 +402,7 @@ fn response(
     let mut targets: Vec<TargetSpec> = Vec::new();
     let mut choosers = Vec::new();
     let mut costs = Vec::new();
+    let mut optional_costs = false;
     let mut deeds = Vec::new();
     let mut zones = Vec::new();
     let mut params: Vec<String> = Vec::new();
@@ -521,9 +522,15 @@ fn response(
                 }
                 c.finish()?;
             }
-            "cost" => {
+            "cost" | "optional" => {
+                // `optional cost: ...`: its controller may decline to pay, and it does nothing.
                 no_block(item)?;
-                c.bump();
+                if c.eat_word("optional") {
+                    optional_costs = true;
+                    c.expect_word("cost")?;
+                } else {
+                    c.bump();
+                }
                 c.expect_punct(":")?;
                 let d = occurrence_deed(env, &mut c, &params, targets_before + targets.len())?;
                 c.finish()?;
@@ -620,6 +627,7 @@ fn response(
         targets,
         choosers,
         costs,
+        optional_costs,
         deeds,
         zones,
         during,

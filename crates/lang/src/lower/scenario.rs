@@ -171,6 +171,11 @@ pub enum StepKind {
     Pass {
         player: usize,
     },
+    /// The player pays (or declines) a response's optional cost.
+    PayCost {
+        player: usize,
+        pay: bool,
+    },
     Target(Ref),
     Expect(Vec<(Expect, Span)>),
 }
@@ -481,11 +486,18 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             "choose" => StepKind::Choose(obj_ref(&mut c)?),
             "target" => StepKind::Target(obj_ref(&mut c)?),
             w if players.iter().any(|p| p == w)
-                && c.peek()
-                    .is_some_and(|t| t.is_word("passes") || t.is_word("takes")) =>
+                && c.peek().is_some_and(|t| {
+                    ["passes", "takes", "pays", "declines"]
+                        .iter()
+                        .any(|x| t.is_word(x))
+                }) =>
             {
                 let player = cx.player_named(w, first.span)?;
-                if c.eat_word("passes") {
+                if c.eat_word("pays") {
+                    StepKind::PayCost { player, pay: true }
+                } else if c.eat_word("declines") {
+                    StepKind::PayCost { player, pay: false }
+                } else if c.eat_word("passes") {
                     StepKind::Pass { player }
                 } else {
                     c.expect_word("takes")?;
