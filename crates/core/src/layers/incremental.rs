@@ -1407,11 +1407,10 @@ impl Replay<'_> {
         let step = &old_lt.steps[i];
         let cand = &step.cand;
         let fresh = is_fresh(cand, lid, &self.state.ruleset);
-        let mut out = Applied::clone(step);
         let Body::Effect(def) = &cand.body else {
             // Counters and face-down values: the object itself, the same change.
             let xs = self.dirty_ids();
-            self.apply_new(&out, lid, &xs, &Overrides::default())?;
+            self.apply_new(step, lid, &xs, &Overrides::default())?;
             self.apply_old(step, lid)?;
             return Ok(step.clone());
         };
@@ -1419,11 +1418,13 @@ impl Replay<'_> {
         let shape = step
             .shape
             .get_or_init(|| Shape::of(&def, lid, fresh, cand.created.is_none()));
-        if !fresh {
-            if let Some(Some(s)) = self.started.get(&cand.key) {
-                out.subjects = s.clone();
-            }
-        }
+        // Whom it applies to where it started in an earlier layer of this replay.
+        let started = if fresh {
+            None
+        } else {
+            self.started.get(&cand.key).cloned().flatten()
+        };
+        let subjects = started.as_ref().unwrap_or(&step.subjects);
         let reads_counters = shape.reads_counters && self.dirty.values().any(|d| d.diff.counters);
         let xs = self.dirty_ids();
         let moved: Vec<ObjectId> = xs
@@ -1438,19 +1439,26 @@ impl Replay<'_> {
         }
         // Nothing to do where the effect started earlier (whom it applies to is settled), read no
         // aggregate, applies (and applied) to no dirty object, and no moved object can make it
-        // wait.
+        // wait. (The step is copied only past this point.)
         if !fresh
             && step.aggs.is_none()
             && later.is_empty()
-            && members(&out.subjects, &xs).is_empty()
+            && members(subjects, &xs).is_empty()
             && members(&step.subjects, &xs).is_empty()
             && (moved.is_empty() || !shape.ops_read_others)
         {
-            return Ok(if Arc::ptr_eq(&out.subjects, &step.subjects) {
-                step.clone()
-            } else {
-                Arc::new(out)
+            return Ok(match started {
+                Some(s) if !Arc::ptr_eq(&s, &step.subjects) => {
+                    let mut out = Applied::clone(step);
+                    out.subjects = s;
+                    Arc::new(out)
+                }
+                _ => step.clone(),
             });
+        }
+        let mut out = Applied::clone(step);
+        if let Some(s) = started {
+            out.subjects = s;
         }
         // The aggregates of its conditions where it starts here: the old value plus what the moved
         // objects add now, less what they added.
