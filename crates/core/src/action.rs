@@ -68,6 +68,8 @@ pub enum Action {
         object: ObjectId,
         zone: ZoneId,
     },
+    /// Objects change zones at once (the moves of one round of state-based checks).
+    MoveTogether(Vec<(ObjectId, ZoneId)>),
     /// Attach to another object; a new timestamp unless already attached to it (CR 613.7e).
     Attach {
         object: ObjectId,
@@ -293,6 +295,15 @@ impl GameState {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
                 self.move_object(object, zone);
+            }
+            Action::MoveTogether(moves) => {
+                for (o, z) in &moves {
+                    self.check_object(*o)?;
+                    if z.index() >= self.ruleset.zones.len() {
+                        return Err(ActionError::NoSuchObject(o.0));
+                    }
+                }
+                self.move_objects(&moves);
             }
             Action::Attach { object, to } => {
                 self.check_object(object)?;
@@ -857,7 +868,6 @@ impl GameState {
                 .iter()
                 .filter_map(|(o, z, _)| z.map(|z| (*o, z)))
                 .collect();
-            self.move_objects(&list);
             for (o, z, _) in &moves {
                 if z.is_none() {
                     self.set_attached(*o, None);
@@ -866,6 +876,13 @@ impl GameState {
             for (o, _, name) in moves {
                 out.state_checks.push((o, name));
             }
+            // The moves are occurrences (a creature put into a graveyard from play can be
+            // answered): they happen as the event core takes them, and their change runs the
+            // next round of checks.
+            if !list.is_empty() && self.ruleset.builtin.is_some() {
+                return self.state_moves(list);
+            }
+            self.move_objects(&list);
         }
         Err(ActionError::StateChecksLoop)
     }

@@ -9,7 +9,7 @@ use super::Primitive;
 use crate::action::ActionError;
 use crate::condition::{Ctx, Subject};
 use crate::decision::{Choice, DecisionRequest};
-use crate::ids::{EventId, ObjectId, PlayerId};
+use crate::ids::{EventId, ObjectId, PlayerId, ZoneId};
 use crate::state::GameState;
 use crate::timing::{Point, Responds, Taking};
 use crate::value::Arg;
@@ -1592,9 +1592,12 @@ impl GameState {
             return Ok(());
         }
         let depth = f.depth;
+        let leaves =
+            |s: &GameState, o: ObjectId, z: ZoneId| s.in_play(o) && !s.ruleset.zone(z).in_play;
         let leaves_play = match &*action {
-            crate::action::Action::Move { object, zone } => {
-                self.in_play(*object) && !self.ruleset.zone(*zone).in_play
+            crate::action::Action::Move { object, zone } => leaves(self, *object, *zone),
+            crate::action::Action::MoveTogether(moves) => {
+                moves.iter().any(|(o, z)| leaves(self, *o, *z))
             }
             _ => false,
         };
@@ -1602,7 +1605,15 @@ impl GameState {
             self.take_snapshot(fi);
         }
         let out = self.apply_now(*action)?;
-        self.timing_mut().outcome = Some(out);
+        // With what the rounds of state-based checks it caused report.
+        let t = self.timing_mut();
+        match &mut t.outcome {
+            Some(o) => {
+                o.created.extend(out.created);
+                o.state_checks.extend(out.state_checks);
+            }
+            None => t.outcome = Some(out),
+        }
         let happened: Vec<Occurrence> = {
             let f = self.frame_mut(fi);
             for o in &mut f.occs {
@@ -1613,6 +1624,46 @@ impl GameState {
         for occurrence in happened {
             self.log_at(depth, Logged::Happened { occurrence });
         }
+        Ok(())
+    }
+
+    /// The moves of a round of state-based checks, as occurrences of `changes_zone` (and
+    /// `leaves_play`) carrying the moves as their change; taken next, before what was under way
+    /// goes on. More than 1,000 rounds under way at once is a loop.
+    pub(crate) fn state_moves(
+        &mut self,
+        moves: Vec<(ObjectId, ZoneId)>,
+    ) -> Result<(), ActionError> {
+        let Some(b) = self.ruleset.builtin else {
+            return Ok(());
+        };
+        let rounds = self
+            .timing
+            .tasks
+            .iter()
+            .filter(|t| {
+                matches!(t, Task::Frame(f)
+                    if matches!(f.action.as_deref(), Some(crate::action::Action::MoveTogether(_))))
+            })
+            .count();
+        if rounds >= 1000 {
+            return Err(ActionError::StateChecksLoop);
+        }
+        let mut occs = Vec::with_capacity(moves.len() * 2);
+        for &(o, z) in &moves {
+            occs.push(Occurrence::new(b.changes_zone, vec![Arg::Object(o)]));
+            if self.in_play(o) && !self.ruleset.zone(z).in_play {
+                occs.push(Occurrence::new(b.leaves_play, vec![Arg::Object(o)]));
+            }
+        }
+        let depth = match self.timing.tasks.last() {
+            Some(Task::Frame(f)) => f.depth,
+            Some(Task::Run(r)) => r.depth,
+            None => 0,
+        };
+        self.push_frame(occs, Mode::Plain, depth);
+        let top = self.timing.tasks.len() - 1;
+        self.frame_mut(top).action = Some(Box::new(crate::action::Action::MoveTogether(moves)));
         Ok(())
     }
 
@@ -1630,6 +1681,7 @@ impl GameState {
         let obj = |o: ObjectId| Arg::Object(o);
         let occs = match &action {
             Action::Create(_) => {
+                let base = self.timing.tasks.len();
                 let out = self.apply_now(action)?;
                 let entered: Vec<Occurrence> = out
                     .created
@@ -1638,10 +1690,28 @@ impl GameState {
                     .map(|o| Occurrence::new(b.enters, vec![obj(*o)]))
                     .collect();
                 if !entered.is_empty() {
+                    // Below the moves of the state-based checks the entering caused: those
+                    // happen first, then "after it enters".
                     self.push_frame(entered, Mode::AfterOnly, 0);
-                    self.run_timing()?;
+                    let f = self.timing_mut().tasks.pop().expect("just pushed");
+                    self.timing_mut().tasks.insert(base, f);
                 }
+                self.run_timing()?;
                 return Ok(out);
+            }
+            Action::MoveTogether(moves) => {
+                let mut v = Vec::with_capacity(moves.len() * 2);
+                for &(o, z) in moves {
+                    self.check_object(o)?;
+                    if z.index() >= self.ruleset.zones.len() {
+                        return Err(ActionError::NoSuchObject(o.0));
+                    }
+                    v.push(Occurrence::new(b.changes_zone, vec![obj(o)]));
+                    if self.in_play(o) && !self.ruleset.zone(z).in_play {
+                        v.push(Occurrence::new(b.leaves_play, vec![obj(o)]));
+                    }
+                }
+                v
             }
             Action::Move { object, zone } => {
                 self.check_object(*object)?;
@@ -1678,7 +1748,12 @@ impl GameState {
                 }
                 vec![Occurrence::new(b.attached, vec![obj(*object), obj(*to)])]
             }
-            _ => return self.apply_now(action),
+            _ => {
+                let out = self.apply_now(action)?;
+                // The moves of the state-based checks it caused.
+                self.run_timing()?;
+                return Ok(out);
+            }
         };
         self.timing_mut().outcome = None;
         self.push_frame(occs, Mode::Plain, 0);
