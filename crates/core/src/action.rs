@@ -189,6 +189,15 @@ impl fmt::Display for ActionError {
 impl std::error::Error for ActionError {}
 
 impl GameState {
+    /// An object of this game, and a zone of its ruleset, to move it to.
+    pub(crate) fn check_move(&self, o: ObjectId, zone: ZoneId) -> Result<(), ActionError> {
+        self.check_object(o)?;
+        if zone.index() >= self.ruleset.zones.len() {
+            return Err(ActionError::NoSuchObject(o.0));
+        }
+        Ok(())
+    }
+
     pub(crate) fn check_object(&self, o: ObjectId) -> Result<(), ActionError> {
         if o.index() < self.objects.len() {
             Ok(())
@@ -290,18 +299,12 @@ impl GameState {
                 }
             }
             Action::Move { object, zone } => {
-                self.check_object(object)?;
-                if zone.index() >= self.ruleset.zones.len() {
-                    return Err(ActionError::NoSuchObject(object.0));
-                }
+                self.check_move(object, zone)?;
                 self.move_object(object, zone);
             }
             Action::MoveTogether(moves) => {
                 for (o, z) in &moves {
-                    self.check_object(*o)?;
-                    if z.index() >= self.ruleset.zones.len() {
-                        return Err(ActionError::NoSuchObject(o.0));
-                    }
+                    self.check_move(*o, *z)?;
                 }
                 self.move_objects(&moves);
             }
@@ -732,34 +735,10 @@ impl GameState {
             }
             for (duration, def) in &sp.effects {
                 let subs = subjects(&ctx, &def.affects);
-                let locked = match def.affects {
-                    Affects::Objects(_) => Locked::Objects(
-                        subs.iter()
-                            .filter_map(|s| match s {
-                                Subject::Object(o) => Some((*o, self.obj(*o).incarnation)),
-                                Subject::Player(_) => None,
-                            })
-                            .collect(),
-                    ),
-                    Affects::Players(_) => Locked::Players(
-                        subs.iter()
-                            .filter_map(|s| match s {
-                                Subject::Player(p) => Some(*p),
-                                Subject::Object(_) => None,
-                            })
-                            .collect(),
-                    ),
-                };
-                let duration = match duration {
-                    Duration::UntilTurnOf(TurnOf::You) => Duration::UntilTurnOfPlayer(controller),
-                    Duration::UntilTurnOf(TurnOf::ItsController) => match first_object(targets) {
-                        Some(o) => {
-                            Duration::UntilTurnOfPlayer(ctx.controller_of(o).unwrap_or(controller))
-                        }
-                        None => Duration::UntilTurnOfPlayer(controller),
-                    },
-                    d => d.clone(),
-                };
+                let locked = self.locked(&def.affects, &subs);
+                let duration = duration_for(duration, controller, || {
+                    first_object(targets).and_then(|o| ctx.controller_of(o))
+                });
                 let def = self.snapshot_copies(def, targets);
                 created.push((duration, fix_numbers(&ctx, &def, &subs), locked));
             }
@@ -885,6 +864,48 @@ impl GameState {
             self.move_objects(&list);
         }
         Err(ActionError::StateChecksLoop)
+    }
+}
+
+impl GameState {
+    /// Whom a created effect applies to from now on: these objects as they are now (a new object,
+    /// once one changes zones) or these players (CR 611.2c).
+    pub(crate) fn locked(&self, affects: &Affects, subs: &[Subject]) -> Locked {
+        match affects {
+            Affects::Objects(_) => Locked::Objects(
+                subs.iter()
+                    .filter_map(|s| match s {
+                        Subject::Object(o) => Some((*o, self.obj(*o).incarnation)),
+                        Subject::Player(_) => None,
+                    })
+                    .collect(),
+            ),
+            Affects::Players(_) => Locked::Players(
+                subs.iter()
+                    .filter_map(|s| match s {
+                        Subject::Player(p) => Some(*p),
+                        Subject::Object(_) => None,
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A created effect's duration with its player decided: "until your next turn" is `you`'s, "until
+/// its controller's next turn" that of the controller of its first object target (`you` without
+/// one).
+pub(crate) fn duration_for(
+    d: &Duration,
+    you: PlayerId,
+    its_controller: impl FnOnce() -> Option<PlayerId>,
+) -> Duration {
+    match d {
+        Duration::UntilTurnOf(TurnOf::You) => Duration::UntilTurnOfPlayer(you),
+        Duration::UntilTurnOf(TurnOf::ItsController) => {
+            Duration::UntilTurnOfPlayer(its_controller().unwrap_or(you))
+        }
+        d => d.clone(),
     }
 }
 

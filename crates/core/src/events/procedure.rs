@@ -1128,11 +1128,11 @@ impl GameState {
             if pushes {
                 self.run_mut(ri).awaiting_cost = true;
             }
-            self.do_deed(ri, &r, &deed)?;
+            self.do_deed(&r, &deed)?;
         } else if r.part < nt + nc + nd {
             self.run_mut(ri).part += 1;
             let deed = r.def.deeds[r.part - nt - nc].clone();
-            self.do_deed(ri, &r, &deed)?;
+            self.do_deed(&r, &deed)?;
         } else {
             self.timing_mut().tasks.truncate(ri);
         }
@@ -1273,7 +1273,19 @@ impl GameState {
         }
     }
 
-    fn do_deed(&mut self, ri: usize, r: &Run, deed: &Deed) -> Result<(), ActionError> {
+    /// The occurrence a response answers no longer happens (negated, prevented, substituted):
+    /// it and its frame's depth, if it was still to happen.
+    fn end_answered(&mut self, r: &Run) -> Option<(Occurrence, u16)> {
+        let f = self.frame_mut(r.frame);
+        let occ = &mut f.occs[r.occ];
+        if !occ.alive {
+            return None;
+        }
+        occ.alive = false;
+        Some((occ.occ.clone(), f.depth))
+    }
+
+    fn do_deed(&mut self, r: &Run, deed: &Deed) -> Result<(), ActionError> {
         let params = self.params_of(r);
         let eval_args = |s: &GameState, args: &[ArgExpr]| -> Option<Vec<Arg>> {
             args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
@@ -1298,12 +1310,7 @@ impl GameState {
                 }
             },
             Deed::Prevent => {
-                let f = self.frame_mut(r.frame);
-                let occ = &mut f.occs[r.occ];
-                if occ.alive {
-                    occ.alive = false;
-                    let occurrence = occ.occ.clone();
-                    let depth = f.depth;
+                if let Some((occurrence, depth)) = self.end_answered(r) {
                     self.log_at(
                         depth,
                         Logged::Prevented {
@@ -1318,12 +1325,7 @@ impl GameState {
                     return Ok(());
                 };
                 let with = Occurrence::new(*event, args);
-                let f = self.frame_mut(r.frame);
-                let occ = &mut f.occs[r.occ];
-                if occ.alive {
-                    occ.alive = false;
-                    let occurrence = occ.occ.clone();
-                    let depth = f.depth;
+                if let Some((occurrence, depth)) = self.end_answered(r) {
                     self.log_at(
                         depth,
                         Logged::Substituted {
@@ -1423,7 +1425,6 @@ impl GameState {
                 );
             }
         }
-        let _ = ri;
         Ok(())
     }
 
@@ -1437,7 +1438,7 @@ impl GameState {
         def: &Arc<crate::effect::EffectDef>,
         params: &[Arg],
     ) {
-        use crate::effect::{Affects, CreatedEffect, Locked};
+        use crate::effect::CreatedEffect;
         let Some(source) = r.source else {
             self.log_at(
                 r.depth,
@@ -1458,37 +1459,13 @@ impl GameState {
             let fixed = crate::action::fix_numbers(&ctx, def, &subs);
             (subs, fixed)
         };
-        let locked = match def.affects {
-            Affects::Objects(_) => Locked::Objects(
-                subs.iter()
-                    .filter_map(|s| match s {
-                        Subject::Object(o) => Some((*o, self.obj(*o).incarnation)),
-                        Subject::Player(_) => None,
-                    })
-                    .collect(),
-            ),
-            Affects::Players(_) => Locked::Players(
-                subs.iter()
-                    .filter_map(|s| match s {
-                        Subject::Player(p) => Some(*p),
-                        Subject::Object(_) => None,
-                    })
-                    .collect(),
-            ),
-        };
-        let duration = match duration {
-            crate::effect::Duration::UntilTurnOf(crate::effect::TurnOf::You) => {
-                crate::effect::Duration::UntilTurnOfPlayer(you)
-            }
-            crate::effect::Duration::UntilTurnOf(crate::effect::TurnOf::ItsController) => {
-                let of = r.targets.iter().find_map(|t| match t {
-                    Subject::Object(o) => Some(self.controller_now(*o)),
-                    Subject::Player(_) => None,
-                });
-                crate::effect::Duration::UntilTurnOfPlayer(of.unwrap_or(you))
-            }
-            d => d.clone(),
-        };
+        let locked = self.locked(&def.affects, &subs);
+        let duration = crate::action::duration_for(duration, you, || {
+            r.targets.iter().find_map(|t| match t {
+                Subject::Object(o) => Some(self.controller_now(*o)),
+                Subject::Player(_) => None,
+            })
+        });
         let ts = self.new_timestamp();
         let id = self.next_effect_id;
         self.next_effect_id += 1;
@@ -1649,13 +1626,7 @@ impl GameState {
         if rounds >= 1000 {
             return Err(ActionError::StateChecksLoop);
         }
-        let mut occs = Vec::with_capacity(moves.len() * 2);
-        for &(o, z) in &moves {
-            occs.push(Occurrence::new(b.changes_zone, vec![Arg::Object(o)]));
-            if self.in_play(o) && !self.ruleset.zone(z).in_play {
-                occs.push(Occurrence::new(b.leaves_play, vec![Arg::Object(o)]));
-            }
-        }
+        let occs = self.moving(b, &moves)?;
         let depth = match self.timing.tasks.last() {
             Some(Task::Frame(f)) => f.depth,
             Some(Task::Run(r)) => r.depth,
@@ -1665,6 +1636,24 @@ impl GameState {
         let top = self.timing.tasks.len() - 1;
         self.frame_mut(top).action = Some(Box::new(crate::action::Action::MoveTogether(moves)));
         Ok(())
+    }
+
+    /// Objects changing zones at once, as occurrences: `changes_zone` for each, and `leaves_play`
+    /// for each that goes from play to a zone not in play. Each move is checked first.
+    fn moving(
+        &self,
+        b: crate::ruleset::Builtin,
+        moves: &[(ObjectId, ZoneId)],
+    ) -> Result<Vec<Occurrence>, ActionError> {
+        let mut occs = Vec::with_capacity(moves.len() * 2);
+        for &(o, z) in moves {
+            self.check_move(o, z)?;
+            occs.push(Occurrence::new(b.changes_zone, vec![Arg::Object(o)]));
+            if self.in_play(o) && !self.ruleset.zone(z).in_play {
+                occs.push(Occurrence::new(b.leaves_play, vec![Arg::Object(o)]));
+            }
+        }
+        Ok(occs)
     }
 
     /// An engine action, as occurrences of the built-in events where it is one: entering (after
@@ -1699,31 +1688,8 @@ impl GameState {
                 self.run_timing()?;
                 return Ok(out);
             }
-            Action::MoveTogether(moves) => {
-                let mut v = Vec::with_capacity(moves.len() * 2);
-                for &(o, z) in moves {
-                    self.check_object(o)?;
-                    if z.index() >= self.ruleset.zones.len() {
-                        return Err(ActionError::NoSuchObject(o.0));
-                    }
-                    v.push(Occurrence::new(b.changes_zone, vec![obj(o)]));
-                    if self.in_play(o) && !self.ruleset.zone(z).in_play {
-                        v.push(Occurrence::new(b.leaves_play, vec![obj(o)]));
-                    }
-                }
-                v
-            }
-            Action::Move { object, zone } => {
-                self.check_object(*object)?;
-                if zone.index() >= self.ruleset.zones.len() {
-                    return Err(ActionError::NoSuchObject(object.0));
-                }
-                let mut v = vec![Occurrence::new(b.changes_zone, vec![obj(*object)])];
-                if self.in_play(*object) && !self.ruleset.zone(*zone).in_play {
-                    v.push(Occurrence::new(b.leaves_play, vec![obj(*object)]));
-                }
-                v
-            }
+            Action::MoveTogether(moves) => self.moving(b, moves)?,
+            Action::Move { object, zone } => self.moving(b, &[(*object, *zone)])?,
             Action::AddCounters {
                 object,
                 counter,
