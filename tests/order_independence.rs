@@ -77,7 +77,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                 let targets = (0..n)
                     .map(|i| {
                         if (b >> i) & 1 == 1 {
-                            Subject::Player(PlayerId(((b >> 8) as u8 + i as u8) % 2))
+                            Subject::Player(PlayerId(((b >> 8) as u8).wrapping_add(i as u8) % 2))
                         } else {
                             Subject::Object(pick(b.wrapping_add(7 * i as u16)))
                         }
