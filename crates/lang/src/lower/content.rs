@@ -446,15 +446,7 @@ pub(crate) fn effect(
             }
             // A static ability that works outside play ("this spell costs {1} less").
             c.expect_punct(":")?;
-            loop {
-                let (z, zs) = c.name("a zone")?;
-                zones.push(rs.zone_id(&z).ok_or_else(|| {
-                    unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))
-                })?);
-                if !c.eat_punct(",") {
-                    break;
-                }
-            }
+            zones.extend(super::ruleset::zone_list(env, &mut c)?);
             c.finish()?;
             continue;
         }

@@ -144,9 +144,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         c.expect_word("to")?;
         let (z, zs) = c.name("a zone")?;
-        let zone = rs
-            .zone_id(&z)
-            .ok_or_else(|| unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str())))?;
+        let zone = super::ruleset::zone(env, &z, zs)?;
         kind.changes.push(Primitive::Move { object, zone });
         return c.finish();
     }
@@ -510,16 +508,7 @@ fn response(
                 c.bump();
                 c.expect_word("in")?;
                 c.expect_punct(":")?;
-                loop {
-                    let (z, zs) = c.name("a zone")?;
-                    let rs = &env.ruleset;
-                    zones.push(rs.zone_id(&z).ok_or_else(|| {
-                        unknown(zs, "zone", &z, rs.zones.iter().map(|z| z.name.as_str()))
-                    })?);
-                    if !c.eat_punct(",") {
-                        break;
-                    }
-                }
+                zones.extend(super::ruleset::zone_list(env, &mut c)?);
                 c.finish()?;
             }
             "cost" | "optional" => {

@@ -615,7 +615,12 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     Ok(())
 }
 
-fn zone(env: &Env, z: &str, zs: crate::diagnostics::Span) -> Res<rulecraft_core::ZoneId> {
+/// The zone of this name, or `unknown zone` with the ruleset's zones.
+pub(crate) fn zone(
+    env: &Env,
+    z: &str,
+    zs: crate::diagnostics::Span,
+) -> Res<rulecraft_core::ZoneId> {
     env.ruleset.zone_id(z).ok_or_else(|| {
         unknown(
             zs,
@@ -819,4 +824,16 @@ fn slots(env: &Env, c: &mut Cursor) -> Res<Vec<Slot>> {
     }
     c.finish()?;
     Ok(out)
+}
+
+/// `ZONE, ZONE, ...` (`works in:`).
+pub(crate) fn zone_list(env: &Env, c: &mut Cursor) -> Res<Vec<rulecraft_core::ZoneId>> {
+    let mut zones = Vec::new();
+    loop {
+        let (z, zs) = c.name("a zone")?;
+        zones.push(zone(env, &z, zs)?);
+        if !c.eat_punct(",") {
+            return Ok(zones);
+        }
+    }
 }
