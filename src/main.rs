@@ -4,7 +4,8 @@
 //! docs/json.md.
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rulecraft_core::explain::{describe_object, describe_player, Step};
+use rulecraft_core::explain::describe::{describe_object, describe_player};
+use rulecraft_core::explain::Step;
 use rulecraft_core::{CharId, GameState, ObjectId, PlayerId, Value};
 use rulecraft_lang::loader::{
     files_with_ext, missing_message, project_roots, LoadError, Loader, Located, SearchDir,
@@ -462,7 +463,11 @@ fn value_json(
     })
 }
 
-fn object_json(state: &GameState, d: &rulecraft_core::layers::Derived, o: ObjectId) -> Json {
+fn object_json(
+    state: &GameState,
+    d: &rulecraft_core::state::derived::Derived,
+    o: ObjectId,
+) -> Json {
     let rs = &state.ruleset();
     let Ok(obj) = state.object(o) else {
         return json!({"errors": [format!("no object has id {}", o.0)]});
@@ -497,7 +502,11 @@ fn object_json(state: &GameState, d: &rulecraft_core::layers::Derived, o: Object
     })
 }
 
-fn player_json(state: &GameState, d: &rulecraft_core::layers::Derived, p: PlayerId) -> Json {
+fn player_json(
+    state: &GameState,
+    d: &rulecraft_core::state::derived::Derived,
+    p: PlayerId,
+) -> Json {
     let rs = &state.ruleset();
     let e = d.explanation.as_ref().expect("explain records steps");
     let props: Vec<Json> = rs

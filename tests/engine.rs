@@ -1,8 +1,9 @@
 //! Engine behaviour through the public API: decisions, refused actions, determinism, and the two
 //! rule versions' different order of counters (the 2017 CR's layer 7d; CR 613.4c's 7c).
 
-use rulecraft_core::action::{Action, ActionError, NewObject};
+use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::error::ActionError;
 use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::run;

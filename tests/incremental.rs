@@ -326,8 +326,8 @@ mod boards {
     }
 
     /// Whether no state-based check applies to any object in play.
-    fn settled(s: &GameState, sheet: &rulecraft_core::condition::Sheet) -> bool {
-        let ctx = rulecraft_core::condition::Ctx::new(s, sheet, None, None, &[]);
+    fn settled(s: &GameState, sheet: &rulecraft_core::state::sheet::Sheet) -> bool {
+        let ctx = rulecraft_core::condition::eval::Ctx::new(s, sheet, None, None, &[]);
         s.object_ids().filter(|o| s.in_play(*o)).all(|o| {
             s.ruleset()
                 .state_checks

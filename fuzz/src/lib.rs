@@ -7,7 +7,7 @@
 //! chooses which of the project's scenario files runs with a ruleset or content in place.
 //! `fuzz/make-corpus.sh` turns the project's own files into inputs of this form.
 
-use rulecraft_core::explain::{describe_object, describe_player};
+use rulecraft_core::explain::describe::{describe_object, describe_player};
 use rulecraft_lang::loader::{files_with_ext, LoadError, Loader, SCENARIO_EXT};
 use rulecraft_lang::scenario::run;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
 
-use crate::condition::Cond;
+use crate::condition::{Cond, TargetSpec};
 use crate::effect::{Duration, EffectDef};
 use crate::ids::{CharId, ClassId, ZoneId};
 use crate::value::Value;
@@ -24,14 +24,6 @@ pub enum OneShot {
         counter: crate::ids::CounterId,
         count: i64,
     },
-}
-
-/// One target a spell takes: what a legal one is, and its name where the spell names its targets
-/// ("target \"first\": creature you control").
-#[derive(Clone, Debug, Serialize)]
-pub struct TargetSpec {
-    pub name: Option<Arc<str>>,
-    pub cond: Cond,
 }
 
 /// What happens when an object of this class resolves as a spell.
@@ -59,7 +51,7 @@ pub struct ObjectClass {
     /// a creature): tested on that object, with this one as the source. `None`: any object.
     pub attaches_to: Option<Cond>,
     /// Triggered traits, Reactions and replacement effects, in the order written.
-    pub responses: Vec<Arc<crate::events::ResponseDef>>,
+    pub responses: Vec<Arc<crate::events::response::ResponseDef>>,
 }
 
 /// The responses of every class that listen to an event at a timing point: (class, index of the

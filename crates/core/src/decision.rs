@@ -3,7 +3,7 @@
 //! an answer that is not one of the request's options is an error that changes nothing.
 
 use crate::condition::Subject;
-use crate::events::ResponseOption;
+use crate::events::tasks::ResponseOption;
 use crate::ids::{ObjectId, PlayerId};
 use serde::Serialize;
 use std::sync::Arc;
@@ -42,7 +42,7 @@ pub enum DecisionRequest {
     PayCost {
         player: PlayerId,
         response: Arc<str>,
-        costs: Vec<crate::events::Occurrence>,
+        costs: Vec<crate::events::occurrence::Occurrence>,
     },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {

@@ -2,7 +2,8 @@
 //! 611.2b). Such an effect ends, once and for all, the first time its condition does not hold; it
 //! does not come back when the condition holds again.
 
-use crate::condition::{Ctx, Subject};
+use crate::condition::eval::Ctx;
+use crate::condition::Subject;
 use crate::effect::Duration;
 use crate::state::GameState;
 

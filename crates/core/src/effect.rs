@@ -1,8 +1,8 @@
 //! Continuous effects: what they change (operations), whom they affect, how long they last.
 
 use crate::condition::{Cond, NumExpr, PlayerRef};
+use crate::ids::SlotTarget;
 use crate::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
-use crate::ruleset::SlotTarget;
 use crate::value::{Ability, Symbol, SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;

@@ -40,3 +40,10 @@ pub struct Timestamp(pub u64);
 
 id!(/// An event kind declared by the ruleset.
     EventId(u16));
+
+/// A value slot an effect writes: an object's characteristic or a player's property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum SlotTarget {
+    Char(CharId),
+    Prop(PropId),
+}

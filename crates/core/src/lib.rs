@@ -10,6 +10,7 @@ pub mod content;
 pub mod decision;
 mod durations;
 pub mod effect;
+pub mod error;
 pub mod events;
 pub mod explain;
 pub mod ids;

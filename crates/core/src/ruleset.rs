@@ -3,7 +3,7 @@
 
 use crate::condition::Cond;
 use crate::effect::OpKind;
-use crate::ids::{CharId, CounterId, LayerId, PropId, ZoneId};
+use crate::ids::{CharId, CounterId, LayerId, PropId, SlotTarget, ZoneId};
 use crate::value::{SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
@@ -102,12 +102,6 @@ pub struct Slot {
     pub defining_only: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum SlotTarget {
-    Char(CharId),
-    Prop(PropId),
-}
-
 /// One layer or sublayer, flattened into application order (CR 613.1-613.4).
 #[derive(Clone, Debug, Serialize)]
 pub struct LayerDef {
@@ -202,11 +196,11 @@ pub struct Ruleset {
     /// abilities).
     pub intrinsic: Vec<Intrinsic>,
     /// The event kinds: every change of state an occurrence can make.
-    pub events: Vec<crate::events::EventKind>,
+    pub events: Vec<crate::events::kind::EventKind>,
     /// What happens at each timing point of an occurrence.
     pub timing: crate::timing::TimingProcedure,
     /// Triggered rulebook effects ("Honor loss after a dishonorable Personality is destroyed").
-    pub rules: Vec<Arc<crate::events::ResponseDef>>,
+    pub rules: Vec<Arc<crate::events::response::ResponseDef>>,
     /// The built-in events the engine's own actions are occurrences of.
     pub builtin: Option<Builtin>,
 }
@@ -439,7 +433,7 @@ impl Ruleset {
 
     /// Declares the built-in events (once, after the ruleset's own).
     pub fn add_builtin_events(&mut self) {
-        use crate::events::{EventKind, ParamDef, ParamKind};
+        use crate::events::kind::{EventKind, ParamDef, ParamKind};
         if self.builtin.is_some() {
             return;
         }
@@ -477,7 +471,7 @@ impl Ruleset {
         });
     }
 
-    pub fn event(&self, e: crate::ids::EventId) -> &crate::events::EventKind {
+    pub fn event(&self, e: crate::ids::EventId) -> &crate::events::kind::EventKind {
         &self.events[e.index()]
     }
 

@@ -7,8 +7,8 @@ use crate::lower::Env;
 use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::condition::Subject;
 use rulecraft_core::decision::{Choice, DecisionRequest};
-use rulecraft_core::events::{Logged, Occurrence};
-use rulecraft_core::explain::{describe_char, describe_player};
+use rulecraft_core::events::occurrence::{Logged, Occurrence};
+use rulecraft_core::explain::describe::{describe_char, describe_player};
 use rulecraft_core::{Arg, GameState, ObjectId, PlayerId, Value, ZoneId};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -265,7 +265,7 @@ fn read<T>(r: Result<T, rulecraft_core::ActionError>) -> Result<T, (Option<Span>
 /// Options by their source's name, or a rule by its text.
 fn option_names(
     state: &GameState,
-    options: &[rulecraft_core::events::ResponseOption],
+    options: &[rulecraft_core::events::tasks::ResponseOption],
 ) -> Vec<String> {
     options
         .iter()
@@ -296,7 +296,7 @@ fn occurrence(
 fn option_is(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
-    o: &rulecraft_core::events::ResponseOption,
+    o: &rulecraft_core::events::tasks::ResponseOption,
     r: &Ref,
 ) -> bool {
     match o.source {
@@ -309,7 +309,7 @@ fn option_is(
 fn pick(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
-    options: &[rulecraft_core::events::ResponseOption],
+    options: &[rulecraft_core::events::tasks::ResponseOption],
     r: &Ref,
 ) -> Result<usize, (Option<Span>, String)> {
     let hits: Vec<usize> = (0..options.len())

@@ -6,14 +6,17 @@
 //! requests handed to the caller; the log records what happened and what answered each
 //! occurrence, and why.
 
-mod kind;
-mod occurrence;
-mod procedure;
-mod response;
+mod describe;
+pub mod kind;
+pub mod occurrence;
+pub(crate) mod procedure;
+pub mod response;
+pub mod tasks;
 
 pub use kind::{Amount, EventKind, ParamDef, ParamKind, Primitive};
 pub use occurrence::{Log, LogEntry, Logged, Occurrence, Responder, Why};
-pub use procedure::{ResponseOption, Timing};
+pub use procedure::Timing;
 pub use response::{
     ArgExpr, Deed, DelayedDef, Lasting, Pattern, ResponseDef, ResponseKind, Trigger,
 };
+pub use tasks::ResponseOption;

@@ -1,7 +1,6 @@
 //! Occurrences of events, and the log of what happened and what answered each.
 
 use crate::ids::{EventId, ObjectId, PlayerId};
-use crate::state::GameState;
 use crate::timing::Point;
 use crate::value::Arg;
 use serde::Serialize;
@@ -18,30 +17,6 @@ impl Occurrence {
     pub fn new(event: EventId, args: Vec<Arg>) -> Self {
         Occurrence { event, args }
     }
-
-    /// "gains_honor(Bob, 1)", with objects and players by name.
-    pub fn display(&self, state: &GameState) -> String {
-        let kind = state.ruleset.event(self.event);
-        let args: Vec<String> = self.args.iter().map(|a| a.display(state)).collect();
-        if args.is_empty() {
-            kind.name.to_string()
-        } else {
-            format!("{}({})", kind.name, args.join(", "))
-        }
-    }
-}
-
-impl Arg {
-    pub fn display(&self, state: &GameState) -> String {
-        match self {
-            Arg::Object(o) => state
-                .get_object(*o)
-                .map(|x| x.name.to_string())
-                .unwrap_or_else(|| format!("object {}", o.0)),
-            Arg::Player(p) => state.player_name(*p).to_string(),
-            Arg::Number(n) => n.to_string(),
-        }
-    }
 }
 
 /// Which response answered: its source (none for the ruleset's own) and its rules text.
@@ -49,15 +24,6 @@ impl Arg {
 pub struct Responder {
     pub source: Option<ObjectId>,
     pub text: Arc<str>,
-}
-
-impl Responder {
-    pub fn display(&self, state: &GameState) -> String {
-        match self.source.and_then(|s| state.get_object(s)) {
-            Some(o) => format!("{} \"{}\"", o.name, self.text),
-            None => format!("rule \"{}\"", self.text),
-        }
-    }
 }
 
 /// Why a response came when it did.
@@ -136,110 +102,6 @@ pub enum Logged {
 pub struct LogEntry {
     pub depth: u16,
     pub what: Logged,
-}
-
-impl LogEntry {
-    /// The line as text, with objects and players by name.
-    pub fn display(&self, state: &GameState) -> String {
-        let occ = |o: &Occurrence| o.display(state);
-        let text = match &self.what {
-            Logged::Starts { occurrence } => format!("{}: starts", occ(occurrence)),
-            Logged::Happened { occurrence } => format!("{}: happens", occ(occurrence)),
-            Logged::Failed { occurrence } => format!(
-                "{}: fails: it would change nothing (failure comes before any effect)",
-                occ(occurrence)
-            ),
-            Logged::Prevented { occurrence, by } => {
-                format!("{}: does not happen: {}", occ(occurrence), by.display(state))
-            }
-            Logged::Substituted {
-                occurrence,
-                by,
-                with,
-            } => format!(
-                "{}: does not happen: {} instead, by {}",
-                occ(occurrence),
-                occ(with),
-                by.display(state)
-            ),
-            Logged::Amount {
-                occurrence,
-                from,
-                to,
-                by,
-            } => format!(
-                "{}: amount {} -> {} by {}",
-                occ(occurrence),
-                from,
-                to,
-                by.display(state)
-            ),
-            Logged::Param {
-                occurrence,
-                param,
-                to,
-                by,
-            } => format!(
-                "{}: {} -> {} by {}",
-                occ(occurrence),
-                param,
-                to.display(state),
-                by.display(state)
-            ),
-            Logged::Zero { occurrence } => format!(
-                "{}: reduced to 0 once step B is over: no longer a change for Reactions or later triggers",
-                occ(occurrence)
-            ),
-            Logged::Response {
-                occurrence,
-                point,
-                step,
-                by,
-                why,
-            } => {
-                let why = match why {
-                    Why::Only => "the only one".to_string(),
-                    Why::Chosen { by, among } => format!(
-                        "chosen by {} among {}",
-                        state.player_name(*by),
-                        among
-                    ),
-                    Why::Taken { by } => format!("taken by {}", state.player_name(*by)),
-                };
-                format!(
-                    "{} {}: step {}: {} ({})",
-                    point.name(),
-                    occ(occurrence),
-                    step,
-                    by.display(state),
-                    why
-                )
-            }
-            Logged::Fizzled { by, why } => format!("{}: does nothing: {}", by.display(state), why),
-            Logged::Passed { player, step } => {
-                format!("step {}: {} passes", step, state.player_name(*player))
-            }
-            Logged::Delayed { by, text } => {
-                format!("{}: sets up \"{}\"", by.display(state), text)
-            }
-            Logged::EffectStarts { by, subjects } => {
-                format!(
-                    "{}: an effect starts, applying to {} subject(s)",
-                    by.display(state),
-                    subjects
-                )
-            }
-            Logged::Period {
-                occurrence,
-                begins,
-            } => format!(
-                "{} {}",
-                occ(occurrence),
-                if *begins { "begins" } else { "ends" }
-            ),
-        };
-        format!("{}{}", "  ".repeat(self.depth as usize), text)
-    }
 }
 
 /// The log: shared between copies of a state, appended in constant time.

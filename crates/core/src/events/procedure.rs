@@ -3,204 +3,24 @@
 //! the engine can stop at any decision, hand it to the caller, and go on when it is answered; a
 //! copy of the state taken there can be answered differently (AI search).
 
-use super::occurrence::{Log, LogEntry, Logged, Occurrence, Responder, Why};
+use super::occurrence::{LogEntry, Logged, Occurrence, Responder, Why};
+use super::tasks::{ActiveDelayed, Cand, Key, Mode, Occ, ResponseOption, Run, Stage, StepState};
+
+/// The timing state of a game, its tasks and frames, over this game state.
+pub type Timing = super::tasks::Timing<GameState>;
+type Task = super::tasks::Task<GameState>;
+type Frame = super::tasks::Frame<GameState>;
 use super::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
-use super::Primitive;
-use crate::action::ActionError;
-use crate::condition::{Ctx, Subject};
+use crate::condition::eval::Ctx;
+use crate::condition::Subject;
 use crate::decision::{Choice, DecisionRequest};
+use crate::error::ActionError;
+use crate::events::kind::Primitive;
 use crate::ids::{EventId, ObjectId, PlayerId, ZoneId};
 use crate::state::GameState;
 use crate::timing::{Point, Responds, Taking};
 use crate::value::Arg;
-use serde::Serialize;
 use std::sync::Arc;
-
-/// One response a decision offers: its source, its rules text, and the occurrence it answers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ResponseOption {
-    pub source: Option<ObjectId>,
-    pub text: Arc<str>,
-    pub answering: Occurrence,
-}
-
-/// The timing state of a game: work under way, delayed effects waiting, periods open, the log.
-#[derive(Clone, Debug, Default)]
-pub struct Timing {
-    tasks: Vec<Task>,
-    delayed: Vec<ActiveDelayed>,
-    /// Periods begun and not yet ended, outermost first.
-    periods: Vec<Occurrence>,
-    log: Log,
-    next_delayed: u32,
-    /// Whether the last occurrence to finish happened (a cost was paid).
-    last_happened: bool,
-    /// The responses the pending decision offers, in the order of its options.
-    offered: Vec<Cand>,
-    /// The target lines whose choosers the pending decision offers, in order.
-    offered_targets: Vec<usize>,
-    turns_begun: u32,
-    /// What the last engine action made as its occurrences happened.
-    outcome: Option<crate::action::Outcome>,
-}
-
-impl Timing {
-    pub fn log(&self) -> &Log {
-        &self.log
-    }
-
-    /// Periods begun and not ended, outermost first.
-    pub fn periods(&self) -> &[Occurrence] {
-        &self.periods
-    }
-
-    /// Whether no occurrence is under way.
-    pub fn is_idle(&self) -> bool {
-        self.tasks.is_empty()
-    }
-}
-
-#[derive(Clone, Debug)]
-struct ActiveDelayed {
-    id: u32,
-    def: Arc<ResponseDef>,
-    source: Option<ObjectId>,
-    you: Option<PlayerId>,
-    targets: Vec<Subject>,
-    /// The arguments of the occurrence the response that set it up answered ("him").
-    bound: Vec<Arg>,
-    /// `Some(turn)`: it lasts while that turn does.
-    turn: Option<u32>,
-}
-
-#[derive(Clone, Debug)]
-enum Task {
-    Frame(Box<Frame>),
-    Run(Box<Run>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    Plain,
-    Begin,
-    End,
-    /// Only "after": an object has entered (it did not exist before).
-    AfterOnly,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stage {
-    At(Point),
-    Change,
-    Begin,
-    End,
-}
-
-impl Mode {
-    fn stages(self) -> &'static [Stage] {
-        match self {
-            Mode::Plain => &[
-                Stage::At(Point::Before),
-                Stage::At(Point::When),
-                Stage::Change,
-                Stage::At(Point::After),
-            ],
-            Mode::Begin => &[
-                Stage::At(Point::Before),
-                Stage::Begin,
-                Stage::At(Point::AfterBegins),
-            ],
-            Mode::End => &[
-                Stage::At(Point::BeforeEnds),
-                Stage::End,
-                Stage::At(Point::After),
-            ],
-            Mode::AfterOnly => &[Stage::At(Point::After)],
-        }
-    }
-}
-
-/// Occurrences that happen at once, going through their timing points together.
-#[derive(Clone, Debug)]
-struct Frame {
-    occs: Vec<Occ>,
-    mode: Mode,
-    stage: usize,
-    step: usize,
-    st: StepState,
-    depth: u16,
-    /// The state just before the change, where the change took an object out of play: "after"
-    /// responses look back to it (last-known information).
-    snapshot: Option<Arc<GameState>>,
-    /// Responses already taken, by occurrence: a response answers one trigger at most once.
-    used: Vec<(usize, Key)>,
-    /// An engine action whose occurrences these are: it is the change, made if none of them was
-    /// prevented.
-    action: Option<Box<crate::action::Action>>,
-}
-
-#[derive(Clone, Debug)]
-struct Occ {
-    occ: Occurrence,
-    /// Not failed, prevented, substituted, or reduced to zero.
-    alive: bool,
-    happened: bool,
-}
-
-#[derive(Clone, Debug)]
-enum StepState {
-    Fresh,
-    Ordered(Vec<Cand>),
-    Round { turn: PlayerId, passes: usize },
-}
-
-/// A response that could answer an occurrence of the frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Cand {
-    occ: usize,
-    key: Key,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Key {
-    /// The response of that index of the object's class.
-    Object(ObjectId, u16),
-    /// The ruleset's rule of that index.
-    Rule(u16),
-    /// The delayed effect of that id.
-    Delayed(u32),
-}
-
-/// A response going through its parts: targets, costs, deeds.
-#[derive(Clone, Debug)]
-struct Run {
-    /// The task index of the frame it answers.
-    frame: usize,
-    occ: usize,
-    def: Arc<ResponseDef>,
-    source: Option<ObjectId>,
-    you: Option<PlayerId>,
-    targets: Vec<Subject>,
-    /// For a delayed effect, the arguments it was set up with.
-    bound: Option<Vec<Arg>>,
-    /// Targets chosen so far, by target line; the one being chosen now.
-    picked: Vec<Option<Subject>>,
-    picking: Option<usize>,
-    part: usize,
-    awaiting_cost: bool,
-    /// Its controller chose to pay its optional costs.
-    paying: bool,
-    depth: u16,
-}
-
-impl Run {
-    fn responder(&self) -> Responder {
-        Responder {
-            source: self.source,
-            text: self.def.text.clone(),
-        }
-    }
-}
 
 impl GameState {
     /// The log of occurrences and what answered each, first to last.
@@ -259,7 +79,7 @@ impl GameState {
         self.start(vec![occ], Mode::End)
     }
 
-    fn check_occurrence(&self, o: &Occurrence) -> Result<&super::EventKind, ActionError> {
+    fn check_occurrence(&self, o: &Occurrence) -> Result<&super::kind::EventKind, ActionError> {
         let Some(kind) = self.ruleset.events.get(o.event.index()) else {
             return Err(ActionError::BadOccurrence(format!(
                 "no event kind has id {}",
@@ -276,9 +96,9 @@ impl GameState {
         }
         for (p, a) in kind.params.iter().zip(&o.args) {
             let ok = match (p.kind, a) {
-                (super::ParamKind::Object, Arg::Object(x)) => x.index() < self.objects.len(),
-                (super::ParamKind::Player, Arg::Player(x)) => x.index() < self.players.len(),
-                (super::ParamKind::Number, Arg::Number(_)) => true,
+                (super::kind::ParamKind::Object, Arg::Object(x)) => x.index() < self.objects.len(),
+                (super::kind::ParamKind::Player, Arg::Player(x)) => x.index() < self.players.len(),
+                (super::kind::ParamKind::Number, Arg::Number(_)) => true,
                 _ => false,
             };
             if !ok {
@@ -287,9 +107,9 @@ impl GameState {
                     kind.name,
                     p.name,
                     match p.kind {
-                        super::ParamKind::Object => "an object of this game",
-                        super::ParamKind::Player => "a player of this game",
-                        super::ParamKind::Number => "a number",
+                        super::kind::ParamKind::Object => "an object of this game",
+                        super::kind::ParamKind::Player => "a player of this game",
+                        super::kind::ParamKind::Number => "a number",
                     },
                     a
                 )));
@@ -730,7 +550,7 @@ impl GameState {
             for (k, o) in f.occs.iter().enumerate() {
                 let kind = self.ruleset.event(o.occ.event);
                 if let Some(a) = kind.amount {
-                    if o.alive && amount_of(&o.occ.args, super::Amount::Param(a)) == 0 {
+                    if o.alive && amount_of(&o.occ.args, super::kind::Amount::Param(a)) == 0 {
                         zero.push(k);
                     }
                 }
@@ -1347,7 +1167,7 @@ impl GameState {
                 let Some(a) = self.ruleset.event(occ.occ.event).amount else {
                     return Ok(());
                 };
-                let from = amount_of(&occ.occ.args, super::Amount::Param(a));
+                let from = amount_of(&occ.occ.args, super::kind::Amount::Param(a));
                 let to = (from + by).max(0);
                 let depth = f.depth;
                 let f = self.frame_mut(r.frame);
@@ -1456,11 +1276,11 @@ impl GameState {
             let ctx =
                 Ctx::new(look, sheet, Some(source), Some(you), &r.targets).with_params(params);
             let subs = crate::layers::subjects(&ctx, &def.affects);
-            let fixed = crate::action::fix_numbers(&ctx, def, &subs);
+            let fixed = crate::action::apply::fix_numbers(&ctx, def, &subs);
             (subs, fixed)
         };
         let locked = self.locked(&def.affects, &subs);
-        let duration = crate::action::duration_for(duration, you, || {
+        let duration = crate::action::apply::duration_for(duration, you, || {
             r.targets.iter().find_map(|t| match t {
                 Subject::Object(o) => Some(self.controller_now(*o)),
                 Subject::Player(_) => None,
@@ -1941,10 +1761,10 @@ fn arg_object(args: &[Arg], i: u8) -> Option<ObjectId> {
     }
 }
 
-fn amount_of(args: &[Arg], a: super::Amount) -> i64 {
+fn amount_of(args: &[Arg], a: super::kind::Amount) -> i64 {
     match a {
-        super::Amount::Const(n) => n,
-        super::Amount::Param(i) => match args.get(i as usize) {
+        super::kind::Amount::Const(n) => n,
+        super::kind::Amount::Param(i) => match args.get(i as usize) {
             Some(Arg::Number(n)) => *n,
             _ => 0,
         },

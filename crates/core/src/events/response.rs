@@ -2,8 +2,8 @@
 //! effects (negation, prevention, substitution), triggered rulebook effects and delayed effects,
 //! each with the trigger it answers and what it does.
 
+use crate::condition::TargetSpec;
 use crate::condition::{Cond, NumExpr, ObjRef, PlayerRef};
-use crate::content::TargetSpec;
 use crate::ids::{EventId, ZoneId};
 use crate::timing::{Point, Responds};
 use serde::Serialize;

@@ -2,10 +2,12 @@
 
 use super::dependency::Touch;
 use super::{Body, Candidate};
-use crate::condition::{Cell, Ctx, Footprint, Sheet, Subject};
+use crate::condition::eval::Ctx;
+use crate::condition::{Cell, Footprint, Subject};
 use crate::effect::{Change, Op};
 use crate::ids::LayerId;
-use crate::ruleset::SlotTarget;
+use crate::ids::SlotTarget;
+use crate::state::sheet::Sheet;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
 use std::sync::Arc;

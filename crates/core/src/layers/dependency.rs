@@ -9,10 +9,11 @@ use super::change::{
 use super::{
     all_subjects, objects_of, start, static_exists, subjects, you_of, Body, Candidate, Deriver,
 };
-use crate::condition::{Cell, Ctx, Footprint, Reads, Subject};
+use crate::condition::eval::Ctx;
+use crate::condition::{Cell, Footprint, Reads, Subject};
 use crate::effect::{Affects, Change, EffectDef};
+use crate::ids::SlotTarget;
 use crate::ids::{LayerId, ObjectId, PlayerId};
-use crate::ruleset::SlotTarget;
 use crate::value::{Ability, Symbol, Value};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -909,14 +910,14 @@ impl Deriver<'_> {
     }
 }
 
-fn cell_value<'a>(sheet: &'a crate::condition::Sheet, c: &Cell) -> &'a Value {
+fn cell_value<'a>(sheet: &'a crate::state::sheet::Sheet, c: &Cell) -> &'a Value {
     match c {
         Cell::Object(o, ch) => &sheet.objects[o.index()][ch.index()],
         Cell::Player(p, q) => &sheet.players[p.index()][q.index()],
     }
 }
 
-fn cell_value_mut<'a>(sheet: &'a mut crate::condition::Sheet, c: &Cell) -> &'a mut Value {
+fn cell_value_mut<'a>(sheet: &'a mut crate::state::sheet::Sheet, c: &Cell) -> &'a mut Value {
     match c {
         Cell::Object(o, ch) => &mut sheet.objects[o.index()][ch.index()],
         Cell::Player(p, q) => &mut sheet.players[p.index()][q.index()],

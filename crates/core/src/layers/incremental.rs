@@ -22,92 +22,23 @@
 
 use super::change::{apply_keeping, op_params};
 use super::{
-    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, Applied, Body,
-    Candidate, Derived, EffectKey, LayerTrail, Shared, Subjects, Trail,
+    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of, Applied,
+    Body, Candidate, EffectKey, LayerTrail, Shared, Subjects,
 };
-use crate::condition::{Aggregate, Cell, Cond, Ctx, Footprint, NumExpr, Overrides, Sheet, Subject};
+use crate::condition::eval::{Ctx, Overrides};
+use crate::condition::{Aggregate, Cell, Cond, Footprint, NumExpr, Subject};
 use crate::effect::{Affects, Change, CreatedEffect, EffectDef, Locked, Op};
 use crate::ids::{CharId, LayerId, ObjectId};
 use crate::object::GameObject;
+use crate::state::changes::Changes;
+use crate::state::derived::{Derived, Kept};
+use crate::state::sheet::Sheet;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-/// What changed since a derivation was made.
-#[derive(Clone, Debug, Default)]
-pub struct Changes {
-    /// Objects that existed then and changed since, in id order.
-    objects: Vec<ObjectId>,
-    /// How many objects there were: those with a higher id are new.
-    known: usize,
-    /// Those objects as they were, in id order.
-    old_objects: Vec<(ObjectId, Arc<GameObject>)>,
-    /// The created effects as they were, if they changed.
-    old_effects: Option<Vec<Arc<CreatedEffect>>>,
-}
-
-impl Changes {
-    pub(crate) fn new(known: usize) -> Self {
-        Changes {
-            known,
-            ..Changes::default()
-        }
-    }
-
-    /// Notes that an object changes; true the first time for an object that existed then (the
-    /// caller then keeps it as it was with `keep_old`).
-    pub(crate) fn note_object(&mut self, id: ObjectId) -> bool {
-        if id.index() >= self.known {
-            return false;
-        }
-        match self.objects.binary_search(&id) {
-            Ok(_) => false,
-            Err(i) => {
-                self.objects.insert(i, id);
-                true
-            }
-        }
-    }
-
-    pub(crate) fn keep_old(&mut self, id: ObjectId, o: Arc<GameObject>) {
-        if let Err(i) = self.old_objects.binary_search_by_key(&id, |(x, _)| *x) {
-            self.old_objects.insert(i, (id, o));
-        }
-    }
-
-    /// Whether the created effects as they were still need keeping.
-    pub(crate) fn wants_old_effects(&self) -> bool {
-        self.old_effects.is_none()
-    }
-
-    pub(crate) fn keep_old_effects(&mut self, old: Vec<Arc<CreatedEffect>>) {
-        if self.old_effects.is_none() {
-            self.old_effects = Some(old);
-        }
-    }
-
-    pub(crate) fn known(&self) -> usize {
-        self.known
-    }
-
-    pub(crate) fn old_objects(&self) -> &[(ObjectId, Arc<GameObject>)] {
-        &self.old_objects
-    }
-
-    pub(crate) fn old_effects(&self) -> Option<&[Arc<CreatedEffect>]> {
-        self.old_effects.as_deref()
-    }
-
-    fn old_object(&self, id: ObjectId) -> Option<&GameObject> {
-        self.old_objects
-            .binary_search_by_key(&id, |(x, _)| *x)
-            .ok()
-            .map(|i| &*self.old_objects[i].1)
-    }
-}
 
 /// When on, every recomputation is compared with a full derivation, and a difference panics.
 static VERIFY: AtomicBool = AtomicBool::new(false);
@@ -136,7 +67,10 @@ pub fn verify_recomputation(on: bool) {
 /// The values after `changes`, starting from `prev`, the derivation made before them.
 pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Changes) -> Derived {
     let n = state.ruleset.layers.len();
-    if prev.trail.0.len() != n || n == 0 || prev.sheet.objects.len() != changes.known {
+    if trail_of(&prev).is_none_or(|t| t.len() != n)
+        || n == 0
+        || prev.sheet.objects.len() != changes.known
+    {
         return derive(state, false);
     }
     let prev = Arc::try_unwrap(prev).unwrap_or_else(|a| Derived::clone(&a));
@@ -399,9 +333,8 @@ type TrialKey = (
 
 impl<'a> Replay<'a> {
     fn new(state: &'a GameState, prev: Derived, changes: &'a Changes) -> Res<Self> {
-        let Derived {
-            mut sheet, trail, ..
-        } = prev;
+        let prev_trail = trail_of(&prev).cloned().unwrap_or_default();
+        let Derived { mut sheet, .. } = prev;
         let (new_effects, gone_effects) = match &changes.old_effects {
             Some(old) => {
                 let before: FxHashSet<u32> = old.iter().map(|e| e.id).collect();
@@ -425,7 +358,7 @@ impl<'a> Replay<'a> {
             state,
             old: None,
             changes,
-            prev: trail.0,
+            prev: prev_trail,
             sheet: Sheet::default(),
             dirty: BTreeMap::new(),
             started: FxHashMap::default(),
@@ -550,7 +483,7 @@ impl<'a> Replay<'a> {
             reused_layers: reused,
             replayed_layers: n - reused,
             changed: Some(self.dirty.keys().copied().collect()),
-            trail: Trail(self.trail),
+            trail: Kept::new(self.trail),
         }
     }
 
@@ -1195,7 +1128,7 @@ impl Later<'_> {
         &self,
         state: &GameState,
         lid: LayerId,
-    ) -> std::borrow::Cow<'_, [(crate::ruleset::SlotTarget, super::dependency::Touch)]> {
+    ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::dependency::Touch)]> {
         match self.step {
             Some(s) => {
                 std::borrow::Cow::Borrowed(s.touches.get_or_init(|| s.cand.touches(state, lid)))

@@ -7,8 +7,8 @@
 mod change;
 mod dependency;
 mod incremental;
+mod values;
 
-pub(crate) use incremental::{derive_after, Changes};
 pub use incremental::{recomputation_outcomes, verify_recomputation};
 
 use change::{
@@ -17,49 +17,25 @@ use change::{
 };
 use dependency::{sink_loop, Analysis, DepKind, Instruction, Touch};
 
-use crate::condition::{Cell, Ctx, Footprint, Reads, Sheet, Subject};
+use crate::condition::eval::Ctx;
+use crate::condition::{Cell, Footprint, Reads, Subject};
 use crate::effect::{Affects, Change, EffectDef, Locked};
 use crate::explain::{DependsOn, Explanation, Reason, Step};
+use crate::ids::SlotTarget;
 use crate::ids::{CharId, ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
-use crate::ruleset::SlotTarget;
+use crate::state::derived::{Derived, Kept};
+use crate::state::sheet::Sheet;
 use crate::state::GameState;
 use crate::value::{Ability, Value};
 use rustc_hash::FxHashMap as HashMap;
-use serde::Serialize;
 use std::sync::Arc;
 
-/// The result of applying every layer.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Derived {
-    pub sheet: Sheet,
-    pub explanation: Option<Explanation>,
-    /// How many layers, from the first, were reused whole from the derivation before the latest
-    /// change (none: every layer was derived).
-    #[serde(skip)]
-    pub reused_layers: usize,
-    /// How many layers after those were worked out only for the objects the change reached,
-    /// reusing the rest (see `replay`); the layers after them were derived in full.
-    #[serde(skip)]
-    pub replayed_layers: usize,
-    /// The objects whose values may differ from the previous derivation's, where known (after a
-    /// replay); `None`: any.
-    #[serde(skip)]
-    pub changed: Option<Vec<ObjectId>>,
-    /// What each layer changed, for a later derivation to start at a layer and reuse the ones
-    /// before it (`derive_from`).
-    #[serde(skip)]
-    trail: Trail,
-}
+/// What each layer did (`LayerTrail`), kept in a derivation for the next one to start from.
+type Trail = Vec<Arc<LayerTrail>>;
 
-/// What each layer did: the values it overwrote, as they were when it began, and the effects it
-/// started and the abilities it granted.
-#[derive(Clone, Default)]
-struct Trail(Vec<Arc<LayerTrail>>);
-
-impl std::fmt::Debug for Trail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Trail({} layers)", self.0.len())
-    }
+/// The layers' record in a derivation, if it kept one of this ruleset's layers.
+fn trail_of(d: &Derived) -> Option<&Trail> {
+    d.trail.get::<Trail>()
 }
 
 #[derive(Clone, Default)]
@@ -499,7 +475,7 @@ struct Deriver<'a> {
     scans: HashMap<ScanKey, (Footprint, Subjects)>,
     /// Counts shared by the analyses of effects that count the same thing (`Counts`), dropped
     /// like scans; not used while an effect is tried and undone (`counting` false).
-    counts: crate::condition::Counts,
+    counts: crate::condition::eval::Counts,
     counting: bool,
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
@@ -678,7 +654,7 @@ impl Deriver<'_> {
             reused_layers: 0,
             replayed_layers: 0,
             changed: None,
-            trail: Trail(self.trail.map(|(t, _)| t).unwrap_or_default()),
+            trail: Kept::new(self.trail.map(|(t, _)| t).unwrap_or_default()),
         }
     }
 
@@ -1605,7 +1581,7 @@ fn static_exists_with(
     sheet: &Sheet,
     cand: &Candidate,
     reads: Option<&Reads>,
-    overrides: Option<&crate::condition::Overrides>,
+    overrides: Option<&crate::condition::eval::Overrides>,
 ) -> Option<Option<PlayerId>> {
     let EffectKey::Static {
         object,
@@ -1659,7 +1635,7 @@ fn start_with(
     sheet: &Sheet,
     cand: &Candidate,
     reads: Option<&Reads>,
-    overrides: Option<&crate::condition::Overrides>,
+    overrides: Option<&crate::condition::eval::Overrides>,
 ) -> Option<Vec<Subject>> {
     match (&cand.body, &cand.created, cand.key) {
         (Body::Counter { .. }, _, EffectKey::Counter { object, .. })

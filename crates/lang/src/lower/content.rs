@@ -7,12 +7,14 @@ use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::lexer::Tok;
 use crate::syntax::Stmt;
+use rulecraft_core::condition::TargetSpec;
 use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
-use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell, TargetSpec};
+use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
 use rulecraft_core::effect::{
     Affects, Change, CopySource, Duration, EffectDef, Op, SymList, SymRef, TurnOf,
 };
-use rulecraft_core::ruleset::{CharKind, SlotTarget};
+use rulecraft_core::ids::SlotTarget;
+use rulecraft_core::ruleset::CharKind;
 use rulecraft_core::{Ability, AbilityKind, ClassId, Symbol, SymbolSet, Value};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -7,11 +7,12 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
+use rulecraft_core::condition::TargetSpec;
 use rulecraft_core::condition::{NumExpr, ObjRef, PlayerRef};
-use rulecraft_core::content::TargetSpec;
-use rulecraft_core::events::{
-    Amount, ArgExpr, Deed, DelayedDef, EventKind, Lasting, ParamDef, ParamKind, Pattern, Primitive,
-    ResponseDef, ResponseKind, Trigger,
+use rulecraft_core::events::kind::{Amount, EventKind, ParamDef, ParamKind, Primitive};
+use rulecraft_core::events::response::Lasting;
+use rulecraft_core::events::response::{
+    ArgExpr, Deed, DelayedDef, Pattern, ResponseDef, ResponseKind, Trigger,
 };
 use rulecraft_core::timing::{Point, Responds, Taking, TimingStep};
 use rulecraft_core::{EventId, Symbol};

@@ -8,9 +8,10 @@ use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
 use rulecraft_core::effect::{Change, Op, OpKind};
 use rulecraft_core::ids::LayerId;
+use rulecraft_core::ids::SlotTarget;
 use rulecraft_core::ruleset::{
     Category, ChangeClass, CharDef, CharKind, CounterDef, Intrinsic, LayerDef, PropDef, Slot,
-    SlotTarget, StateCheck, ZoneDef,
+    StateCheck, ZoneDef,
 };
 use rulecraft_core::{Ability, Symbol};
 

@@ -737,16 +737,16 @@ impl Cx<'_> {
                     ));
                 };
                 args.push(match p.kind {
-                    rulecraft_core::events::ParamKind::Number => {
+                    rulecraft_core::events::kind::ParamKind::Number => {
                         let neg = c.eat_punct("-");
                         let n = c.number("a number")?.0;
                         SArg::Number(if neg { -n } else { n })
                     }
-                    rulecraft_core::events::ParamKind::Player => {
+                    rulecraft_core::events::kind::ParamKind::Player => {
                         let (n, sp) = c.name_or_string("a player")?;
                         SArg::Player(self.player_named(&n, sp)?)
                     }
-                    rulecraft_core::events::ParamKind::Object => SArg::Object(obj_ref(c)?),
+                    rulecraft_core::events::kind::ParamKind::Object => SArg::Object(obj_ref(c)?),
                 });
                 if c.eat_punct(")") {
                     break;

@@ -1,17 +1,22 @@
 //! The game state. It clones cheaply (objects and effects are shared until changed), and changes
 //! only through [`crate::action::Action`]s so that every change can be explained and replayed.
 
-use crate::condition::Sheet;
 use crate::content::Content;
 use crate::decision::DecisionRequest;
 use crate::effect::CreatedEffect;
 use crate::ids::{CharId, ObjectId, PlayerId, Timestamp};
-use crate::layers::{self, Changes, Derived};
 use crate::object::GameObject;
 use crate::ruleset::{CharKind, Ruleset};
+use crate::state::changes::Changes;
+use crate::state::derived::Derived;
+use crate::state::sheet::Sheet;
 use crate::value::Value;
 use serde::Serialize;
 use std::sync::{Arc, OnceLock};
+
+pub mod changes;
+pub mod derived;
+pub mod sheet;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Player {
@@ -35,15 +40,15 @@ pub struct GameState {
     /// The ruleset's controller and abilities characteristics, looked up once.
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
-    derived: OnceLock<Arc<Derived>>,
+    pub(crate) derived: OnceLock<Arc<Derived>>,
     /// The last derivation and what changed since: the next derivation works out only what those
     /// changes reach (`layers::derive_after`).
-    since: Option<Since>,
+    pub(crate) since: Option<Since>,
     /// Whether no state-based check applies to any object now (found by the last checks).
     pub(crate) settled: bool,
     /// Whether no state-based check applied when the derivation the current one started from was
     /// made (false after a full derivation).
-    settled_before: bool,
+    pub(crate) settled_before: bool,
     /// The objects in a zone that is in play, in id order, and the same as bits by object index;
     /// kept up to date as objects enter and change zones.
     in_play: Arc<Vec<ObjectId>>,
@@ -57,16 +62,16 @@ pub struct GameState {
     /// through their classes.
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>>>,
     /// Occurrences under way, delayed effects, open periods and the log.
-    pub(crate) timing: Arc<crate::events::Timing>,
+    pub(crate) timing: Arc<crate::events::tasks::Timing<GameState>>,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.
 #[derive(Clone, Debug)]
-struct Since {
-    derived: Arc<Derived>,
+pub(crate) struct Since {
+    pub(crate) derived: Arc<Derived>,
     /// Whether no state-based check applied to any object when it was made.
-    settled: bool,
-    changes: Changes,
+    pub(crate) settled: bool,
+    pub(crate) changes: Changes,
 }
 
 impl GameState {
@@ -136,12 +141,12 @@ impl GameState {
 
     /// The same new game with another player first (active). Only before anything has happened:
     /// afterwards the active player changes only as turns begin and end.
-    pub fn with_first_player(mut self, p: PlayerId) -> Result<Self, crate::action::ActionError> {
+    pub fn with_first_player(mut self, p: PlayerId) -> Result<Self, crate::error::ActionError> {
         if p.index() >= self.players.len() {
-            return Err(crate::action::ActionError::NoSuchPlayer(p.0));
+            return Err(crate::error::ActionError::NoSuchPlayer(p.0));
         }
         if !self.objects.is_empty() || !self.timing.log().is_empty() || self.turn != 1 {
-            return Err(crate::action::ActionError::BadOccurrence(
+            return Err(crate::error::ActionError::BadOccurrence(
                 "the first player is chosen before the game begins".into(),
             ));
         }
@@ -150,9 +155,9 @@ impl GameState {
     }
 
     /// An object of this game, or `NoSuchObject`.
-    pub fn object(&self, id: ObjectId) -> Result<&GameObject, crate::action::ActionError> {
+    pub fn object(&self, id: ObjectId) -> Result<&GameObject, crate::error::ActionError> {
         self.get_object(id)
-            .ok_or(crate::action::ActionError::NoSuchObject(id.0))
+            .ok_or(crate::error::ActionError::NoSuchObject(id.0))
     }
 
     /// An object by an id the engine handed out (checked when it came in).
@@ -206,70 +211,6 @@ impl GameState {
         self.pending.as_deref()
     }
 
-    /// Characteristics of every object and properties of every player after all layers, computed
-    /// once per state and shared by its clones until the state changes.
-    pub fn derived(&self) -> &Derived {
-        self.derived.get_or_init(|| {
-            Arc::new(match &self.since {
-                Some(since) => layers::derive_after(self, since.derived.clone(), &since.changes),
-                None => layers::derive(self, false),
-            })
-        })
-        // (A state that is only read keeps `since`: its clones may still start from it.)
-    }
-
-    /// Derives now if the values are not known, starting from the last derivation where there is
-    /// one; a derivation this state alone holds is worked on in place rather than copied.
-    pub(crate) fn refresh(&mut self) {
-        if self.derived.get().is_some() {
-            return;
-        }
-        let d = match self.since.take() {
-            Some(since) => {
-                self.settled_before = since.settled;
-                layers::derive_after(self, since.derived, &since.changes)
-            }
-            None => {
-                self.settled_before = false;
-                layers::derive(self, false)
-            }
-        };
-        let _ = self.derived.set(Arc::new(d));
-    }
-
-    /// The derived values with an explanation of every effect that applied.
-    pub fn explain(&self) -> Derived {
-        layers::derive(self, true)
-    }
-
-    /// An object's derived characteristic, or an error naming the bad id.
-    pub fn characteristic(
-        &self,
-        o: ObjectId,
-        c: CharId,
-    ) -> Result<&Value, crate::action::ActionError> {
-        self.object(o)?;
-        if c.index() >= self.ruleset.characteristics.len() {
-            return Err(crate::action::ActionError::NoSuchCharacteristic(c.0));
-        }
-        Ok(&self.derived().sheet.objects[o.index()][c.index()])
-    }
-
-    /// A player's derived property, or an error naming the bad id.
-    pub fn property(
-        &self,
-        p: PlayerId,
-        prop: crate::ids::PropId,
-    ) -> Result<&Value, crate::action::ActionError> {
-        if p.index() >= self.players.len() {
-            return Err(crate::action::ActionError::NoSuchPlayer(p.0));
-        }
-        if prop.index() >= self.ruleset.props.len() {
-            return Err(crate::action::ActionError::NoSuchProperty(prop.0));
-        }
-        Ok(&self.derived().sheet.players[p.index()][prop.index()])
-    }
-
     /// The values before any effect applies: printed characteristics, base controller, base player
     /// properties.
     pub fn base_sheet(&self) -> Sheet {
@@ -278,7 +219,7 @@ impl GameState {
 
     fn build_base_sheet(&self) -> Sheet {
         let rows = self.objects.iter().map(|o| self.base_row(o));
-        let mut objects = crate::condition::Rows::new(self.ruleset.characteristics.len(), rows);
+        let mut objects = crate::state::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
         objects.share();
         Sheet {
             objects,
@@ -309,41 +250,6 @@ impl GameState {
             vals[c.index()] = Value::Symbols(o.state.clone());
         }
         vals
-    }
-
-    /// The objects to test with the state-based checks: those whose values the latest changes may
-    /// have reached, where the checks were all clear before them and each tests only its object
-    /// (and the one it is attached to); `None` for all.
-    pub(crate) fn to_check(&self) -> Option<Vec<ObjectId>> {
-        if !self.settled_before {
-            return None;
-        }
-        self.changed_under_local_checks()
-    }
-
-    /// The objects whose values the latest changes may have reached, and those attached to them,
-    /// where each state-based check tests only its own object and the one it is attached to (an
-    /// Aura is checked again when the creature it enchants changes); `None` for all.
-    pub(crate) fn changed_under_local_checks(&self) -> Option<Vec<ObjectId>> {
-        let attach_local = self.content.attachments_read_locally();
-        let local = self
-            .ruleset
-            .state_checks
-            .iter()
-            .all(|c| c.condition.is_local_or_host(attach_local));
-        if !local {
-            return None;
-        }
-        let changed = self.derived().changed.as_deref()?;
-        let attached = self.attached_to_any(changed);
-        if attached.is_empty() {
-            return Some(changed.to_vec());
-        }
-        let mut all = changed.to_vec();
-        all.extend(attached);
-        all.sort_unstable();
-        all.dedup();
-        Some(all)
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----

@@ -1,0 +1,144 @@
+//! Occurrences, responses and log lines in words, with objects and players by name.
+
+use super::occurrence::{LogEntry, Logged, Occurrence, Responder, Why};
+use crate::state::GameState;
+use crate::value::Arg;
+
+impl Occurrence {
+    /// "gains_honor(Bob, 1)", with objects and players by name.
+    pub fn display(&self, state: &GameState) -> String {
+        let kind = state.ruleset.event(self.event);
+        let args: Vec<String> = self.args.iter().map(|a| a.display(state)).collect();
+        if args.is_empty() {
+            kind.name.to_string()
+        } else {
+            format!("{}({})", kind.name, args.join(", "))
+        }
+    }
+}
+
+impl Arg {
+    pub fn display(&self, state: &GameState) -> String {
+        match self {
+            Arg::Object(o) => state
+                .get_object(*o)
+                .map(|x| x.name.to_string())
+                .unwrap_or_else(|| format!("object {}", o.0)),
+            Arg::Player(p) => state.player_name(*p).to_string(),
+            Arg::Number(n) => n.to_string(),
+        }
+    }
+}
+
+impl Responder {
+    pub fn display(&self, state: &GameState) -> String {
+        match self.source.and_then(|s| state.get_object(s)) {
+            Some(o) => format!("{} \"{}\"", o.name, self.text),
+            None => format!("rule \"{}\"", self.text),
+        }
+    }
+}
+
+impl LogEntry {
+    /// The line as text, with objects and players by name.
+    pub fn display(&self, state: &GameState) -> String {
+        let occ = |o: &Occurrence| o.display(state);
+        let text = match &self.what {
+            Logged::Starts { occurrence } => format!("{}: starts", occ(occurrence)),
+            Logged::Happened { occurrence } => format!("{}: happens", occ(occurrence)),
+            Logged::Failed { occurrence } => format!(
+                "{}: fails: it would change nothing (failure comes before any effect)",
+                occ(occurrence)
+            ),
+            Logged::Prevented { occurrence, by } => {
+                format!("{}: does not happen: {}", occ(occurrence), by.display(state))
+            }
+            Logged::Substituted {
+                occurrence,
+                by,
+                with,
+            } => format!(
+                "{}: does not happen: {} instead, by {}",
+                occ(occurrence),
+                occ(with),
+                by.display(state)
+            ),
+            Logged::Amount {
+                occurrence,
+                from,
+                to,
+                by,
+            } => format!(
+                "{}: amount {} -> {} by {}",
+                occ(occurrence),
+                from,
+                to,
+                by.display(state)
+            ),
+            Logged::Param {
+                occurrence,
+                param,
+                to,
+                by,
+            } => format!(
+                "{}: {} -> {} by {}",
+                occ(occurrence),
+                param,
+                to.display(state),
+                by.display(state)
+            ),
+            Logged::Zero { occurrence } => format!(
+                "{}: reduced to 0 once step B is over: no longer a change for Reactions or later triggers",
+                occ(occurrence)
+            ),
+            Logged::Response {
+                occurrence,
+                point,
+                step,
+                by,
+                why,
+            } => {
+                let why = match why {
+                    Why::Only => "the only one".to_string(),
+                    Why::Chosen { by, among } => format!(
+                        "chosen by {} among {}",
+                        state.player_name(*by),
+                        among
+                    ),
+                    Why::Taken { by } => format!("taken by {}", state.player_name(*by)),
+                };
+                format!(
+                    "{} {}: step {}: {} ({})",
+                    point.name(),
+                    occ(occurrence),
+                    step,
+                    by.display(state),
+                    why
+                )
+            }
+            Logged::Fizzled { by, why } => format!("{}: does nothing: {}", by.display(state), why),
+            Logged::Passed { player, step } => {
+                format!("step {}: {} passes", step, state.player_name(*player))
+            }
+            Logged::Delayed { by, text } => {
+                format!("{}: sets up \"{}\"", by.display(state), text)
+            }
+            Logged::EffectStarts { by, subjects } => {
+                format!(
+                    "{}: an effect starts, applying to {} subject(s)",
+                    by.display(state),
+                    subjects
+                )
+            }
+            Logged::Period {
+                occurrence,
+                begins,
+            } => format!(
+                "{} {}",
+                occ(occurrence),
+                if *begins { "begins" } else { "ends" }
+            ),
+        };
+        format!("{}{}", "  ".repeat(self.depth as usize), text)
+    }
+}

@@ -1,0 +1,71 @@
+//! Explanations in words: an object's characteristics and a player's properties, each with
+//! the effects that made it, in layer order.
+
+use crate::ids::{CharId, ObjectId};
+use crate::state::derived::Derived;
+use crate::state::GameState;
+
+/// Prints how one characteristic got its value: base value, then each step in the order applied.
+pub fn describe_char(state: &GameState, d: &Derived, o: ObjectId, c: CharId) -> String {
+    let name = |p: crate::ids::PlayerId| state.player_name(p).to_string();
+    let rs = &state.ruleset;
+    let final_v = &d.sheet.objects[o.index()][c.index()];
+    let mut out = format!("{} = {}\n", rs.char(c).name, final_v.display_with(&name));
+    if let Some(e) = &d.explanation {
+        let base = &e.base.objects[o.index()][c.index()];
+        out.push_str(&format!("    base: {}\n", base.display_with(&name)));
+        for s in &e.objects[o.index()][c.index()] {
+            out.push_str(&format!(
+                "    layer {} ({}): {} \"{}\": {} -> {}\n        why here: {}\n",
+                s.layer,
+                s.layer_name,
+                s.source,
+                s.text,
+                s.before.display_with(&name),
+                s.after.display_with(&name),
+                s.reason
+            ));
+        }
+    }
+    out
+}
+
+/// Prints an object's zone, timestamp and every characteristic with how it was derived.
+pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> String {
+    let obj = state.obj(o);
+    let rs = &state.ruleset;
+    let mut out = format!(
+        "{} (object #{}, owner {}, in {}, timestamp {})\n",
+        obj.name,
+        o.0,
+        state.player_name(obj.owner),
+        rs.zone(obj.zone).name,
+        obj.timestamp.0
+    );
+    for (i, _) in rs.characteristics.iter().enumerate() {
+        let c = CharId(i as u16);
+        out.push_str("  ");
+        out.push_str(&describe_char(state, d, o, c));
+    }
+    out
+}
+
+/// Prints a player's properties with how each was derived.
+pub fn describe_player(state: &GameState, d: &Derived, p: crate::ids::PlayerId) -> String {
+    let rs = &state.ruleset;
+    let mut out = format!("{} (player)\n", state.player_name(p));
+    for (i, prop) in rs.props.iter().enumerate() {
+        let v = &d.sheet.players[p.index()][i];
+        out.push_str(&format!("  {} = {}\n", prop.name, v));
+        if let Some(e) = &d.explanation {
+            out.push_str(&format!("    base: {}\n", e.base.players[p.index()][i]));
+            for s in &e.players[p.index()][i] {
+                out.push_str(&format!(
+                    "    layer {} ({}): {} \"{}\": {} -> {}\n        why here: {}\n",
+                    s.layer, s.layer_name, s.source, s.text, s.before, s.after, s.reason
+                ));
+            }
+        }
+    }
+    out
+}
