@@ -219,16 +219,37 @@ pub struct Builtin {
     pub counters_placed: crate::ids::EventId,
     /// `attached(card, to)`: an object becomes attached to another.
     pub attached: crate::ids::EventId,
+    /// `resolves(card, controller)`: a spell resolves (CR 608.2): its effects start, then its
+    /// one-shot changes happen in order, each an occurrence of its own.
+    pub resolves: crate::ids::EventId,
+    /// `turns_face_up(card)`, `turns_face_down(card)` (CR 708.8, 708.2).
+    pub turns_face_up: crate::ids::EventId,
+    pub turns_face_down: crate::ids::EventId,
+    /// `merges(card, into)`: an object merges with a permanent (CR 721).
+    pub merges: crate::ids::EventId,
+    /// `effects_end(card)`: the effects an object created end.
+    pub effects_end: crate::ids::EventId,
+    /// `property_set(player)`: a player's base property value is set (life paid or gained).
+    pub property_set: crate::ids::EventId,
+    /// `turn_ends(player)`: the player's turn ends and the next player's begins (CR 514).
+    pub turn_ends: crate::ids::EventId,
 }
 
 impl Builtin {
     /// Their names, which a ruleset may not declare.
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 12] = [
         "enters",
         "changes_zone",
         "leaves_play",
         "counters_placed",
         "attached",
+        "resolves",
+        "turns_face_up",
+        "turns_face_down",
+        "merges",
+        "effects_end",
+        "property_set",
+        "turn_ends",
     ];
 }
 
@@ -462,12 +483,27 @@ impl Ruleset {
         let leaves_play = add("leaves_play", &[card]);
         let counters_placed = add("counters_placed", &[card, ("amount", ParamKind::Number)]);
         let attached = add("attached", &[card, ("to", ParamKind::Object)]);
+        let player = ("player", ParamKind::Player);
+        let resolves = add("resolves", &[card, ("controller", ParamKind::Player)]);
+        let turns_face_up = add("turns_face_up", &[card]);
+        let turns_face_down = add("turns_face_down", &[card]);
+        let merges = add("merges", &[card, ("into", ParamKind::Object)]);
+        let effects_end = add("effects_end", &[card]);
+        let property_set = add("property_set", &[player]);
+        let turn_ends = add("turn_ends", &[player]);
         self.builtin = Some(Builtin {
             enters,
             changes_zone,
             leaves_play,
             counters_placed,
             attached,
+            resolves,
+            turns_face_up,
+            turns_face_down,
+            merges,
+            effects_end,
+            property_set,
+            turn_ends,
         });
     }
 

@@ -177,21 +177,20 @@ impl GameState {
                 targets,
                 choices,
             } => {
-                self.check_object(spell)?;
-                self.check_player(controller)?;
-                for t in &targets {
-                    match t {
-                        Subject::Object(o) => self.check_object(*o)?,
-                        Subject::Player(p) => self.check_player(*p)?,
-                    }
-                }
-                let before = self.obj(spell).choices.clone();
+                self.check_resolve(spell, controller, &targets)?;
                 if !choices.is_empty() {
                     self.object_mut(spell).choices = choices;
                 }
-                if let Err(e) = self.resolve(spell, controller, &targets) {
-                    self.object_mut(spell).choices = before;
-                    return Err(e);
+                out.then = self.resolve(spell, controller, &targets);
+                if !out.then.is_empty() && self.ruleset.builtin.is_some() {
+                    // State-based checks wait for the one-shot changes (CR 704.3: not while a
+                    // spell resolves); each runs them after its own change.
+                    return Ok(out);
+                }
+                for next in std::mem::take(&mut out.then) {
+                    let more = self.apply_now(next)?;
+                    out.created.extend(more.created);
+                    out.state_checks.extend(more.state_checks);
                 }
             }
             Action::TurnFaceDown { object } => {
@@ -521,16 +520,25 @@ impl GameState {
         Arc::new(d)
     }
 
-    fn resolve(
-        &mut self,
+    /// Checks that a spell can resolve with these targets (CR 608.2b): it has a spell ability, it
+    /// takes as many targets, and each is legal for its own `target` line (CR 601.2c: the same
+    /// object or player may be the target of different instances of the word "target").
+    pub(crate) fn check_resolve(
+        &self,
         spell: ObjectId,
         controller: PlayerId,
         targets: &[Subject],
     ) -> Result<(), ActionError> {
-        let name = self.obj(spell).name.clone();
-        let class = self.obj(spell).class;
-        let content = self.content.clone();
-        let Some(sp) = &content.class(class).spell else {
+        self.check_object(spell)?;
+        self.check_player(controller)?;
+        for t in targets {
+            match t {
+                Subject::Object(o) => self.check_object(*o)?,
+                Subject::Player(p) => self.check_player(*p)?,
+            }
+        }
+        let name = &self.obj(spell).name;
+        let Some(sp) = &self.content.class(self.obj(spell).class).spell else {
             return Err(ActionError::NotASpell(name.to_string()));
         };
         let expected = sp.targets.len();
@@ -541,7 +549,42 @@ impl GameState {
                 got: targets.len(),
             });
         }
-        // Check targets and lock every effect's subjects against the state as it stands.
+        let ctx = Ctx::new(
+            self,
+            &self.derived().sheet,
+            Some(spell),
+            Some(controller),
+            targets,
+        );
+        for (spec, t) in sp.targets.iter().zip(targets) {
+            if !ctx.test(&spec.cond, *t) {
+                return Err(ActionError::IllegalTarget {
+                    spell: name.to_string(),
+                    target: match t {
+                        Subject::Object(o) => self.obj(*o).name.to_string(),
+                        Subject::Player(p) => self.player_name(*p).to_string(),
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A spell resolves (checked with `check_resolve`): its effects start, locked against the
+    /// state as it stands; returns its one-shot changes and its move to the zone for resolved
+    /// spells, in order, as the actions that come next.
+    fn resolve(
+        &mut self,
+        spell: ObjectId,
+        controller: PlayerId,
+        targets: &[Subject],
+    ) -> Vec<Action> {
+        let name = self.obj(spell).name.clone();
+        let class = self.obj(spell).class;
+        let content = self.content.clone();
+        let Some(sp) = &content.class(class).spell else {
+            return Vec::new();
+        };
         let mut created = Vec::new();
         {
             let ctx = Ctx::new(
@@ -551,19 +594,6 @@ impl GameState {
                 Some(controller),
                 targets,
             );
-            // Each target against its own condition (CR 601.2c: the same object or player may be
-            // the target of different instances of the word "target").
-            for (spec, t) in sp.targets.iter().zip(targets) {
-                if !ctx.test(&spec.cond, *t) {
-                    return Err(ActionError::IllegalTarget {
-                        spell: name.to_string(),
-                        target: match t {
-                            Subject::Object(o) => self.obj(*o).name.to_string(),
-                            Subject::Player(p) => self.player_name(*p).to_string(),
-                        },
-                    });
-                }
-            }
             for (duration, def) in &sp.effects {
                 let subs = subjects(&ctx, &def.affects);
                 let locked = self.locked(&def.affects, &subs);
@@ -593,41 +623,57 @@ impl GameState {
         }
         let objects: Vec<ObjectId> = targets.iter().filter_map(|t| object_of(*t)).collect();
         let at = |i: &u8| targets.get(*i as usize).and_then(|t| object_of(*t));
+        let turn = |object: ObjectId, face_down: bool| {
+            if face_down {
+                Action::TurnFaceDown { object }
+            } else {
+                Action::TurnFaceUp { object }
+            }
+        };
+        let mut then = Vec::new();
         for os in &sp.one_shots {
             match os {
                 OneShot::MoveTargets(z) => {
-                    for t in &objects {
-                        self.move_object(*t, *z);
+                    if !objects.is_empty() {
+                        then.push(Action::MoveTogether(
+                            objects.iter().map(|t| (*t, *z)).collect(),
+                        ));
                     }
                 }
                 OneShot::TurnTargets { face_down } => {
-                    for t in &objects {
-                        self.turn_face(*t, *face_down);
-                    }
+                    then.extend(objects.iter().map(|t| turn(*t, *face_down)));
                 }
                 OneShot::MoveTargetAt(i, z) => {
                     if let Some(t) = at(i) {
-                        self.move_object(t, *z);
+                        then.push(Action::Move {
+                            object: t,
+                            zone: *z,
+                        });
                     }
                 }
                 OneShot::TurnTargetAt { index, face_down } => {
                     if let Some(t) = at(index) {
-                        self.turn_face(t, *face_down);
+                        then.push(turn(t, *face_down));
                     }
                 }
                 OneShot::PutCounters { counter, count } => {
-                    for t in &objects {
-                        self.put_counters(*t, *counter, *count);
-                    }
+                    then.extend(objects.iter().map(|t| Action::AddCounters {
+                        object: *t,
+                        counter: *counter,
+                        count: *count,
+                    }));
                 }
             }
         }
         if let Some(z) = self.ruleset.resolved_zone {
             if self.obj(spell).zone != z {
-                self.move_object(spell, z);
+                then.push(Action::Move {
+                    object: spell,
+                    zone: z,
+                });
             }
         }
-        Ok(())
+        then
     }
 
     /// Runs the ruleset's state-based checks until none applies; all objects a round finds move at

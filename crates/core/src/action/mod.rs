@@ -123,4 +123,8 @@ pub struct Outcome {
     pub created: Vec<ObjectId>,
     /// Objects moved by state-based checks, with the check's name.
     pub state_checks: Vec<(ObjectId, String)>,
+    /// The changes that come next, in order, each an action of its own: a resolving spell's
+    /// one-shot changes and its move to the zone for resolved spells.
+    #[serde(skip)]
+    pub(crate) then: Vec<Action>,
 }

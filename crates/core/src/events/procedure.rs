@@ -1378,30 +1378,78 @@ impl GameState {
     /// An engine action's change: made when none of its occurrences was prevented or
     /// substituted (moving a card is both its zone change and, from play, its leaving play).
     fn make_action_change(&mut self, fi: usize) -> Result<(), ActionError> {
+        use crate::action::Action;
         let f = self.frame_mut(fi);
-        let Some(action) = f.action.take() else {
+        let Some(mut action) = f.action.take() else {
             return Ok(());
         };
-        if !f.occs.iter().all(|o| o.alive) {
+        let depth = f.depth;
+        if let Action::MoveTogether(moves) = &mut *action {
+            // Each object moves unless an occurrence of its move was prevented or replaced.
+            let stopped: Vec<ObjectId> = f
+                .occs
+                .iter()
+                .filter(|o| !o.alive)
+                .filter_map(|o| arg_object(&o.occ.args, 0))
+                .collect();
+            moves.retain(|(o, _)| !stopped.contains(o));
+            if moves.is_empty() {
+                return Ok(());
+            }
+        } else if !f.occs.iter().all(|o| o.alive) {
             for o in &mut f.occs {
                 o.alive = false;
             }
             return Ok(());
         }
-        let depth = f.depth;
+        // Failure first: something earlier may have put the card into that state already.
+        if self.action_changes_nothing(&action) {
+            self.fail_frame(fi);
+            return Ok(());
+        }
+        if let Action::ResolveTargeting {
+            spell,
+            controller,
+            targets,
+            ..
+        } = &*action
+        {
+            // CR 608.2b: a target that became illegal since the spell was cast: it does not
+            // resolve.
+            if let Err(e) = self.check_resolve(*spell, *controller, targets) {
+                let class = self.content.class(self.obj(*spell).class);
+                let by = Responder {
+                    source: Some(*spell),
+                    text: class
+                        .spell
+                        .as_ref()
+                        .map_or_else(|| self.obj(*spell).name.clone(), |sp| sp.text.clone()),
+                };
+                self.log_at(
+                    depth,
+                    Logged::Fizzled {
+                        by,
+                        why: e.to_string(),
+                    },
+                );
+                for o in &mut self.frame_mut(fi).occs {
+                    o.alive = false;
+                }
+                return Ok(());
+            }
+        }
         let leaves =
             |s: &GameState, o: ObjectId, z: ZoneId| s.in_play(o) && !s.ruleset.zone(z).in_play;
         let leaves_play = match &*action {
-            crate::action::Action::Move { object, zone } => leaves(self, *object, *zone),
-            crate::action::Action::MoveTogether(moves) => {
-                moves.iter().any(|(o, z)| leaves(self, *o, *z))
-            }
+            Action::Move { object, zone } => leaves(self, *object, *zone),
+            Action::MoveTogether(moves) => moves.iter().any(|(o, z)| leaves(self, *o, *z)),
             _ => false,
         };
         if leaves_play && self.point_has_listeners(fi, Point::After) {
             self.take_snapshot(fi);
         }
-        let out = self.apply_now(*action)?;
+        let mut out = self.apply_now(*action)?;
+        let then = std::mem::take(&mut out.then);
         // With what the rounds of state-based checks it caused report.
         let t = self.timing_mut();
         match &mut t.outcome {
@@ -1414,12 +1462,37 @@ impl GameState {
         let happened: Vec<Occurrence> = {
             let f = self.frame_mut(fi);
             for o in &mut f.occs {
-                o.happened = true;
+                if o.alive {
+                    o.happened = true;
+                }
             }
-            f.occs.iter().map(|o| o.occ.clone()).collect()
+            f.occs
+                .iter()
+                .filter(|o| o.happened)
+                .map(|o| o.occ.clone())
+                .collect()
         };
         for occurrence in happened {
             self.log_at(depth, Logged::Happened { occurrence });
+        }
+        // What comes next (a spell's one-shot changes, then its move), each an occurrence of its
+        // own, in order: the first on top.
+        if let Some(b) = self.ruleset.builtin {
+            for next in then.into_iter().rev() {
+                match self.occurrences_of(b, &next) {
+                    Ok(occs) => self.push_action(occs, next, depth + 1),
+                    Err(e) => self.log_at(
+                        depth + 1,
+                        Logged::Fizzled {
+                            by: Responder {
+                                source: None,
+                                text: format!("{next:?}").into(),
+                            },
+                            why: e.to_string(),
+                        },
+                    ),
+                }
+            }
         }
         Ok(())
     }
@@ -1476,37 +1549,101 @@ impl GameState {
         Ok(occs)
     }
 
-    /// An engine action, as occurrences of the built-in events where it is one: entering (after
-    /// the objects have entered), moving, counters, attaching. Other actions change the state
-    /// directly.
+    /// An engine action, as occurrences of the built-in events: entering (after the objects have
+    /// entered), moving, counters, attaching, resolving, turning face up or down, merging, ending
+    /// an object's effects, setting a property, ending a turn. Checked in full before anything
+    /// happens; on an error nothing has changed.
     pub(crate) fn apply_through_events(
         &mut self,
         action: crate::action::Action,
     ) -> Result<crate::action::Outcome, ActionError> {
         use crate::action::Action;
+        let action = match action {
+            Action::Resolve {
+                spell,
+                controller,
+                targets,
+                choices,
+            } => Action::ResolveTargeting {
+                spell,
+                controller,
+                targets: targets.into_iter().map(Subject::Object).collect(),
+                choices,
+            },
+            a => a,
+        };
         let Some(b) = self.ruleset.builtin else {
             return self.apply_now(action);
         };
+        if let Action::Create(_) = &action {
+            let base = self.timing.tasks.len();
+            let out = self.apply_now(action)?;
+            let entered: Vec<Occurrence> = out
+                .created
+                .iter()
+                .filter(|o| self.in_play(**o))
+                .map(|o| Occurrence::new(b.enters, vec![Arg::Object(*o)]))
+                .collect();
+            if !entered.is_empty() {
+                // Below the moves of the state-based checks the entering caused: those happen
+                // first, then "after it enters".
+                self.push_frame(entered, Mode::AfterOnly, 0);
+                let f = self.timing_mut().tasks.pop().expect("just pushed");
+                self.timing_mut().tasks.insert(base, f);
+            }
+            self.run_timing()?;
+            return Ok(out);
+        }
+        let occs = self.occurrences_of(b, &action)?;
+        self.timing_mut().outcome = None;
+        self.push_action(occs, action, 0);
+        self.run_timing()?;
+        Ok(self.timing_mut().outcome.take().unwrap_or_default())
+    }
+
+    /// Takes an action through the event core as these occurrences: the action is their change.
+    fn push_action(&mut self, occs: Vec<Occurrence>, action: crate::action::Action, depth: u16) {
+        let fails = self.action_changes_nothing(&action);
+        self.push_frame(occs, Mode::Plain, depth);
+        let top = self.timing.tasks.len() - 1;
+        self.frame_mut(top).action = Some(Box::new(action));
+        if fails {
+            self.fail_frame(top);
+        }
+    }
+
+    /// Failure takes precedence over effects: none of the frame's occurrences happens, and
+    /// nothing answers them.
+    fn fail_frame(&mut self, fi: usize) {
+        let f = self.frame_mut(fi);
+        let depth = f.depth;
+        let mut failed = Vec::new();
+        for o in &mut f.occs {
+            if o.alive {
+                o.alive = false;
+                failed.push(o.occ.clone());
+            }
+        }
+        for occurrence in failed {
+            self.log_at(depth, Logged::Failed { occurrence });
+        }
+    }
+
+    /// The occurrences of the built-in events an action is, after checking it in full (every
+    /// action but `Create`, whose objects do not exist before it).
+    fn occurrences_of(
+        &self,
+        b: crate::ruleset::Builtin,
+        action: &crate::action::Action,
+    ) -> Result<Vec<Occurrence>, ActionError> {
+        use crate::action::Action;
         let obj = |o: ObjectId| Arg::Object(o);
-        let occs = match &action {
-            Action::Create(_) => {
-                let base = self.timing.tasks.len();
-                let out = self.apply_now(action)?;
-                let entered: Vec<Occurrence> = out
-                    .created
-                    .iter()
-                    .filter(|o| self.in_play(**o))
-                    .map(|o| Occurrence::new(b.enters, vec![obj(*o)]))
-                    .collect();
-                if !entered.is_empty() {
-                    // Below the moves of the state-based checks the entering caused: those
-                    // happen first, then "after it enters".
-                    self.push_frame(entered, Mode::AfterOnly, 0);
-                    let f = self.timing_mut().tasks.pop().expect("just pushed");
-                    self.timing_mut().tasks.insert(base, f);
-                }
-                self.run_timing()?;
-                return Ok(out);
+        let one = |e: EventId, args: Vec<Arg>| vec![Occurrence::new(e, args)];
+        Ok(match action {
+            Action::Create(_) | Action::Resolve { .. } => {
+                return Err(ActionError::BadOccurrence(
+                    "this action is taken through the event core another way".into(),
+                ))
             }
             Action::MoveTogether(moves) => self.moving(b, moves)?,
             Action::Move { object, zone } => self.moving(b, &[(*object, *zone)])?,
@@ -1519,10 +1656,7 @@ impl GameState {
                 if counter.index() >= self.ruleset.counters.len() {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
-                vec![Occurrence::new(
-                    b.counters_placed,
-                    vec![obj(*object), Arg::Number(*count)],
-                )]
+                one(b.counters_placed, vec![obj(*object), Arg::Number(*count)])
             }
             Action::Attach { object, to } => {
                 self.check_object(*object)?;
@@ -1532,21 +1666,66 @@ impl GameState {
                         self.obj(*object).name.to_string(),
                     ));
                 }
-                vec![Occurrence::new(b.attached, vec![obj(*object), obj(*to)])]
+                one(b.attached, vec![obj(*object), obj(*to)])
             }
-            _ => {
-                let out = self.apply_now(action)?;
-                // The moves of the state-based checks it caused.
-                self.run_timing()?;
-                return Ok(out);
+            Action::ResolveTargeting {
+                spell,
+                controller,
+                targets,
+                ..
+            } => {
+                self.check_resolve(*spell, *controller, targets)?;
+                one(b.resolves, vec![obj(*spell), Arg::Player(*controller)])
             }
-        };
-        self.timing_mut().outcome = None;
-        self.push_frame(occs, Mode::Plain, 0);
-        let top = self.timing.tasks.len() - 1;
-        self.frame_mut(top).action = Some(Box::new(action));
-        self.run_timing()?;
-        Ok(self.timing_mut().outcome.take().unwrap_or_default())
+            Action::TurnFaceDown { object } => {
+                self.check_object(*object)?;
+                one(b.turns_face_down, vec![obj(*object)])
+            }
+            Action::TurnFaceUp { object } => {
+                self.check_object(*object)?;
+                one(b.turns_face_up, vec![obj(*object)])
+            }
+            Action::Merge {
+                object,
+                into,
+                under: _,
+            } => {
+                self.check_object(*object)?;
+                self.check_object(*into)?;
+                if object == into {
+                    return Err(ActionError::AttachToSelf(
+                        self.obj(*object).name.to_string(),
+                    ));
+                }
+                one(b.merges, vec![obj(*object), obj(*into)])
+            }
+            Action::EndEffectsOf { source } => {
+                self.check_object(*source)?;
+                one(b.effects_end, vec![obj(*source)])
+            }
+            Action::SetProperty { player, prop, .. } => {
+                if player.index() >= self.players.len() {
+                    return Err(ActionError::NoSuchPlayer(player.0));
+                }
+                if prop.index() >= self.ruleset.props.len() {
+                    return Err(ActionError::NoSuchProperty(prop.0));
+                }
+                one(b.property_set, vec![Arg::Player(*player)])
+            }
+            Action::EndTurn => one(b.turn_ends, vec![Arg::Player(self.active)]),
+        })
+    }
+
+    /// Whether an engine action would leave the state as it is (the card is already in that
+    /// state): it fails before any effect applies.
+    fn action_changes_nothing(&self, action: &crate::action::Action) -> bool {
+        use crate::action::Action;
+        match action {
+            Action::TurnFaceDown { object } => self.obj(*object).face_down,
+            Action::TurnFaceUp { object } => !self.obj(*object).face_down,
+            Action::EndEffectsOf { source } => !self.effects.iter().any(|e| e.source == *source),
+            _ => false,
+        }
     }
 
     fn make_change(&mut self, c: &Primitive, args: &[Arg]) {

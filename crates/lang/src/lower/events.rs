@@ -626,7 +626,15 @@ fn response(
 
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
-    let (event, _) = event_named(env, c, "an event")?;
+    let (event, span) = event_named(env, c, "an event")?;
+    let name = &env.ruleset.event(event).name;
+    if rulecraft_core::ruleset::Builtin::NAMES.contains(&&**name) {
+        // Its change is the engine action it stands for, which its arguments do not say.
+        return Err(Diagnostic::new(
+            span,
+            format!("`{name}` is a built-in event: it happens through the engine's own actions, and a response cannot make it; answer it, or make an event of the ruleset happen"),
+        ));
+    }
     let args = args(env, c, event, params, ntargets)?;
     Ok(Deed::Occur { event, args })
 }
