@@ -263,7 +263,6 @@ fn reach(g: &BTreeMap<String, BTreeSet<String>>, from: &str) -> BTreeSet<String>
 }
 
 #[test]
-#[ignore = "the layer files still import each other (layers, change, dependency, incremental)"]
 fn the_core_has_no_import_circle() {
     let g = graph();
     assert!(g.len() > 20, "found only {} files under {SRC}", g.len());

@@ -1,7 +1,6 @@
 //! What an effect's operations do to one subject's values, and the cells involved.
 
-use super::dependency::Touch;
-use super::{Body, Candidate};
+use super::candidate::{Body, Candidate};
 use crate::condition::eval::Ctx;
 use crate::condition::{Cell, Footprint, Subject};
 use crate::effect::{Change, Op};
@@ -9,7 +8,7 @@ use crate::ids::LayerId;
 use crate::ids::SlotTarget;
 use crate::state::sheet::Sheet;
 use crate::state::GameState;
-use crate::value::{Ability, Value};
+use crate::value::{Ability, Symbol, Value};
 use std::sync::Arc;
 
 /// The cells a subject has for each written characteristic or property.
@@ -543,7 +542,7 @@ pub(super) fn apply_in_place(
     layer: LayerId,
     subjects: &[Subject],
     known: Option<&[Vec<Value>]>,
-    log: Option<&mut super::LayerLog>,
+    log: Option<&mut (dyn KeepBefore + 'static)>,
     mut note: impl FnMut(&Sheet, Subject, SlotTarget, &Value),
 ) -> bool {
     apply_keeping(
@@ -561,12 +560,15 @@ pub(super) fn apply_keeping(
     layer: LayerId,
     subjects: &[Subject],
     known: Option<&[Vec<Value>]>,
-    mut log: Option<&mut super::LayerLog>,
+    mut log: Option<&mut (dyn KeepBefore + 'static)>,
     note: &mut dyn FnMut(&Sheet, Subject, SlotTarget, &Value),
     params_out: Option<&mut Vec<Vec<Value>>>,
 ) -> bool {
     // Keeps a cell's value before the layer first writes it (for a later derivation to start here).
-    let keep = |log: &mut Option<&mut super::LayerLog>, s: Subject, t: SlotTarget, v: &Value| {
+    let keep = |log: &mut Option<&mut (dyn KeepBefore + 'static)>,
+                s: Subject,
+                t: SlotTarget,
+                v: &Value| {
         if let Some(log) = log {
             log.keep(s, t, v);
         }
@@ -874,7 +876,7 @@ pub(super) fn apply_run(
     sheet: &mut Sheet,
     layer: LayerId,
     run: &[(&Candidate, &[Subject])],
-    mut log: Option<&mut super::LayerLog>,
+    mut log: Option<&mut (dyn KeepBefore + 'static)>,
 ) -> Vec<bool> {
     // Each effect's parts, worked out once.
     let parts: Vec<Vec<(SlotTarget, Same)>> = run
@@ -1095,4 +1097,108 @@ fn target_object(targets: &[Subject], i: u8) -> Option<crate::ids::ObjectId> {
         Some(Subject::Object(o)) => Some(*o),
         _ => None,
     }
+}
+
+/// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
+/// removing them). A `has X` read is untouched by a change to other symbols: a Goblin lord does
+/// not wait for an effect that makes Goblins Zombies too.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Touch {
+    Any,
+    Names(std::sync::Arc<[Symbol]>),
+}
+
+impl Touch {
+    pub(super) fn meets(&self, obs: &Option<Symbol>) -> bool {
+        match (self, obs) {
+            (Touch::Names(list), Some(s)) => list.contains(s),
+            _ => true,
+        }
+    }
+    pub(super) fn join(self, other: Touch) -> Touch {
+        match (self, other) {
+            (Touch::Names(a), Touch::Names(b)) => {
+                Touch::Names(a.iter().chain(b.iter()).cloned().collect())
+            }
+            _ => Touch::Any,
+        }
+    }
+    /// How a change to a characteristic whose symbols give abilities (CR 305.6-305.7) changes the
+    /// abilities of the object concerned: the abilities of the symbols it may add or take away;
+    /// any ability where it sets basic land types (the rules-text abilities go, CR 305.7) or
+    /// names a symbol only when it applies (a choice); `None` where it gives and takes none.
+    pub(super) fn of_intrinsic(
+        intrinsic: &crate::ruleset::Intrinsic,
+        change: &Change,
+    ) -> Option<Touch> {
+        let name = |a: &Ability| match a {
+            Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
+            Ability::Static { text, .. } => Symbol::new(text),
+        };
+        let all = || Touch::Names(intrinsic.abilities.iter().map(|(_, a)| name(a)).collect());
+        let of = |l: &crate::effect::SymList| -> Vec<Symbol> {
+            intrinsic
+                .abilities
+                .iter()
+                .filter(|(s, _)| l.set.contains(s))
+                .map(|(_, a)| name(a))
+                .collect()
+        };
+        match change {
+            Change::SetSymbols(l) | Change::SetInCategories { set: l, .. } => {
+                if l.chosen || l.set.is_every() || !of(l).is_empty() {
+                    Some(Touch::Any)
+                } else if matches!(change, Change::SetSymbols(_)) {
+                    // Every symbol goes: so do the abilities of those that held some.
+                    Some(all())
+                } else {
+                    // The sets of its symbols are replaced: none gives abilities.
+                    None
+                }
+            }
+            Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
+                if l.chosen || l.set.is_every() {
+                    Some(all())
+                } else {
+                    let names = of(l);
+                    (!names.is_empty()).then(|| Touch::Names(names.into()))
+                }
+            }
+            _ => Some(Touch::Any),
+        }
+    }
+
+    pub(super) fn of(change: &Change) -> Touch {
+        let names = |l: &crate::effect::SymList| {
+            if l.chosen || l.set.is_every() {
+                Touch::Any
+            } else {
+                Touch::Names(l.set.iter().cloned().collect())
+            }
+        };
+        let abilities = |l: &[Ability]| {
+            Touch::Names(
+                l.iter()
+                    .map(|a| match a {
+                        Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
+                        Ability::Static { text, .. } => Symbol::new(text),
+                    })
+                    .collect(),
+            )
+        };
+        match change {
+            Change::WithIntrinsic { change, .. } => Touch::of(change),
+            Change::AddSymbols(l) | Change::RemoveSymbols(l) => names(l),
+            Change::AddAbilities(l) | Change::RemoveAbilities(l) | Change::MergeAbilities(l) => {
+                abilities(l)
+            }
+            _ => Touch::Any,
+        }
+    }
+}
+
+/// Where a layer keeps the values it overwrites: each cell's value before the layer first wrote
+/// it, for a later derivation to start from that layer (the derivation's trail).
+pub(super) trait KeepBefore {
+    fn keep(&mut self, s: Subject, t: SlotTarget, v: &Value);
 }

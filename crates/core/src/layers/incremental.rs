@@ -20,10 +20,11 @@
 //!
 //! What it cannot show is derived in full from the layer where it met it (`Fail`).
 
+use super::candidate::{Body, Candidate, EffectKey, Subjects};
 use super::change::{apply_keeping, op_params};
-use super::{
+use super::derive::{
     continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of, Applied,
-    Body, Candidate, EffectKey, LayerTrail, Shared, Subjects,
+    LayerTrail, Shape, Shared,
 };
 use crate::condition::eval::{Ctx, Overrides};
 use crate::condition::{Aggregate, Cell, Cond, Footprint, NumExpr, Subject};
@@ -133,27 +134,6 @@ fn compare_with_full(state: &GameState, d: &Derived) {
     );
 }
 
-/// What an effect's conditions and amounts read at one step, by kind (worked out once per step).
-#[derive(Default)]
-pub(super) struct Shape {
-    reads_counters: bool,
-    /// An aggregate whose value differs by subject (`outer`).
-    open_aggregates: bool,
-    /// The aggregates (keys) of "as long as", "affects" and the amounts.
-    while_aggs: Vec<usize>,
-    affects_aggs: Vec<usize>,
-    ops_aggs: Vec<usize>,
-    while_refers: bool,
-    affects_refers: bool,
-    affects_names_source: bool,
-    /// The amounts read another object than the subject (not through aggregates).
-    ops_refer: bool,
-    /// A text effect or one ability per symbol among objects.
-    text_like: bool,
-    /// The amounts read more than the subject (`op_reads_others`).
-    ops_read_others: bool,
-}
-
 impl Shape {
     fn of(def: &EffectDef, lid: LayerId, fresh: bool, scans: bool) -> Shape {
         fn keys(a: Vec<Aggregate<'_>>) -> Vec<usize> {
@@ -170,7 +150,7 @@ impl Shape {
         let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == lid).collect();
         Shape {
             reads_counters: def.reads_counters(),
-            open_aggregates: super::has_open_aggregates(def, lid, fresh, scans),
+            open_aggregates: super::derive::has_open_aggregates(def, lid, fresh, scans),
             while_aggs: def.while_cond.as_ref().map(of_cond).unwrap_or_default(),
             affects_aggs: of_cond(affects),
             ops_aggs: {
@@ -502,7 +482,7 @@ impl<'a> Replay<'a> {
         }
         for lt in self.prev[li..].iter().rev() {
             for (cell, v) in lt.before.iter() {
-                *super::cell_mut(&mut sheet, cell) = v.clone();
+                *super::derive::cell_mut(&mut sheet, cell) = v.clone();
             }
         }
         for (x, d) in &self.dirty {
@@ -564,7 +544,7 @@ impl Replay<'_> {
                     defining: e.def.defining,
                     source: Some(e.source),
                     source_name: e.source_name.clone(),
-                    created: Some(super::Created {
+                    created: Some(super::candidate::Created {
                         you: e.controller,
                         locked: e.locked.clone(),
                         targets: e.targets.clone(),
@@ -967,8 +947,12 @@ impl Replay<'_> {
                 } else {
                     self.state
                 };
-                let writes =
-                    super::follow_types_of(state, &self.sheet.objects[x.index()], lid, &mut known);
+                let writes = super::derive::follow_types_of(
+                    state,
+                    &self.sheet.objects[x.index()],
+                    lid,
+                    &mut known,
+                );
                 for (ch, v, _) in writes {
                     self.sheet.objects[x.index()][ch.index()] = v;
                 }
@@ -1073,7 +1057,7 @@ struct ViewSpec<'d> {
 impl<'d> ViewSpec<'d> {
     fn of(def: &'d EffectDef, created: bool, lid: LayerId, fresh: bool) -> Self {
         let mut aggs = if fresh {
-            super::condition_aggregates(def, !created)
+            super::derive::condition_aggregates(def, !created)
         } else {
             Vec::new()
         };
@@ -1128,7 +1112,7 @@ impl Later<'_> {
         &self,
         state: &GameState,
         lid: LayerId,
-    ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::dependency::Touch)]> {
+    ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::change::Touch)]> {
         match self.step {
             Some(s) => {
                 std::borrow::Cow::Borrowed(s.touches.get_or_init(|| s.cand.touches(state, lid)))
@@ -1399,7 +1383,7 @@ impl Replay<'_> {
         let mut old_overrides = Overrides::default();
         let mut moved_aggs: Vec<usize> = Vec::new();
         if let Some(rec) = &step.aggs {
-            let nodes = super::condition_aggregates(&def, cand.created.is_none());
+            let nodes = super::derive::condition_aggregates(&def, cand.created.is_none());
             if nodes.len() != rec.len() {
                 return Err(fail!());
             }
@@ -1834,7 +1818,7 @@ impl Replay<'_> {
         };
         let def = def.clone();
         let reads_counters = def.reads_counters();
-        let mut partners: Vec<super::PartnerThen> = step
+        let mut partners: Vec<super::derive::PartnerThen> = step
             .partners
             .as_deref()
             .map(<[_]>::to_vec)
@@ -1974,7 +1958,7 @@ impl Replay<'_> {
                 }
                 let you = match &y.cand.created {
                     Some(c) => Some(c.you),
-                    None => super::you_of(state, &self.sheet, y.cand, None),
+                    None => super::candidate::you_of(state, &self.sheet, y.cand, None),
                 };
                 let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
                 for op in &ops {
@@ -2071,7 +2055,7 @@ impl Replay<'_> {
                 {
                     let you = match alike {
                         Some((_, you, _, _)) => you,
-                        None => super::you_of(state, &self.sheet, y.cand, None),
+                        None => super::candidate::you_of(state, &self.sheet, y.cand, None),
                     };
                     let key = (Arc::as_ptr(ydef) as usize, you, ys.clone());
                     if passed.contains(&key) {
@@ -2178,7 +2162,7 @@ impl Replay<'_> {
                     if static_exists_with(state, &self.sheet, y.cand, None, None).is_none() {
                         Vec::new()
                     } else {
-                        let you = super::you_of(state, &self.sheet, y.cand, None);
+                        let you = super::candidate::you_of(state, &self.sheet, y.cand, None);
                         let ctx = Ctx::new(state, &self.sheet, y.cand.source, you, &[]);
                         moved
                             .iter()

@@ -1,7 +1,7 @@
 //! A state's derived values: worked out when first read, shared by its clones, and after a change
 //! worked out again from the last derivation for what the change reaches.
 
-use super::derive;
+use super::derive::derive;
 use super::incremental::derive_after;
 use crate::error::ActionError;
 use crate::ids::{CharId, ObjectId, PlayerId, PropId};
