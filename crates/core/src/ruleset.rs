@@ -474,6 +474,7 @@ impl Ruleset {
                 period: false,
                 turn: false,
                 ordered_by: None,
+                any_order: Vec::new(),
             });
             id
         };

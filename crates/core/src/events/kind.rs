@@ -85,6 +85,10 @@ pub struct EventKind {
     /// the active player ("CE Timing": Gold production from several sources to pay one cost, in
     /// an order the paying player chooses).
     pub ordered_by: Option<u8>,
+    /// Kinds of responses that come in one order the orderer chooses at each point, as if one
+    /// step (taken where the first of them would be), even against the steps' order: the
+    /// orderer's own optional responses among them may be taken or left.
+    pub any_order: Vec<crate::timing::Responds>,
 }
 
 impl EventKind {

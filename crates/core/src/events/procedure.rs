@@ -264,6 +264,21 @@ impl GameState {
 
     /// Who orders the responses to the frame's occurrences: the player its event names for that
     /// (a payment's payer), else the active player.
+    /// The kinds of responses that come in one order at this frame's points (`any order:`):
+    /// those the events of all its live occurrences name.
+    fn any_order(&self, fi: usize) -> Vec<Responds> {
+        let mut live = self.frame(fi).occs.iter().filter(|o| o.alive);
+        let Some(first) = live.next() else {
+            return Vec::new();
+        };
+        let kinds = &self.ruleset.event(first.occ.event).any_order;
+        if live.all(|o| self.ruleset.event(o.occ.event).any_order == *kinds) {
+            kinds.clone()
+        } else {
+            Vec::new()
+        }
+    }
+
     fn orderer_of(&self, fi: usize) -> PlayerId {
         let f = self.frame(fi);
         f.occs
@@ -475,7 +490,25 @@ impl GameState {
             StepState::Fresh => {
                 let st = match step.taking {
                     Taking::Ordered => {
-                        StepState::Ordered(self.candidates(fi, point, step.responds, None))
+                        let mut cands = self.candidates(fi, point, step.responds, None);
+                        // `any order:` the orderer's own responses of the later steps it names
+                        // come in the same order, which the orderer chooses.
+                        let joined = self.any_order(fi);
+                        if joined.contains(&step.responds) {
+                            let who = self.orderer_of(fi);
+                            for later in &procedure.steps[f.step + 1..] {
+                                if later.responds != step.responds
+                                    && joined.contains(&later.responds)
+                                {
+                                    for c in self.candidates(fi, point, later.responds, Some(who)) {
+                                        if !cands.contains(&c) {
+                                            cands.push(c);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        StepState::Ordered(cands)
                     }
                     Taking::ActionRound => StepState::Round {
                         turn: self.orderer(),
@@ -490,11 +523,25 @@ impl GameState {
                     .copied()
                     .filter(|c| self.still_valid(fi, point, *c))
                     .collect();
+                // Responses joined from a later step (`any order:`) stay optional: the orderer
+                // may take them or leave them.
+                let optional =
+                    |c: &Cand| self.response_of(c.key).0.kind.responds() != step.responds;
                 match valid.len() {
                     0 => self.end_step(fi, point),
-                    1 => {
+                    1 if !optional(&valid[0]) => {
                         self.drop_cand(fi, valid[0]);
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
+                    }
+                    _ if valid.iter().all(optional) => {
+                        let player = self.orderer_of(fi);
+                        let options = self.options(fi, &valid);
+                        self.timing_mut().offered = valid;
+                        self.pending = Some(Arc::new(DecisionRequest::React {
+                            player,
+                            step: step.name.clone(),
+                            options,
+                        }));
                     }
                     _ => {
                         let player = self.orderer_of(fi);
@@ -1820,24 +1867,39 @@ impl GameState {
             (DecisionRequest::React { options, step, .. }, Choice::Pick(i)) => {
                 let (fi, point, c) = self.picked(top, i, options.len())?;
                 let player = req.player();
-                self.frame_mut(fi).st = StepState::Round {
-                    turn: self.next_player(player),
-                    passes: 0,
-                };
+                if let StepState::Ordered(_) = self.frame(fi).st {
+                    // A response joined from a later step (`any order:`).
+                    self.drop_cand(fi, c);
+                } else {
+                    self.frame_mut(fi).st = StepState::Round {
+                        turn: self.next_player(player),
+                        passes: 0,
+                    };
+                }
                 self.start_run(fi, point, c, Why::Taken { by: player }, step)?;
             }
             (DecisionRequest::React { step, .. }, Choice::Pass) => {
                 let fi = top.expect("a frame is under way");
                 let player = req.player();
-                let StepState::Round { passes, .. } = self.frame(fi).st else {
-                    unreachable!()
-                };
                 self.pending = None;
                 let depth = self.frame(fi).depth;
-                self.frame_mut(fi).st = StepState::Round {
-                    turn: self.next_player(player),
-                    passes: passes + 1,
-                };
+                match self.frame(fi).st {
+                    StepState::Round { passes, .. } => {
+                        self.frame_mut(fi).st = StepState::Round {
+                            turn: self.next_player(player),
+                            passes: passes + 1,
+                        };
+                    }
+                    _ => {
+                        // The orderer leaves the optional responses joined from a later step:
+                        // they may still be taken there.
+                        let f = self.frame(fi);
+                        let Stage::At(point) = f.mode.stages()[f.stage] else {
+                            unreachable!("a response is offered at a timing point")
+                        };
+                        self.end_step(fi, point);
+                    }
+                }
                 self.log_at(
                     depth,
                     Logged::Passed {

@@ -82,6 +82,7 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         period: kw != "event",
         turn: kw == "turn",
         ordered_by: None,
+        any_order: Vec::new(),
     };
     if let Some(b) = &s.block {
         for item in &b.stmts {
@@ -91,6 +92,22 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     }
     env.ruleset.events.push(kind);
     Ok(())
+}
+
+/// What a timing step takes: `replacements`, `triggered` or `reactions`.
+fn responds(c: &mut Cursor) -> Res<Responds> {
+    let (r, rsp) = c.name("a kind of response: replacements, triggered or reactions")?;
+    match r.as_str() {
+        "replacements" => Ok(Responds::Replacements),
+        "triggered" => Ok(Responds::Triggered),
+        "reactions" => Ok(Responds::Reactions),
+        _ => Err(unknown(
+            rsp,
+            "kind of response",
+            &r,
+            ["replacements", "triggered", "reactions"],
+        )),
+    }
 }
 
 fn param_of(kind: &EventKind, c: &mut Cursor, want: ParamKind) -> Res<u8> {
@@ -139,6 +156,26 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     if c.eat_words(&["ordered", "by"]) {
         c.expect_punct(":")?;
         kind.ordered_by = Some(param_of(kind, &mut c, ParamKind::Player)?);
+        return c.finish();
+    }
+    if c.eat_words(&["any", "order"]) {
+        // "Gold production from multiple sources to pay a single cost occurs in an order chosen
+        // by the player paying the cost, even if this would violate the relative order of steps
+        // B and C" (Legend of the Five Rings, "CE Timing").
+        c.expect_punct(":")?;
+        loop {
+            let r = responds(&mut c)?;
+            if kind.any_order.contains(&r) {
+                return Err(c.err("each kind of response once"));
+            }
+            kind.any_order.push(r);
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+        if kind.any_order.len() < 2 {
+            return Err(c.err("`,` and another kind of response: `any order:` names at least two"));
+        }
         return c.finish();
     }
     if c.eat_word("move") {
@@ -255,20 +292,7 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         c.expect_word("step")?;
         let (name, _) = c.name_or_string("the step's name")?;
         c.expect_punct(":")?;
-        let (r, rsp) = c.name("what the step takes: replacements, triggered or reactions")?;
-        let responds = match r.as_str() {
-            "replacements" => Responds::Replacements,
-            "triggered" => Responds::Triggered,
-            "reactions" => Responds::Reactions,
-            _ => {
-                return Err(unknown(
-                    rsp,
-                    "kind of response",
-                    &r,
-                    ["replacements", "triggered", "reactions"],
-                ))
-            }
-        };
+        let responds = responds(&mut c)?;
         c.expect_punct(",")?;
         let taking = if c.eat_word("ordered") {
             Taking::Ordered
