@@ -388,6 +388,9 @@ struct Replay<'a> {
     trials: FxHashMap<TrialKey, Vec<Vec<Value>>>,
     /// `LaterShape`s, by effect definition (its address) and layer.
     later_shapes: FxHashMap<(usize, u16), LaterShape>,
+    /// Subject lists with one subject put in or taken out, by the list (its address; it is kept
+    /// alive here) and the subject: effects alike share their lists (`scan`), and their new ones.
+    toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -454,6 +457,7 @@ impl<'a> Replay<'a> {
             reached: None,
             trials: FxHashMap::default(),
             later_shapes: FxHashMap::default(),
+            toggles: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -1605,7 +1609,13 @@ impl Replay<'_> {
                             let now = ctx.test(affects, s);
                             let at = out.subjects.binary_search(&s);
                             if now != at.is_ok() {
-                                out.subjects = toggled(&out.subjects, at, s);
+                                let key = (Arc::as_ptr(&out.subjects) as *const () as usize, s);
+                                let list = &mut out.subjects;
+                                let (_, new) = self
+                                    .toggles
+                                    .entry(key)
+                                    .or_insert_with(|| (list.clone(), toggled(list, at, s)));
+                                *list = new.clone();
                             }
                         }
                     }
