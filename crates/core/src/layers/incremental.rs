@@ -373,7 +373,7 @@ struct Replay<'a> {
     sheet: Sheet,
     dirty: BTreeMap<ObjectId, Dirty>,
     /// The keys of `dirty`, in id order (`dirty_ids`).
-    dirty_list: Arc<[ObjectId]>,
+    dirty_list: std::rc::Rc<[ObjectId]>,
     /// The subjects of effects, in the layers replayed so far, that start anew or whose subjects
     /// changed; `None` for one that does not exist.
     started: FxHashMap<EffectKey, Option<Subjects>>,
@@ -449,7 +449,7 @@ impl<'a> Replay<'a> {
             prev: trail.0,
             sheet: Sheet::default(),
             dirty: BTreeMap::new(),
-            dirty_list: Arc::from([]),
+            dirty_list: std::rc::Rc::from([]),
             started: FxHashMap::default(),
             trail: Vec::new(),
             new_effects,
@@ -607,7 +607,7 @@ impl<'a> Replay<'a> {
     }
 
     /// The dirty objects, in id order.
-    fn dirty_ids(&self) -> Arc<[ObjectId]> {
+    fn dirty_ids(&self) -> std::rc::Rc<[ObjectId]> {
         self.dirty_list.clone()
     }
 
@@ -997,13 +997,12 @@ impl Replay<'_> {
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
-        let xs: Vec<ObjectId> = self
-            .dirty
-            .iter()
-            .filter(|(_, d)| d.old.is_some())
-            .map(|(x, _)| *x)
-            .collect();
-        let mine = members(&step.subjects, &xs);
+        let mut mine = members(&step.subjects, &self.dirty_list);
+        // New objects have no old values.
+        mine.retain(|s| match s {
+            Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
+            Subject::Player(_) => true,
+        });
         if mine.is_empty() {
             return Ok(());
         }
@@ -1049,16 +1048,15 @@ impl Replay<'_> {
                     if self.dirty[&x].old.is_none() {
                         continue;
                     }
-                    self.ensure_old();
                     self.swap_old(&[x]);
                 }
-                let state = if old {
-                    self.old.as_ref().unwrap_or(self.state)
-                } else {
-                    self.state
-                };
-                let writes =
-                    super::follow_types_of(state, &self.sheet.objects[x.index()], lid, &mut known);
+                // What is allowed comes from the ruleset alone: the state as it was is not needed.
+                let writes = super::follow_types_of(
+                    self.state,
+                    &self.sheet.objects[x.index()],
+                    lid,
+                    &mut known,
+                );
                 for (ch, v, _) in writes {
                     self.sheet.objects[x.index()][ch.index()] = v;
                 }
@@ -1106,9 +1104,9 @@ fn reads_counters(c: &Candidate) -> bool {
 fn same_for_all(cand: &Candidate, lid: LayerId) -> bool {
     match &cand.body {
         Body::Counter { .. } | Body::FaceDown => true,
-        Body::Effect(_) => ops_in(cand, lid)
-            .into_iter()
-            .all(|op| super::change::uniform_op(op) || reads_nothing(&op.change)),
+        Body::Effect(_) => {
+            ops_of(cand, lid).all(|op| super::change::uniform_op(op) || reads_nothing(&op.change))
+        }
     }
 }
 
