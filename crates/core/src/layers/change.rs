@@ -526,6 +526,69 @@ enum Prepared {
     Values(Vec<(SlotTarget, Value)>),
 }
 
+/// A short list, kept on the stack while it holds at most four items: an effect has few parts in a
+/// layer, and a replay applies one step to one subject many times (no allocation then).
+enum Few<T> {
+    Stack(usize, [Option<T>; 4]),
+    Heap(Vec<T>),
+}
+
+impl<T> Few<T> {
+    fn with_capacity(n: usize) -> Self {
+        if n <= 4 {
+            Few::Stack(0, [None, None, None, None])
+        } else {
+            Few::Heap(Vec::with_capacity(n))
+        }
+    }
+
+    fn push(&mut self, t: T) {
+        match self {
+            Few::Stack(n, a) if *n < 4 => {
+                a[*n] = Some(t);
+                *n += 1;
+            }
+            Few::Stack(_, a) => {
+                let mut v: Vec<T> = a.iter_mut().filter_map(Option::take).collect();
+                v.push(t);
+                *self = Few::Heap(v);
+            }
+            Few::Heap(v) => v.push(t),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Few::Stack(n, _) => *n,
+            Few::Heap(v) => v.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> &T {
+        match self {
+            Few::Stack(n, a) => {
+                assert!(i < *n);
+                a[i].as_ref().expect("set below the length")
+            }
+            Few::Heap(v) => &v[i],
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> &mut T {
+        match self {
+            Few::Stack(n, a) => {
+                assert!(i < *n);
+                a[i].as_mut().expect("set below the length")
+            }
+            Few::Heap(v) => &mut v[i],
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &T> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
 /// Whether an ability list holds a static ability (a grant whose timestamp must be kept).
 fn grants_static(list: &[Ability]) -> bool {
     list.iter().any(|a| matches!(a, Ability::Static { .. }))
@@ -608,7 +671,11 @@ pub(super) fn apply_keeping(
             }
         }
         Body::Effect(def) => {
-            let ops: Vec<&Op> = def.ops.iter().filter(|o| o.layer == layer).collect();
+            let mut ops: Few<&Op> =
+                Few::with_capacity(def.ops.iter().filter(|o| o.layer == layer).count());
+            for op in def.ops.iter().filter(|o| o.layer == layer) {
+                ops.push(op);
+            }
             // CR 613.5: an effect applies to all its subjects at once, so every subject's values
             // are worked out on the values as they stood before the effect, then written.
             let Some(&first) = subjects.first() else {
@@ -630,17 +697,19 @@ pub(super) fn apply_keeping(
                         )
                     })
             });
-            let mut prepared: Vec<Prepared> = {
+            let mut prepared: Few<Prepared> = {
                 let ctx = cand.ctx(state, sheet, None);
                 if uniform {
-                    ops.iter()
-                        .map(|op| prepare(&ctx, sheet, first, op))
-                        .collect()
+                    let mut v = Few::with_capacity(ops.len());
+                    for op in ops.iter() {
+                        v.push(prepare(&ctx, sheet, first, op));
+                    }
+                    v
                 } else {
-                    let mut v = Vec::with_capacity(subjects.len() * ops.len());
+                    let mut v = Few::with_capacity(subjects.len() * ops.len());
                     for (k, &s) in subjects.iter().enumerate() {
                         let mut numbers = known.map(|kn| kn[k].iter());
-                        for op in &ops {
+                        for op in ops.iter() {
                             let number = match (&op.change, &mut numbers) {
                                 (Change::SetNumber(_) | Change::Modify(_), Some(it)) => {
                                     it.next().map(Value::number)
@@ -670,7 +739,7 @@ pub(super) fn apply_keeping(
                             .filter(|(_, op)| {
                                 matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
                             })
-                            .map(|(j, _)| match &prepared[k * ops.len() + j] {
+                            .map(|(j, _)| match prepared.get(k * ops.len() + j) {
                                 Prepared::Number(n) => Value::Number(*n),
                                 _ => Value::Number(None),
                             })
@@ -678,16 +747,19 @@ pub(super) fn apply_keeping(
                     })
                     .collect();
             }
-            let mut memo: Vec<Option<(Value, Value)>> = vec![None; ops.len()];
+            let mut memo: Few<Option<(Value, Value)>> = Few::with_capacity(ops.len());
+            for _ in 0..ops.len() {
+                memo.push(None);
+            }
             for (k, &s) in subjects.iter().enumerate() {
                 for (j, op) in ops.iter().enumerate() {
                     if !fits(s, op.target) {
                         continue;
                     }
                     let p = if uniform {
-                        &mut prepared[j]
+                        prepared.get_mut(j)
                     } else {
-                        &mut prepared[k * ops.len() + j]
+                        prepared.get_mut(k * ops.len() + j)
                     };
                     match p {
                         Prepared::Skip => {}
@@ -711,7 +783,7 @@ pub(super) fn apply_keeping(
                             // (every Goblin's "goblin") share the result too.
                             let slot = slot_mut(sheet, s, op.target);
                             keep(&mut log, s, op.target, slot);
-                            own_remembered(slot, &op.change, &mut memo[j]);
+                            own_remembered(slot, &op.change, memo.get_mut(j));
                             applied = true;
                         }
                         Prepared::Values(list) => {

@@ -1631,4 +1631,8 @@ pub(super) struct Shape {
     pub(super) text_like: bool,
     /// The amounts read more than the subject (`op_reads_others`).
     pub(super) ops_read_others: bool,
+    /// What its tests of whom it applies to, its "as long as" and its amounts read: all it reads
+    /// of the objects an order trial tries (`Replay::view`), without its source's controller
+    /// ("you") and abilities (whether it still exists).
+    pub(super) tested_reads: Footprint,
 }

@@ -135,7 +135,18 @@ fn compare_with_full(state: &GameState, d: &Derived) {
 }
 
 impl Shape {
-    fn of(def: &EffectDef, lid: LayerId, fresh: bool, scans: bool) -> Shape {
+    fn of(
+        cand: &Candidate,
+        state: &GameState,
+        def: &EffectDef,
+        lid: LayerId,
+        fresh: bool,
+    ) -> Shape {
+        let scans = cand.created.is_none();
+        let mut tested_reads = cand.scan_reads(state, state.controller_char);
+        if let Some(w) = &def.while_cond {
+            w.reads(state.controller_char, &mut tested_reads);
+        }
         fn keys(a: Vec<Aggregate<'_>>) -> Vec<usize> {
             a.into_iter().map(|n| n.key()).collect()
         }
@@ -176,6 +187,7 @@ impl Shape {
                     && !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
             }),
             ops_read_others: ops.iter().any(|op| op_reads_others(op)),
+            tested_reads,
         }
     }
 }
@@ -270,6 +282,8 @@ struct Replay<'a> {
     /// New values: the dirty objects' as they stand at this point, the rest the previous result.
     sheet: Sheet,
     dirty: BTreeMap<ObjectId, Dirty>,
+    /// The keys of `dirty`, in id order (`dirty_ids`).
+    dirty_list: std::rc::Rc<[ObjectId]>,
     /// The subjects of effects, in the layers replayed so far, that start anew or whose subjects
     /// changed; `None` for one that does not exist.
     started: FxHashMap<EffectKey, Option<Subjects>>,
@@ -284,6 +298,9 @@ struct Replay<'a> {
     trials: FxHashMap<TrialKey, Vec<Vec<Value>>>,
     /// `LaterShape`s, by effect definition (its address) and layer.
     later_shapes: FxHashMap<(usize, u16), LaterShape>,
+    /// Subject lists with one subject put in or taken out, by the list (its address; it is kept
+    /// alive here) and the subject: effects alike share their lists (`scan`), and their new ones.
+    toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -341,6 +358,7 @@ impl<'a> Replay<'a> {
             prev: prev_trail,
             sheet: Sheet::default(),
             dirty: BTreeMap::new(),
+            dirty_list: std::rc::Rc::from([]),
             started: FxHashMap::default(),
             trail: Vec::new(),
             new_effects,
@@ -348,6 +366,7 @@ impl<'a> Replay<'a> {
             reached: None,
             trials: FxHashMap::default(),
             later_shapes: FxHashMap::default(),
+            toggles: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -394,6 +413,7 @@ impl<'a> Replay<'a> {
             );
         }
         r.sheet = sheet;
+        r.dirty_list = r.dirty.keys().copied().collect();
         Ok(r)
     }
 
@@ -496,8 +516,8 @@ impl<'a> Replay<'a> {
     }
 
     /// The dirty objects, in id order.
-    fn dirty_ids(&self) -> Vec<ObjectId> {
-        self.dirty.keys().copied().collect()
+    fn dirty_ids(&self) -> std::rc::Rc<[ObjectId]> {
+        self.dirty_list.clone()
     }
 
     /// Whether an object's values or own state differ from before here, as an effect that does
@@ -561,9 +581,9 @@ impl Replay<'_> {
         let reached = !gone.is_empty()
             || !fresh_new.is_empty()
             || self
-                .dirty_ids()
-                .into_iter()
-                .any(|x| self.moved(x, counters_read));
+                .dirty_list
+                .iter()
+                .any(|x| self.moved(*x, counters_read));
         if !reached {
             self.apply_unreached(&old_lt, lid)?;
             self.follow_types(lid);
@@ -824,12 +844,10 @@ impl Replay<'_> {
                 None,
             );
         }
-        for x in xs {
-            let row = self.sheet.objects[x.index()].to_vec();
-            if let Some(d) = self.dirty.get_mut(&x) {
-                if d.old.is_some() {
-                    d.old = Some(row);
-                }
+        for x in xs.iter() {
+            if let Some(old) = self.dirty.get_mut(x).and_then(|d| d.old.as_mut()) {
+                old.clear();
+                old.extend_from_slice(&self.sheet.objects[x.index()]);
             }
         }
         Ok(())
@@ -845,9 +863,9 @@ impl Replay<'_> {
         let start = self.undo_row(&final_old, x, li);
         self.sheet.objects[x.index()].clone_from_slice(&start);
         let lid = LayerId(li as u16);
+        let mine = [Subject::Object(x)];
         for step in &old_lt.steps[..upto] {
-            let mine = members(&step.subjects, &[x]);
-            if mine.is_empty() {
+            if step.subjects.binary_search(&mine[0]).is_err() {
                 continue;
             }
             let params = params_for(step, &mine, lid)?;
@@ -873,6 +891,7 @@ impl Replay<'_> {
                 diff: StateDiff::default(),
             },
         );
+        self.dirty_list = self.dirty.keys().copied().collect();
         if self.dirty.len() > self.most_dirty() {
             return Err(fail!());
         }
@@ -887,13 +906,12 @@ impl Replay<'_> {
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
-        let xs: Vec<ObjectId> = self
-            .dirty
-            .iter()
-            .filter(|(_, d)| d.old.is_some())
-            .map(|(x, _)| *x)
-            .collect();
-        let mine = members(&step.subjects, &xs);
+        let mut mine = members(&step.subjects, &self.dirty_list);
+        // New objects have no old values.
+        mine.retain(|s| match s {
+            Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
+            Subject::Player(_) => true,
+        });
         if mine.is_empty() {
             return Ok(());
         }
@@ -933,22 +951,17 @@ impl Replay<'_> {
         }
         let mut known = Vec::new();
         let xs = self.dirty_ids();
-        for x in xs {
+        for &x in xs.iter() {
             for old in [false, true] {
                 if old {
                     if self.dirty[&x].old.is_none() {
                         continue;
                     }
-                    self.ensure_old();
                     self.swap_old(&[x]);
                 }
-                let state = if old {
-                    self.old.as_ref().unwrap_or(self.state)
-                } else {
-                    self.state
-                };
+                // What is allowed comes from the ruleset alone: the state as it was is not needed.
                 let writes = super::derive::follow_types_of(
-                    state,
+                    self.state,
                     &self.sheet.objects[x.index()],
                     lid,
                     &mut known,
@@ -1000,9 +1013,9 @@ fn reads_counters(c: &Candidate) -> bool {
 fn same_for_all(cand: &Candidate, lid: LayerId) -> bool {
     match &cand.body {
         Body::Counter { .. } | Body::FaceDown => true,
-        Body::Effect(_) => ops_in(cand, lid)
-            .into_iter()
-            .all(|op| super::change::uniform_op(op) || reads_nothing(&op.change)),
+        Body::Effect(_) => {
+            ops_of(cand, lid).all(|op| super::change::uniform_op(op) || reads_nothing(&op.change))
+        }
     }
 }
 
@@ -1119,6 +1132,19 @@ impl Later<'_> {
             }
             None => std::borrow::Cow::Owned(self.cand.touches(state, lid)),
         }
+    }
+}
+
+/// `list` with `s` taken out (found at `Ok(k)`) or put in (at `Err(k)`), made in one allocation.
+fn toggled(list: &[Subject], at: Result<usize, usize>, s: Subject) -> Subjects {
+    match at {
+        Ok(k) => list[..k].iter().chain(&list[k + 1..]).copied().collect(),
+        Err(k) => list[..k]
+            .iter()
+            .copied()
+            .chain(std::iter::once(s))
+            .chain(list[k..].iter().copied())
+            .collect(),
     }
 }
 
@@ -1334,7 +1360,7 @@ impl Replay<'_> {
         let def = def.clone();
         let shape = step
             .shape
-            .get_or_init(|| Shape::of(&def, lid, fresh, cand.created.is_none()));
+            .get_or_init(|| Shape::of(cand, state, &def, lid, fresh));
         // Whom it applies to where it started in an earlier layer of this replay.
         let started = if fresh {
             None
@@ -1485,24 +1511,19 @@ impl Replay<'_> {
                         }
                         let ctx = Ctx::new(state, &self.sheet, cand.source, step.you, &[])
                             .overriding(Some(&overrides));
-                        let mut subs: Option<Vec<Subject>> = None;
                         for &x in &moved {
                             let s = Subject::Object(x);
                             let now = ctx.test(affects, s);
-                            let list = subs.as_deref().unwrap_or(&out.subjects);
-                            let at = list.binary_search(&s);
+                            let at = out.subjects.binary_search(&s);
                             if now != at.is_ok() {
-                                let l = subs.get_or_insert_with(|| out.subjects.to_vec());
-                                match at {
-                                    Ok(k) => {
-                                        l.remove(k);
-                                    }
-                                    Err(k) => l.insert(k, s),
-                                }
+                                let key = (Arc::as_ptr(&out.subjects) as *const () as usize, s);
+                                let list = &mut out.subjects;
+                                let (_, new) = self
+                                    .toggles
+                                    .entry(key)
+                                    .or_insert_with(|| (list.clone(), toggled(list, at, s)));
+                                *list = new.clone();
                             }
-                        }
-                        if let Some(l) = subs {
-                            out.subjects = l.into();
                         }
                     }
                 }
@@ -1689,10 +1710,10 @@ impl Replay<'_> {
         deltas: &FxHashMap<usize, i64>,
         moved: &[ObjectId],
     ) -> Res<Option<Arc<Vec<Vec<Value>>>>> {
-        let ops = ops_in(&out.cand, lid);
-        if !ops.iter().any(|op| op_reads_others(op)) {
+        if !ops_of(&out.cand, lid).any(op_reads_others) {
             return Ok(None);
         }
+        let ops = ops_in(&out.cand, lid);
         let moved_any = deltas.values().any(|d| *d != 0);
         let new_member = out
             .subjects
@@ -1817,6 +1838,38 @@ impl Replay<'_> {
             return Ok(());
         };
         let def = def.clone();
+        let moved_all: Vec<(ObjectId, bool)> = self
+            .dirty
+            .iter()
+            .filter(|(x, _)| self.moved(**x, true))
+            .map(|(x, d)| (*x, d.diff.counters && !self.moved(*x, false)))
+            .collect();
+        // CR 613.8a: a later kept effect that changes nothing this one reads of the objects a
+        // trial tries (moved ones) cannot change whom this one applies to or what it does, so it
+        // needs no trial. Not so where this static ability's source moved ("you" and whether it
+        // still has the ability are read of it), nor for one whose amounts read other objects
+        // (what it would do here is kept in `partners`).
+        let tested = &step
+            .shape
+            .get_or_init(|| Shape::of(&step.cand, state, &def, lid, fresh))
+            .tested_reads;
+        let source_moved = out.cand.created.is_none()
+            && out
+                .cand
+                .source
+                .is_some_and(|o| moved_all.iter().any(|(x, _)| *x == o));
+        let later: Vec<&Later> = later
+            .iter()
+            .filter(|y| {
+                source_moved
+                    || y.step.is_none()
+                    || ops_of(y.cand, lid).any(op_reads_others)
+                    || may_read(tested, &y.touches(state, lid))
+            })
+            .collect();
+        if later.is_empty() {
+            return Ok(());
+        }
         let reads_counters = def.reads_counters();
         let mut partners: Vec<super::derive::PartnerThen> = step
             .partners
@@ -1856,12 +1909,6 @@ impl Replay<'_> {
             (usize, Option<crate::ids::PlayerId>, bool, bool),
             Vec<Subject>,
         > = FxHashMap::default();
-        let moved_all: Vec<(ObjectId, bool)> = self
-            .dirty
-            .iter()
-            .filter(|(x, _)| self.moved(**x, true))
-            .map(|(x, d)| (*x, d.diff.counters && !self.moved(*x, false)))
-            .collect();
         // The moved objects (those moved by their counters only where counters are read).
         let moved_counting: Vec<ObjectId> = moved_all.iter().map(|(x, _)| *x).collect();
         let moved_plain: Vec<ObjectId> = moved_all
