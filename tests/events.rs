@@ -228,3 +228,32 @@ fn state_changes_recompute_like_a_full_derivation() {
     let log = log(&s);
     assert!(log.contains("dishonors(") && log.contains(": happens"));
 }
+
+/// A built-in event happens only through the engine's own actions: asked for directly, it is an
+/// error that changes nothing.
+#[test]
+fn a_built_in_event_cannot_be_made_to_occur_directly() {
+    let mut s = game(&["Alice", "Bob"]);
+    let unit = enter(&mut s, "Samurai", 0);
+    let before = log(&s);
+    let o = occ(&s, "leaves_play", vec![Arg::Object(unit)]);
+    let err = s.occur(o).expect_err("a built-in event is refused");
+    assert!(err.to_string().contains("built-in event"), "{err}");
+    assert_eq!(log(&s), before);
+    assert!(s.in_play(unit));
+}
+
+/// Resolving a spell, ending a turn and turning a card face up are occurrences logged like any
+/// other; an action that would change nothing (turning a face-up card face up) fails first.
+#[test]
+fn the_engines_actions_are_logged_as_occurrences() {
+    let mut s = game(&["Alice", "Bob"]);
+    let unit = enter(&mut s, "Samurai", 0);
+    s.apply(Action::TurnFaceUp { object: unit })
+        .expect("turning is an action");
+    s.apply(Action::EndTurn).expect("the turn ends");
+    let text = log(&s);
+    assert!(text.contains("turns_face_up(Samurai): fails"), "{text}");
+    assert!(text.contains("turn_ends(Alice): happens"), "{text}");
+    assert_eq!(s.active(), PlayerId(1));
+}

@@ -86,6 +86,13 @@ impl GameState {
                 o.event.0
             )));
         };
+        if crate::ruleset::Builtin::NAMES.contains(&&*kind.name) && self.ruleset.builtin.is_some() {
+            // Its change is the engine action it stands for: `apply` that action.
+            return Err(ActionError::BadOccurrence(format!(
+                "`{}` is a built-in event: it happens through the engine's own actions (`apply`)",
+                kind.name
+            )));
+        }
         if kind.params.len() != o.args.len() {
             return Err(ActionError::BadOccurrence(format!(
                 "`{}` takes {} argument(s), got {}",

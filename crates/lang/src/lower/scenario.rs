@@ -464,9 +464,21 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 StepKind::EndPeriod(id)
             }
             "do" => {
-                let mut list = vec![cx.occurrence(&mut c)?];
-                while c.eat_punct(",") {
-                    list.push(cx.occurrence(&mut c)?);
+                let mut list = Vec::new();
+                loop {
+                    let at = c.here();
+                    let o = cx.occurrence(&mut c)?;
+                    let name = &cx.env.ruleset.event(o.event).name;
+                    if rulecraft_core::ruleset::Builtin::NAMES.contains(&&**name) {
+                        return Err(Diagnostic::new(
+                            at,
+                            format!("`{name}` is a built-in event: it happens through the engine's own actions (`enter`, `move`, `put`, `attach`, `cast`, `turn`, `end turn`...), not `do`"),
+                        ));
+                    }
+                    list.push(o);
+                    if !c.eat_punct(",") {
+                        break;
+                    }
                 }
                 StepKind::Occur(list)
             }
