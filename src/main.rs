@@ -415,9 +415,17 @@ fn explain(
     for f in &r.failures {
         eprintln!("note: {}: {}", loader.map.location(f.at), f.message);
     }
-    match target {
-        Some(Subject::Player(p)) => out_raw!("{}", describe_player(state, &d, p)),
-        Some(Subject::Object(o)) => out_raw!("{}", describe_object(state, &d, o)),
+    let described = match target {
+        Some(Subject::Player(p)) => Some(describe_player(state, &d, p)),
+        Some(Subject::Object(o)) => Some(describe_object(state, &d, o)),
+        None => None,
+    };
+    match described {
+        Some(Ok(text)) => out_raw!("{text}"),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
         None => {}
     }
     if log {

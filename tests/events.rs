@@ -257,3 +257,17 @@ fn the_engines_actions_are_logged_as_occurrences() {
     assert!(text.contains("turn_ends(Alice): happens"), "{text}");
     assert_eq!(s.active(), PlayerId(1));
 }
+
+/// Explanations in words are readers too: an id that names nothing is an error, not a panic.
+#[test]
+fn describing_a_bad_id_is_an_error() {
+    use rulecraft_core::explain::describe::{describe_char, describe_object, describe_player};
+    let mut s = game(&["Alice", "Bob"]);
+    let unit = enter(&mut s, "Samurai", 0);
+    let d = s.explain();
+    assert!(describe_object(&s, &d, unit).is_ok());
+    assert!(describe_object(&s, &d, ObjectId(99)).is_err());
+    assert!(describe_char(&s, &d, unit, rulecraft_core::CharId(999)).is_err());
+    assert!(describe_player(&s, &d, PlayerId(1)).is_ok());
+    assert!(describe_player(&s, &d, PlayerId(7)).is_err());
+}

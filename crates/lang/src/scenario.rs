@@ -903,7 +903,7 @@ fn check(
                         want_v,
                         actual
                     ),
-                    explanation: Some(describe_player(state, &d, p)),
+                    explanation: describe_player(state, &d, p).ok(),
                 }));
             }
         }
@@ -978,7 +978,7 @@ fn check(
                         "`{}` {cname}: expected {wanted}, actually {actually}",
                         r.name
                     ),
-                    explanation: Some(describe_char(state, &d, o, *ch)),
+                    explanation: describe_char(state, &d, o, *ch).ok(),
                 }));
             }
         }

@@ -1,15 +1,29 @@
 //! Explanations in words: an object's characteristics and a player's properties, each with
 //! the effects that made it, in layer order.
 
-use crate::ids::{CharId, ObjectId};
+use crate::error::ActionError;
+use crate::ids::{CharId, ObjectId, PlayerId};
 use crate::state::derived::Derived;
 use crate::state::GameState;
 
 /// Prints how one characteristic got its value: base value, then each step in the order applied.
-pub fn describe_char(state: &GameState, d: &Derived, o: ObjectId, c: CharId) -> String {
-    let name = |p: crate::ids::PlayerId| state.player_name(p).to_string();
+/// An id that names no object or characteristic of this state and derivation is an error.
+pub fn describe_char(
+    state: &GameState,
+    d: &Derived,
+    o: ObjectId,
+    c: CharId,
+) -> Result<String, ActionError> {
+    state.object(o)?;
+    let name = |p: PlayerId| state.player_name(p).to_string();
     let rs = &state.ruleset;
-    let final_v = &d.sheet.objects[o.index()][c.index()];
+    let final_v = d
+        .sheet
+        .objects
+        .get_row(o.index())
+        .ok_or(ActionError::NoSuchObject(o.0))?
+        .get(c.index())
+        .ok_or(ActionError::NoSuchCharacteristic(c.0))?;
     let mut out = format!("{} = {}\n", rs.char(c).name, final_v.display_with(&name));
     if let Some(e) = &d.explanation {
         let base = &e.base.objects[o.index()][c.index()];
@@ -27,12 +41,12 @@ pub fn describe_char(state: &GameState, d: &Derived, o: ObjectId, c: CharId) -> 
             ));
         }
     }
-    out
+    Ok(out)
 }
 
 /// Prints an object's zone, timestamp and every characteristic with how it was derived.
-pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> String {
-    let obj = state.obj(o);
+pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> Result<String, ActionError> {
+    let obj = state.object(o)?;
     let rs = &state.ruleset;
     let mut out = format!(
         "{} (object #{}, owner {}, in {}, timestamp {})\n",
@@ -45,17 +59,23 @@ pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> String {
     for (i, _) in rs.characteristics.iter().enumerate() {
         let c = CharId(i as u16);
         out.push_str("  ");
-        out.push_str(&describe_char(state, d, o, c));
+        out.push_str(&describe_char(state, d, o, c)?);
     }
-    out
+    Ok(out)
 }
 
 /// Prints a player's properties with how each was derived.
-pub fn describe_player(state: &GameState, d: &Derived, p: crate::ids::PlayerId) -> String {
+pub fn describe_player(state: &GameState, d: &Derived, p: PlayerId) -> Result<String, ActionError> {
     let rs = &state.ruleset;
+    let row = d
+        .sheet
+        .players
+        .get(p.index())
+        .filter(|_| p.index() < state.players.len())
+        .ok_or(ActionError::NoSuchPlayer(p.0))?;
     let mut out = format!("{} (player)\n", state.player_name(p));
     for (i, prop) in rs.props.iter().enumerate() {
-        let v = &d.sheet.players[p.index()][i];
+        let v = row.get(i).ok_or(ActionError::NoSuchProperty(i as u16))?;
         out.push_str(&format!("  {} = {}\n", prop.name, v));
         if let Some(e) = &d.explanation {
             out.push_str(&format!("    base: {}\n", e.base.players[p.index()][i]));
@@ -67,5 +87,5 @@ pub fn describe_player(state: &GameState, d: &Derived, p: crate::ids::PlayerId) 
             }
         }
     }
-    out
+    Ok(out)
 }

@@ -108,6 +108,11 @@ impl Rows {
         }
     }
 
+    /// An object's row, if the sheet has one for that index.
+    pub fn get_row(&self, o: usize) -> Option<&[Value]> {
+        (o < self.len).then(|| &self[o])
+    }
+
     /// How many rows (objects).
     pub fn len(&self) -> usize {
         self.len
