@@ -303,7 +303,11 @@ impl GameState {
 
     /// Whether `object` could be attached to `to`: its class's `attaches to:` condition holds for
     /// `to`, tested with `object` as the source and its controller as "you" (CR 303.4, 301.5).
+    /// False for an id that names no object.
     pub fn could_attach(&self, object: ObjectId, to: ObjectId) -> bool {
+        if self.get_object(object).is_none() || self.get_object(to).is_none() {
+            return false;
+        }
         let free = self
             .content
             .class(self.obj(object).class)
