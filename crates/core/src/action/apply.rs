@@ -61,12 +61,13 @@ impl GameState {
         self.apply_through_events(action)
     }
 
-    /// The action's own change, then the state-based checks.
-    pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
-        let mut out = Outcome::default();
+    /// Checks an action in full against the state as it stands: every id it names, and what the
+    /// action itself requires (an object is not attached to itself; a spell's targets are legal,
+    /// CR 608.2b). Nothing changes.
+    pub(crate) fn check_action(&self, action: &Action) -> Result<(), ActionError> {
         match action {
             Action::Create(list) => {
-                for n in &list {
+                for n in list {
                     if let Some(o) = n.copy_of {
                         self.check_object(o)?;
                     }
@@ -83,6 +84,66 @@ impl GameState {
                         return Err(ActionError::NoSuchObject(n.class.0));
                     }
                 }
+            }
+            Action::Move { object, zone } => self.check_move(*object, *zone)?,
+            Action::MoveTogether(moves) => {
+                for (o, z) in moves {
+                    self.check_move(*o, *z)?;
+                }
+            }
+            Action::Attach { object: a, to: b }
+            | Action::Merge {
+                object: a, into: b, ..
+            } => {
+                self.check_object(*a)?;
+                self.check_object(*b)?;
+                if a == b {
+                    return Err(ActionError::AttachToSelf(self.obj(*a).name.to_string()));
+                }
+            }
+            Action::AddCounters {
+                object, counter, ..
+            } => {
+                self.check_object(*object)?;
+                if counter.index() >= self.ruleset.counters.len() {
+                    return Err(ActionError::NoSuchObject(object.0));
+                }
+            }
+            Action::Resolve {
+                spell,
+                controller,
+                targets,
+                ..
+            } => {
+                let targets: Vec<Subject> = targets.iter().map(|o| Subject::Object(*o)).collect();
+                self.check_resolve(*spell, *controller, &targets)?;
+            }
+            Action::ResolveTargeting {
+                spell,
+                controller,
+                targets,
+                ..
+            } => self.check_resolve(*spell, *controller, targets)?,
+            Action::TurnFaceDown { object }
+            | Action::TurnFaceUp { object }
+            | Action::EndEffectsOf { source: object } => self.check_object(*object)?,
+            Action::SetProperty { player, prop, .. } => {
+                self.check_player(*player)?;
+                if prop.index() >= self.ruleset.props.len() {
+                    return Err(ActionError::NoSuchProperty(prop.0));
+                }
+            }
+            Action::EndTurn => {}
+        }
+        Ok(())
+    }
+
+    /// The action's own change (checked in full first), then the state-based checks.
+    pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
+        self.check_action(&action)?;
+        let mut out = Outcome::default();
+        match action {
+            Action::Create(list) => {
                 let into_play = list
                     .iter()
                     .filter(|n| self.ruleset.zone(n.zone).in_play)
@@ -129,35 +190,14 @@ impl GameState {
                     return Ok(out);
                 }
             }
-            Action::Move { object, zone } => {
-                self.check_move(object, zone)?;
-                self.move_object(object, zone);
-            }
-            Action::MoveTogether(moves) => {
-                for (o, z) in &moves {
-                    self.check_move(*o, *z)?;
-                }
-                self.move_objects(&moves);
-            }
-            Action::Attach { object, to } => {
-                self.check_object(object)?;
-                self.check_object(to)?;
-                if object == to {
-                    return Err(ActionError::AttachToSelf(self.obj(object).name.to_string()));
-                }
-                self.attach(object, to);
-            }
+            Action::Move { object, zone } => self.move_object(object, zone),
+            Action::MoveTogether(moves) => self.move_objects(&moves),
+            Action::Attach { object, to } => self.attach(object, to),
             Action::AddCounters {
                 object,
                 counter,
                 count,
-            } => {
-                self.check_object(object)?;
-                if counter.index() >= self.ruleset.counters.len() {
-                    return Err(ActionError::NoSuchObject(object.0));
-                }
-                self.put_counters(object, counter, count);
-            }
+            } => self.put_counters(object, counter, count),
             Action::Resolve {
                 spell,
                 controller,
@@ -177,7 +217,6 @@ impl GameState {
                 targets,
                 choices,
             } => {
-                self.check_resolve(spell, controller, &targets)?;
                 if !choices.is_empty() {
                     self.object_mut(spell).choices = choices;
                 }
@@ -193,28 +232,14 @@ impl GameState {
                     out.state_checks.extend(more.state_checks);
                 }
             }
-            Action::TurnFaceDown { object } => {
-                self.check_object(object)?;
-                self.turn_face(object, true);
-            }
-            Action::TurnFaceUp { object } => {
-                self.check_object(object)?;
-                self.turn_face(object, false);
-            }
+            Action::TurnFaceDown { object } => self.turn_face(object, true),
+            Action::TurnFaceUp { object } => self.turn_face(object, false),
             Action::Merge {
                 object,
                 into,
                 under,
-            } => {
-                self.check_object(object)?;
-                self.check_object(into)?;
-                if object == into {
-                    return Err(ActionError::AttachToSelf(self.obj(object).name.to_string()));
-                }
-                self.merge(object, into, under);
-            }
+            } => self.merge(object, into, under),
             Action::EndEffectsOf { source } => {
-                self.check_object(source)?;
                 if self.effects.iter().any(|e| e.source == source) {
                     self.effects_mut().retain(|e| e.source != source);
                 }
@@ -223,13 +248,7 @@ impl GameState {
                 player,
                 prop,
                 value,
-            } => {
-                self.check_player(player)?;
-                if prop.index() >= self.ruleset.props.len() {
-                    return Err(ActionError::NoSuchPlayer(player.0));
-                }
-                self.set_property(player, prop, value);
-            }
+            } => self.set_property(player, prop, value),
             Action::EndTurn => {
                 self.touch();
                 self.end_of_turn();

@@ -1573,7 +1573,7 @@ impl GameState {
         if rounds >= 1000 {
             return Err(ActionError::StateChecksLoop);
         }
-        let occs = self.moving(b, &moves)?;
+        let occs = self.moving(b, &moves);
         let depth = match self.timing.tasks.last() {
             Some(Task::Frame(f)) => f.depth,
             Some(Task::Run(r)) => r.depth,
@@ -1587,20 +1587,15 @@ impl GameState {
 
     /// Objects changing zones at once, as occurrences: `changes_zone` for each, and `leaves_play`
     /// for each that goes from play to a zone not in play. Each move is checked first.
-    fn moving(
-        &self,
-        b: crate::ruleset::Builtin,
-        moves: &[(ObjectId, ZoneId)],
-    ) -> Result<Vec<Occurrence>, ActionError> {
+    fn moving(&self, b: crate::ruleset::Builtin, moves: &[(ObjectId, ZoneId)]) -> Vec<Occurrence> {
         let mut occs = Vec::with_capacity(moves.len() * 2);
         for &(o, z) in moves {
-            self.check_move(o, z)?;
             occs.push(Occurrence::new(b.changes_zone, vec![Arg::Object(o)]));
             if self.in_play(o) && !self.ruleset.zone(z).in_play {
                 occs.push(Occurrence::new(b.leaves_play, vec![Arg::Object(o)]));
             }
         }
-        Ok(occs)
+        occs
     }
 
     /// An engine action, as occurrences of the built-in events: entering (after the objects have
@@ -1691,6 +1686,7 @@ impl GameState {
         action: &crate::action::Action,
     ) -> Result<Vec<Occurrence>, ActionError> {
         use crate::action::Action;
+        self.check_action(action)?;
         let obj = |o: ObjectId| Arg::Object(o);
         let one = |e: EventId, args: Vec<Arg>| vec![Occurrence::new(e, args)];
         Ok(match action {
@@ -1699,73 +1695,20 @@ impl GameState {
                     "this action is taken through the event core another way".into(),
                 ))
             }
-            Action::MoveTogether(moves) => self.moving(b, moves)?,
-            Action::Move { object, zone } => self.moving(b, &[(*object, *zone)])?,
-            Action::AddCounters {
-                object,
-                counter,
-                count,
-            } => {
-                self.check_object(*object)?;
-                if counter.index() >= self.ruleset.counters.len() {
-                    return Err(ActionError::NoSuchObject(object.0));
-                }
+            Action::MoveTogether(moves) => self.moving(b, moves),
+            Action::Move { object, zone } => self.moving(b, &[(*object, *zone)]),
+            Action::AddCounters { object, count, .. } => {
                 one(b.counters_placed, vec![obj(*object), Arg::Number(*count)])
             }
-            Action::Attach { object, to } => {
-                self.check_object(*object)?;
-                self.check_object(*to)?;
-                if object == to {
-                    return Err(ActionError::AttachToSelf(
-                        self.obj(*object).name.to_string(),
-                    ));
-                }
-                one(b.attached, vec![obj(*object), obj(*to)])
-            }
+            Action::Attach { object, to } => one(b.attached, vec![obj(*object), obj(*to)]),
             Action::ResolveTargeting {
-                spell,
-                controller,
-                targets,
-                ..
-            } => {
-                self.check_resolve(*spell, *controller, targets)?;
-                one(b.resolves, vec![obj(*spell), Arg::Player(*controller)])
-            }
-            Action::TurnFaceDown { object } => {
-                self.check_object(*object)?;
-                one(b.turns_face_down, vec![obj(*object)])
-            }
-            Action::TurnFaceUp { object } => {
-                self.check_object(*object)?;
-                one(b.turns_face_up, vec![obj(*object)])
-            }
-            Action::Merge {
-                object,
-                into,
-                under: _,
-            } => {
-                self.check_object(*object)?;
-                self.check_object(*into)?;
-                if object == into {
-                    return Err(ActionError::AttachToSelf(
-                        self.obj(*object).name.to_string(),
-                    ));
-                }
-                one(b.merges, vec![obj(*object), obj(*into)])
-            }
-            Action::EndEffectsOf { source } => {
-                self.check_object(*source)?;
-                one(b.effects_end, vec![obj(*source)])
-            }
-            Action::SetProperty { player, prop, .. } => {
-                if player.index() >= self.players.len() {
-                    return Err(ActionError::NoSuchPlayer(player.0));
-                }
-                if prop.index() >= self.ruleset.props.len() {
-                    return Err(ActionError::NoSuchProperty(prop.0));
-                }
-                one(b.property_set, vec![Arg::Player(*player)])
-            }
+                spell, controller, ..
+            } => one(b.resolves, vec![obj(*spell), Arg::Player(*controller)]),
+            Action::TurnFaceDown { object } => one(b.turns_face_down, vec![obj(*object)]),
+            Action::TurnFaceUp { object } => one(b.turns_face_up, vec![obj(*object)]),
+            Action::Merge { object, into, .. } => one(b.merges, vec![obj(*object), obj(*into)]),
+            Action::EndEffectsOf { source } => one(b.effects_end, vec![obj(*source)]),
+            Action::SetProperty { player, .. } => one(b.property_set, vec![Arg::Player(*player)]),
             Action::EndTurn => one(b.turn_ends, vec![Arg::Player(self.active)]),
         })
     }
