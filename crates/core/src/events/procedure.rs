@@ -540,25 +540,25 @@ impl GameState {
                         self.drop_cand(fi, valid[0]);
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
                     }
-                    _ if valid.iter().all(optional) => {
-                        let player = self.orderer_of(fi);
-                        let options = self.options(fi, &valid);
-                        self.timing_mut().offered = valid;
-                        self.pending = Some(Arc::new(DecisionRequest::React {
-                            player,
-                            step: step.name.clone(),
-                            options,
-                        }));
-                    }
                     _ => {
                         let player = self.orderer_of(fi);
                         let options = self.options(fi, &valid);
+                        let step = step.name.clone();
+                        let request = if valid.iter().all(optional) {
+                            DecisionRequest::React {
+                                player,
+                                step,
+                                options,
+                            }
+                        } else {
+                            DecisionRequest::ChooseNext {
+                                player,
+                                step,
+                                options,
+                            }
+                        };
                         self.timing_mut().offered = valid;
-                        self.pending = Some(Arc::new(DecisionRequest::ChooseNext {
-                            player,
-                            step: step.name.clone(),
-                            options,
-                        }));
+                        self.pending = Some(Arc::new(request));
                     }
                 }
             }

@@ -84,6 +84,24 @@ impl Candidate {
         }
     }
 
+    /// An effect created by a resolved spell or a response, with its fixed "you", locked subjects
+    /// and targets.
+    pub(super) fn created(e: &crate::effect::CreatedEffect) -> Self {
+        Candidate {
+            key: EffectKey::Created(e.id),
+            body: Body::Effect(e.def.clone()),
+            timestamp: e.timestamp,
+            defining: e.def.defining,
+            source: Some(e.source),
+            source_name: e.source_name.clone(),
+            created: Some(Created {
+                you: e.controller,
+                locked: e.locked.clone(),
+                targets: e.targets.clone(),
+            }),
+        }
+    }
+
     /// CR 613.3: characteristic-defining first, then timestamp; the key breaks ties between
     /// abilities of one object so the order never depends on storage order.
     pub(super) fn order_key(&self) -> (bool, Timestamp, EffectKey) {

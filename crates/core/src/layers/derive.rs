@@ -2,7 +2,7 @@
 //! characteristic-defining effects first, then by kind of change where the layer says so, then
 //! dependency, then timestamp; the trail each derivation keeps for the next one.
 
-use super::candidate::{you_of, Body, Candidate, Created, EffectKey, Subjects};
+use super::candidate::{you_of, Body, Candidate, EffectKey, Subjects};
 use super::change::{
     apply_keeping, apply_run, cells_of, changes, does_the_same, footprint_of, slot_mut, slot_ref,
     subject_of,
@@ -1451,19 +1451,7 @@ pub(super) fn gather(
     for e in state.effects() {
         let key = EffectKey::Created(e.id);
         if e.def.has_layer(layer) && !started.contains_key(&key) {
-            out.push(Candidate {
-                key,
-                body: Body::Effect(e.def.clone()),
-                timestamp: e.timestamp,
-                defining: e.def.defining,
-                source: Some(e.source),
-                source_name: e.source_name.clone(),
-                created: Some(Created {
-                    you: e.controller,
-                    locked: e.locked.clone(),
-                    targets: e.targets.clone(),
-                }),
-            });
+            out.push(Candidate::created(e));
         }
     }
     out

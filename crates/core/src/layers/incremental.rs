@@ -557,19 +557,7 @@ impl Replay<'_> {
             let starts_here = e.def.first_layer() == Some(lid);
             let started = matches!(self.started.get(&key), Some(Some(_)));
             if e.def.has_layer(lid) && (starts_here || started) {
-                fresh_new.push(Candidate {
-                    key,
-                    body: Body::Effect(e.def.clone()),
-                    timestamp: e.timestamp,
-                    defining: e.def.defining,
-                    source: Some(e.source),
-                    source_name: e.source_name.clone(),
-                    created: Some(super::candidate::Created {
-                        you: e.controller,
-                        locked: e.locked.clone(),
-                        targets: e.targets.clone(),
-                    }),
-                });
+                fresh_new.push(Candidate::created(e));
             }
         }
         self.counter_changes(&old_lt, lid, &mut gone, &mut fresh_new);
