@@ -207,6 +207,25 @@ impl Cond {
         }
     }
 
+    /// Whether the condition reads the occurrence a response answers (`event PARAM`): it has a
+    /// value only while that response runs.
+    pub fn reads_occurrence(&self) -> bool {
+        let obj = |r: &ObjRef| matches!(r, ObjRef::Param(_));
+        let player = |r: &PlayerRef| matches!(r, PlayerRef::Param(_));
+        match self {
+            Cond::IsParam(_) => true,
+            Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r) => player(r),
+            Cond::Has(r, ..)
+            | Cond::HasKind(r, ..)
+            | Cond::Shares(r, _)
+            | Cond::HasChoice(r, ..) => obj(r),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_occurrence),
+            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads_occurrence(),
+            Cond::Cmp(a, _, b) => a.reads_occurrence() || b.reads_occurrence(),
+            _ => false,
+        }
+    }
+
     /// Whether the condition, at its own level, refers to `outer`: the subject of the condition
     /// around it. (Inside a nested `exists` or `count`, `outer` is this level's own subject.)
     pub fn refers_outer(&self) -> bool {
@@ -312,6 +331,27 @@ impl NumExpr {
                 .into_iter()
                 .flatten()
                 .any(NumExpr::uses_targets),
+        }
+    }
+
+    /// Whether the expression reads the occurrence a response answers (see
+    /// `Cond::reads_occurrence`).
+    pub fn reads_occurrence(&self) -> bool {
+        match self {
+            NumExpr::Param(_) => true,
+            NumExpr::Char(r, _)
+            | NumExpr::SetSize(r, _)
+            | NumExpr::Counters(r, _)
+            | NumExpr::AllCounters(r) => matches!(r, ObjRef::Param(_)),
+            NumExpr::Prop(r, _) => matches!(r, PlayerRef::Param(_)),
+            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
+                c.reads_occurrence()
+            }
+            _ => self
+                .operands()
+                .into_iter()
+                .flatten()
+                .any(NumExpr::reads_occurrence),
         }
     }
 

@@ -583,6 +583,19 @@ fn response(
                     &named,
                     &params,
                 )?;
+                // Its "as long as" is tested as long as the effect lasts, after the response
+                // has run: the occurrence it answered is gone by then.
+                let lasting_reads = def
+                    .while_cond
+                    .as_ref()
+                    .is_some_and(rulecraft_core::condition::Cond::reads_occurrence)
+                    || matches!(&duration, rulecraft_core::effect::Duration::ForAsLongAs(c) if c.reads_occurrence());
+                if lasting_reads {
+                    return Err(Diagnostic::new(
+                        item.head[0].span,
+                        "an effect a response starts cannot test the occurrence in `as long as:` (`event ...`): the occurrence is over once the response has run",
+                    ));
+                }
                 deeds.push(Deed::Effect {
                     duration,
                     def: Arc::new(def),
