@@ -24,7 +24,7 @@ use super::candidate::{Body, Candidate, EffectKey, Subjects};
 use super::change::{apply_keeping, op_params};
 use super::derive::{
     continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of, Applied,
-    LayerTrail, Shape, Shared,
+    AggregateValues, LayerTrail, PartnerThen, Shape, Shared,
 };
 use crate::condition::eval::{Ctx, Overrides};
 use crate::condition::{Aggregate, Cell, Cond, Footprint, NumExpr, Subject};
@@ -831,7 +831,7 @@ impl Replay<'_> {
             if mine.is_empty() {
                 continue;
             }
-            let params = params_for(step, &mine, lid)?;
+            let params = params_for(step.as_step(), &mine, lid)?;
             apply_keeping(
                 self.state,
                 &mut self.sheet,
@@ -868,7 +868,7 @@ impl Replay<'_> {
             if step.subjects.binary_search(&mine[0]).is_err() {
                 continue;
             }
-            let params = params_for(step, &mine, lid)?;
+            let params = params_for(step.as_step(), &mine, lid)?;
             apply_keeping(
                 self.state,
                 &mut self.sheet,
@@ -915,7 +915,7 @@ impl Replay<'_> {
         if mine.is_empty() {
             return Ok(());
         }
-        let params = params_for(step, &mine, lid)?;
+        let params = params_for(step.as_step(), &mine, lid)?;
         let objs: Vec<ObjectId> = mine
             .iter()
             .filter_map(|s| match s {
@@ -1305,7 +1305,7 @@ fn ops_of(cand: &Candidate, lid: LayerId) -> impl Iterator<Item = &Op> {
 
 /// A step's kept parameters for some of its subjects, where its amounts read more than the
 /// subject; `None` where they are worked out from the subject as it is applied.
-fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
+fn params_for(step: StepRef, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
     if !ops_of(&step.cand, lid).any(op_reads_others) {
         return Ok(None);
     }
@@ -1325,7 +1325,7 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
     }) {
         return Err(fail!());
     }
-    let p = step.params.as_ref().ok_or(fail!())?;
+    let p = step.params.ok_or(fail!())?;
     mine.iter()
         .map(|s| {
             let i = step.subjects.binary_search(s).map_err(|_| fail!())?;
@@ -1333,6 +1333,97 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
         })
         .collect::<Res<Vec<_>>>()
         .map(Some)
+}
+
+/// What applying a step needs: its effect, subjects, kept parameters and "you".
+#[derive(Clone, Copy)]
+struct StepRef<'a> {
+    cand: &'a Candidate,
+    subjects: &'a [Subject],
+    params: Option<&'a [Vec<Value>]>,
+    you: Option<crate::ids::PlayerId>,
+}
+
+impl Applied {
+    fn as_step(&self) -> StepRef<'_> {
+        StepRef {
+            cand: &self.cand,
+            subjects: &self.subjects,
+            params: self.params.as_deref().map(Vec::as_slice),
+            you: self.you,
+        }
+    }
+}
+
+/// A previous step as the replay has it so far: what moved is held here, the rest is the step's,
+/// so a step that stays the same is not copied.
+struct Now<'s> {
+    step: &'s Applied,
+    subjects: Option<Subjects>,
+    params: Option<Option<Arc<Vec<Vec<Value>>>>>,
+    aggs: Option<AggregateValues>,
+    partners: Option<Arc<[PartnerThen]>>,
+}
+
+impl<'s> Now<'s> {
+    fn new(step: &'s Applied) -> Self {
+        Now {
+            step,
+            subjects: None,
+            params: None,
+            aggs: None,
+            partners: None,
+        }
+    }
+
+    fn subjects(&self) -> &Subjects {
+        self.subjects.as_ref().unwrap_or(&self.step.subjects)
+    }
+
+    fn as_step(&self) -> StepRef<'_> {
+        StepRef {
+            cand: &self.step.cand,
+            subjects: self.subjects(),
+            params: match &self.params {
+                Some(p) => p.as_deref().map(Vec::as_slice),
+                None => self.step.params.as_deref().map(Vec::as_slice),
+            },
+            you: self.step.you,
+        }
+    }
+
+    /// The step as replayed: the previous one where nothing moved.
+    fn finish(self, prev: &Arc<Applied>) -> Arc<Applied> {
+        let step = self.step;
+        let same = self
+            .subjects
+            .as_ref()
+            .is_none_or(|s| Arc::ptr_eq(s, &step.subjects))
+            && self.params.as_ref().is_none_or(|p| match (p, &step.params) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            })
+            && self.aggs.as_ref().is_none_or(|a| Some(a) == step.aggs.as_ref())
+            && self.partners.is_none();
+        if same {
+            return prev.clone();
+        }
+        let mut out = Applied::clone(step);
+        if let Some(s) = self.subjects {
+            out.subjects = s;
+        }
+        if let Some(p) = self.params {
+            out.params = p;
+        }
+        if let Some(a) = self.aggs {
+            out.aggs = Some(a);
+        }
+        if let Some(p) = self.partners {
+            out.partners = Some(p);
+        }
+        Arc::new(out)
+    }
 }
 
 impl Replay<'_> {
@@ -1353,11 +1444,10 @@ impl Replay<'_> {
         let Body::Effect(def) = &cand.body else {
             // Counters and face-down values: the object itself, the same change.
             let xs = self.dirty_ids();
-            self.apply_new(step, lid, &xs, &Overrides::default())?;
+            self.apply_new(step.as_step(), lid, &xs, &Overrides::default())?;
             self.apply_old(step, lid)?;
             return Ok(step.clone());
         };
-        let def = def.clone();
         let shape = step
             .shape
             .get_or_init(|| Shape::of(cand, state, &def, lid, fresh));
@@ -1399,9 +1489,9 @@ impl Replay<'_> {
                 _ => step.clone(),
             });
         }
-        let mut out = Applied::clone(step);
+        let mut out = Now::new(step);
         if let Some(s) = started {
-            out.subjects = s;
+            out.subjects = Some(s);
         }
         // The aggregates of its conditions where it starts here: the old value plus what the moved
         // objects add now, less what they added.
@@ -1409,7 +1499,7 @@ impl Replay<'_> {
         let mut old_overrides = Overrides::default();
         let mut moved_aggs: Vec<usize> = Vec::new();
         if let Some(rec) = &step.aggs {
-            let nodes = super::derive::condition_aggregates(&def, cand.created.is_none());
+            let nodes = super::derive::condition_aggregates(def, cand.created.is_none());
             if nodes.len() != rec.len() {
                 return Err(fail!());
             }
@@ -1433,7 +1523,9 @@ impl Replay<'_> {
                 overrides.insert(*key, v);
                 values.push((*key, v));
             }
-            out.aggs = Some(values.into());
+            if values[..] != rec[..] {
+                out.aggs = Some(values.into());
+            }
         }
         // The aggregates of its amounts: how much the moved objects move them.
         let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
@@ -1514,15 +1606,15 @@ impl Replay<'_> {
                         for &x in &moved {
                             let s = Subject::Object(x);
                             let now = ctx.test(affects, s);
-                            let at = out.subjects.binary_search(&s);
+                            let list = out.subjects();
+                            let at = list.binary_search(&s);
                             if now != at.is_ok() {
-                                let key = (Arc::as_ptr(&out.subjects) as *const () as usize, s);
-                                let list = &mut out.subjects;
+                                let key = (Arc::as_ptr(list) as *const () as usize, s);
                                 let (_, new) = self
                                     .toggles
                                     .entry(key)
                                     .or_insert_with(|| (list.clone(), toggled(list, at, s)));
-                                *list = new.clone();
+                                out.subjects = Some(new.clone());
                             }
                         }
                     }
@@ -1530,13 +1622,13 @@ impl Replay<'_> {
                 Some(_) => {
                     let now = start_with(state, &self.sheet, cand, None, Some(&overrides))
                         .ok_or(fail!())?;
-                    if now[..] != out.subjects[..] {
-                        for s in out.subjects.iter().chain(now.iter()) {
+                    if now[..] != out.subjects()[..] {
+                        for s in out.subjects().iter().chain(now.iter()) {
                             if !matches!(s, Subject::Object(o) if self.dirty.contains_key(o)) {
                                 return Err(fail!());
                             }
                         }
-                        out.subjects = now.into();
+                        out.subjects = Some(now.into());
                     }
                 }
             }
@@ -1545,7 +1637,7 @@ impl Replay<'_> {
         let amounts_move =
             !deltas.is_empty() || ((shape.ops_refer || shape.text_like) && !moved.is_empty());
         if amounts_move {
-            for s in out.subjects.clone().iter() {
+            for s in out.subjects().clone().iter() {
                 match s {
                     Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
                     Subject::Player(_) => return Err(fail!()),
@@ -1572,22 +1664,10 @@ impl Replay<'_> {
             self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
             self.dirty_ids()
         };
-        out.params = self.new_params(step, &out, lid, &deltas, &moved)?;
-        self.apply_new(&out, lid, &xs, &overrides)?;
+        out.params = Some(self.new_params(step, out.as_step(), lid, &deltas, &moved)?);
+        self.apply_new(out.as_step(), lid, &xs, &overrides)?;
         self.apply_old(step, lid)?;
-        let same = Arc::ptr_eq(&out.subjects, &step.subjects)
-            && match (&out.params, &step.params) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
-            && out.aggs == step.aggs
-            && match (&out.partners, &step.partners) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            };
-        Ok(if same { step.clone() } else { Arc::new(out) })
+        Ok(out.finish(&old_lt.steps[i]))
     }
 
     /// How much the moved objects change an aggregate of an effect now: what each adds now less
@@ -1705,7 +1785,7 @@ impl Replay<'_> {
     fn new_params(
         &self,
         step: &Applied,
-        out: &Applied,
+        out: StepRef,
         lid: LayerId,
         deltas: &FxHashMap<usize, i64>,
         moved: &[ObjectId],
@@ -1773,7 +1853,7 @@ impl Replay<'_> {
     /// Applies a step, as replayed, to the dirty objects among its subjects.
     fn apply_new(
         &mut self,
-        out: &Applied,
+        out: StepRef,
         lid: LayerId,
         xs: &[ObjectId],
         overrides: &Overrides,
@@ -1816,7 +1896,7 @@ impl Replay<'_> {
         &mut self,
         old_lt: &LayerTrail,
         i: usize,
-        out: &mut Applied,
+        out: &mut Now,
         lid: LayerId,
         fresh: bool,
         later: &[Later],
@@ -1834,10 +1914,9 @@ impl Replay<'_> {
         if reads.is_empty() {
             return Ok(());
         }
-        let Body::Effect(def) = &out.cand.body else {
+        let Body::Effect(def) = &step.cand.body else {
             return Ok(());
         };
-        let def = def.clone();
         let moved_all: Vec<(ObjectId, bool)> = self
             .dirty
             .iter()
@@ -1853,8 +1932,8 @@ impl Replay<'_> {
             .shape
             .get_or_init(|| Shape::of(&step.cand, state, &def, lid, fresh))
             .tested_reads;
-        let source_moved = out.cand.created.is_none()
-            && out
+        let source_moved = step.cand.created.is_none()
+            && step
                 .cand
                 .source
                 .is_some_and(|o| moved_all.iter().any(|(x, _)| *x == o));
@@ -1877,7 +1956,7 @@ impl Replay<'_> {
             .map(<[_]>::to_vec)
             .unwrap_or_default();
         let mut partners_changed = false;
-        let spec = ViewSpec::of(&def, out.cand.created.is_some(), lid, fresh);
+        let spec = ViewSpec::of(&def, step.cand.created.is_some(), lid, fresh);
         // What it reads of other objects directly (its source's values, the object its source is
         // attached to, the top of a zone), and "you" (its source's controller), are beyond
         // `view`: a trial that changes such an object is beyond this replay.
@@ -1891,14 +1970,14 @@ impl Replay<'_> {
         // This effect's trials stand for those of every effect alike: one that does the same
         // whichever object its source is, sees the tried objects alike, and reads no aggregate
         // of its own conditions.
-        let x_alike = (out.cand.created.is_none()
+        let x_alike = (step.cand.created.is_none()
             && overrides.is_empty()
             && same_whatever_source(&def, lid)
             && !match &def.affects {
                 Affects::Objects(c) | Affects::Players(c) => c.names_source(),
             }
             && !spec.aggs.iter().any(|a| a.condition().names_source()))
-        .then_some((Arc::as_ptr(&def) as usize, out.you));
+        .then_some((Arc::as_ptr(&def) as usize, step.you));
         // Trials that changed nothing, by what decides them (see `same_whatever_source`).
         let mut passed: FxHashSet<(usize, Option<crate::ids::PlayerId>, Vec<Subject>)> =
             FxHashSet::default();
@@ -2089,11 +2168,11 @@ impl Replay<'_> {
             if spec.aggs.iter().any(|a| !a.is_closed()) {
                 return Err(fail!());
             }
-            let source_tried = out
+            let source_tried = step
                 .cand
                 .source
                 .is_some_and(|o| ys.contains(&Subject::Object(o)));
-            if reads_directly || (source_tried && out.cand.created.is_none()) {
+            if reads_directly || (source_tried && step.cand.created.is_none()) {
                 return Err(fail!());
             }
             let memo = match (&y.cand.body, &y.cand.created, &known) {
@@ -2129,7 +2208,7 @@ impl Replay<'_> {
                 (Some((yp, yyou, _)), Some((xp, xyou))) if !source_tried => {
                     let within = ys
                         .iter()
-                        .map(|s| out.subjects.binary_search(s).is_ok())
+                        .map(|s| out.subjects().binary_search(s).is_ok())
                         .collect();
                     let key = (xp, xyou, fresh, *yp, *yyou, ys.clone(), within);
                     let rows: Vec<Vec<Value>> = saved.iter().map(|(_, r)| r.clone()).collect();
@@ -2141,7 +2220,7 @@ impl Replay<'_> {
                 }
                 _ => None,
             };
-            let before = self.view(out, &def, &spec, fresh, &ys, overrides);
+            let before = self.view(out.as_step(), &def, &spec, fresh, &ys, overrides);
             apply_keeping(
                 state,
                 &mut self.sheet,
@@ -2153,7 +2232,7 @@ impl Replay<'_> {
                 &mut |_, _, _, _| {},
                 None,
             );
-            let after = self.view(out, &def, &spec, fresh, &ys, overrides);
+            let after = self.view(out.as_step(), &def, &spec, fresh, &ys, overrides);
             for (o, row) in saved {
                 self.sheet.objects[o.index()].clone_from_slice(&row);
             }
@@ -2227,7 +2306,7 @@ impl Replay<'_> {
     /// among its subjects), and whether it exists where one of them is its source.
     fn view(
         &self,
-        out: &Applied,
+        out: StepRef,
         def: &EffectDef,
         spec: &ViewSpec,
         fresh: bool,
@@ -2327,7 +2406,7 @@ impl Replay<'_> {
             shape: Arc::default(),
         };
         let xs = self.dirty_ids();
-        self.apply_new(&out, lid, &xs, &Overrides::default())?;
+        self.apply_new(out.as_step(), lid, &xs, &Overrides::default())?;
         Ok(out)
     }
 }
