@@ -670,7 +670,7 @@ impl Replay<'_> {
             let w = match e {
                 Entry::Kept(i) => {
                     let step = &old_lt.steps[*i];
-                    step.writes.get_or_init(|| step.cand.writes(state, lid))
+                    step.known.writes.get_or_init(|| step.cand.writes(state, lid))
                 }
                 Entry::Gone(_) => continue,
                 Entry::New(c) => &c.writes(state, lid),
@@ -688,12 +688,7 @@ impl Replay<'_> {
             match &seq[k] {
                 Entry::Gone(i) => {
                     let step = &old_lt.steps[*i];
-                    for s in step.subjects.iter() {
-                        match s {
-                            Subject::Object(o) => self.make_dirty(*o, li, &old_lt, *i)?,
-                            Subject::Player(_) => return Err(fail!()),
-                        }
-                    }
+                    self.make_dirty(&step.subjects, li, &old_lt, *i)?;
                     self.apply_old(step, lid)?;
                     old_pos = *i + 1;
                 }
@@ -712,7 +707,7 @@ impl Replay<'_> {
                     let group_writes = writes_of(&groups[k]).unwrap_or(&empty);
                     let reads = {
                         let step = &old_lt.steps[i];
-                        step.reads
+                        step.known.reads
                             .get_or_init(|| step.cand.reads(state, state.controller_char))
                     };
                     let later = if reads.intersects(group_writes) {
@@ -853,19 +848,44 @@ impl Replay<'_> {
         Ok(())
     }
 
-    /// Makes an object dirty just before the previous step `upto` of layer `li`: its values there
-    /// are its previous ones (the steps before applied to it as they were).
-    fn make_dirty(&mut self, x: ObjectId, li: usize, old_lt: &LayerTrail, upto: usize) -> Res<()> {
-        if self.dirty.contains_key(&x) {
+    /// Makes objects dirty just before the previous step `upto` of layer `li`: their values there
+    /// are their previous ones (the steps before applied to them as they were). Players cannot be
+    /// followed. The steps go once over all of them: each applies to its subjects one by one (CR
+    /// 613.5), so applying it to several at once is applying it to each.
+    fn make_dirty(
+        &mut self,
+        subjects: &[Subject],
+        li: usize,
+        old_lt: &LayerTrail,
+        upto: usize,
+    ) -> Res<()> {
+        let mut xs: Vec<ObjectId> = Vec::new();
+        for s in subjects {
+            match s {
+                Subject::Object(o) if !self.dirty.contains_key(o) => xs.push(*o),
+                Subject::Object(_) => {}
+                Subject::Player(_) => return Err(fail!()),
+            }
+        }
+        if xs.is_empty() {
             return Ok(());
         }
-        let final_old = self.sheet.objects[x.index()].to_vec();
-        let start = self.undo_row(&final_old, x, li);
-        self.sheet.objects[x.index()].clone_from_slice(&start);
+        xs.sort_unstable();
+        xs.dedup();
+        if self.dirty.len() + xs.len() > self.most_dirty() {
+            return Err(fail!());
+        }
+        let mut rows = Vec::with_capacity(xs.len());
+        for &x in &xs {
+            let final_old = self.sheet.objects[x.index()].to_vec();
+            let start = self.undo_row(&final_old, x, li);
+            self.sheet.objects[x.index()].clone_from_slice(&start);
+            rows.push((final_old, start));
+        }
         let lid = LayerId(li as u16);
-        let mine = [Subject::Object(x)];
         for step in &old_lt.steps[..upto] {
-            if step.subjects.binary_search(&mine[0]).is_err() {
+            let mine = members(&step.subjects, &xs);
+            if mine.is_empty() {
                 continue;
             }
             let params = params_for(step.as_step(), &mine, lid)?;
@@ -881,20 +901,19 @@ impl Replay<'_> {
                 None,
             );
         }
-        let row = self.sheet.objects[x.index()].to_vec();
-        self.dirty.insert(
-            x,
-            Dirty {
-                old: Some(row),
-                final_old: Some(final_old),
-                at_layer_start: start,
-                diff: StateDiff::default(),
-            },
-        );
-        self.dirty_list = self.dirty.keys().copied().collect();
-        if self.dirty.len() > self.most_dirty() {
-            return Err(fail!());
+        for (x, (final_old, start)) in xs.into_iter().zip(rows) {
+            let row = self.sheet.objects[x.index()].to_vec();
+            self.dirty.insert(
+                x,
+                Dirty {
+                    old: Some(row),
+                    final_old: Some(final_old),
+                    at_layer_start: start,
+                    diff: StateDiff::default(),
+                },
+            );
         }
+        self.dirty_list = self.dirty.keys().copied().collect();
         Ok(())
     }
 
@@ -1059,6 +1078,41 @@ fn later_in_group<'s>(
         .collect()
 }
 
+/// An order trial decided in `check_order`: a later effect, the objects it is tried on, its
+/// parameters for them where kept, and what stands for it (`passed`).
+struct Trial<'y> {
+    y: &'y Later<'y>,
+    ys: Vec<Subject>,
+    known: Option<Vec<Vec<Value>>>,
+    memo: Option<TrialMemo>,
+    source_tried: bool,
+}
+
+/// A later effect's trial that stands for those of effects alike: its ability, "you" and objects.
+type TrialMemo = (usize, Option<crate::ids::PlayerId>, Vec<Subject>);
+
+/// The trials of one step: queued ones, the objects they will make dirty and what stands for
+/// them; the ones that passed.
+struct Trials<'y> {
+    queued: Vec<Trial<'y>>,
+    objects: Vec<ObjectId>,
+    memos: FxHashSet<TrialMemo>,
+    /// Trials that changed nothing, by what decides them (see `same_whatever_source`).
+    passed: FxHashSet<TrialMemo>,
+}
+
+/// The step the trials are for: where it is, whether it starts here, and what `view` reads of it.
+struct TrialAt<'a> {
+    old_lt: &'a LayerTrail,
+    i: usize,
+    lid: LayerId,
+    fresh: bool,
+    def: &'a EffectDef,
+    spec: &'a ViewSpec<'a>,
+    overrides: &'a Overrides,
+    x_alike: Option<(usize, Option<crate::ids::PlayerId>)>,
+}
+
 /// What `view` reads of an effect in a layer, worked out once for all its trials: the aggregates
 /// of its conditions (where it starts here) and amounts, and the values its amounts read of
 /// each subject.
@@ -1128,7 +1182,7 @@ impl Later<'_> {
     ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::change::Touch)]> {
         match self.step {
             Some(s) => {
-                std::borrow::Cow::Borrowed(s.touches.get_or_init(|| s.cand.touches(state, lid)))
+                std::borrow::Cow::Borrowed(s.known.touches.get_or_init(|| s.cand.touches(state, lid)))
             }
             None => std::borrow::Cow::Owned(self.cand.touches(state, lid)),
         }
@@ -1449,6 +1503,7 @@ impl Replay<'_> {
             return Ok(step.clone());
         };
         let shape = step
+            .known
             .shape
             .get_or_init(|| Shape::of(cand, state, &def, lid, fresh));
         // Whom it applies to where it started in an earlier layer of this replay.
@@ -1637,12 +1692,7 @@ impl Replay<'_> {
         let amounts_move =
             !deltas.is_empty() || ((shape.ops_refer || shape.text_like) && !moved.is_empty());
         if amounts_move {
-            for s in out.subjects().clone().iter() {
-                match s {
-                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
-                    Subject::Player(_) => return Err(fail!()),
-                }
-            }
+            self.make_dirty(out.subjects(), lid.index(), old_lt, i)?;
         }
         let xs = self.dirty_ids();
         let moved: Vec<ObjectId> = if amounts_move {
@@ -1908,9 +1958,9 @@ impl Replay<'_> {
         }
         let state = self.state;
         let reads = step
+            .known
             .reads
-            .get_or_init(|| step.cand.reads(state, state.controller_char))
-            .clone();
+            .get_or_init(|| step.cand.reads(state, state.controller_char));
         if reads.is_empty() {
             return Ok(());
         }
@@ -1929,6 +1979,7 @@ impl Replay<'_> {
         // still has the ability are read of it), nor for one whose amounts read other objects
         // (what it would do here is kept in `partners`).
         let tested = &step
+            .known
             .shape
             .get_or_init(|| Shape::of(&step.cand, state, &def, lid, fresh))
             .tested_reads;
@@ -1978,9 +2029,6 @@ impl Replay<'_> {
             }
             && !spec.aggs.iter().any(|a| a.condition().names_source()))
         .then_some((Arc::as_ptr(&def) as usize, step.you));
-        // Trials that changed nothing, by what decides them (see `same_whatever_source`).
-        let mut passed: FxHashSet<(usize, Option<crate::ids::PlayerId>, Vec<Subject>)> =
-            FxHashSet::default();
         // Whom later effects alike pick (see below), by ability, "you", existence and whether
         // counters count.
         #[allow(clippy::type_complexity)]
@@ -1997,10 +2045,37 @@ impl Replay<'_> {
             .collect();
         let mut seen: FxHashSet<(usize, Option<crate::ids::PlayerId>, bool, bool)> =
             FxHashSet::default();
+        // Trials decided but not yet made: the objects they try are made dirty together, in one
+        // pass over the layer's earlier steps.
+        let mut queue = Trials {
+            queued: Vec::new(),
+            objects: Vec::new(),
+            memos: FxHashSet::default(),
+            passed: FxHashSet::default(),
+        };
+        let at = TrialAt {
+            old_lt,
+            i,
+            lid,
+            fresh,
+            def,
+            spec: &spec,
+            overrides,
+            x_alike,
+        };
         for y in later {
             let touches = y.touches(state, lid);
             if !may_read(&reads, &touches) {
                 continue;
+            }
+            // Working out whom `y` applies to reads its source's values (its "you", whether it
+            // still has the ability), and the board where it starts here or has an "as long as":
+            // the queued trials' objects must be dirty by then.
+            let reads_board = y.subjects.is_none()
+                || matches!(&y.cand.body, Body::Effect(d) if d.while_cond.is_some())
+                || y.cand.source.is_some_and(|o| queue.objects.contains(&o));
+            if reads_board {
+                self.run_trials(&mut queue, &at, out)?;
             }
             let counters = reads_counters || reads_counters_in(y.cand);
             let moved: &[ObjectId] = if counters {
@@ -2184,19 +2259,59 @@ impl Replay<'_> {
                         None => super::candidate::you_of(state, &self.sheet, y.cand, None),
                     };
                     let key = (Arc::as_ptr(ydef) as usize, you, ys.clone());
-                    if passed.contains(&key) {
+                    // The same trial queued or passed already: it stands for this one.
+                    if queue.passed.contains(&key) || queue.memos.contains(&key) {
                         continue;
                     }
                     Some(key)
                 }
                 _ => None,
             };
+            // A queued trial reads its later effect's source ("you"): where this one makes that
+            // source dirty, the queued ones are made first.
+            let makes_source_dirty = queue.queued.iter().any(|t| {
+                t.y.cand.source.is_some_and(|o| {
+                    !self.dirty.contains_key(&o) && ys.contains(&Subject::Object(o))
+                })
+            });
+            if makes_source_dirty {
+                self.run_trials(&mut queue, &at, out)?;
+            }
             for s in &ys {
-                match s {
-                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
-                    Subject::Player(_) => return Err(fail!()),
+                if let Subject::Object(o) = s {
+                    if !self.dirty.contains_key(o) && !queue.objects.contains(o) {
+                        queue.objects.push(*o);
+                    }
                 }
             }
+            queue.memos.extend(memo.clone());
+            queue.queued.push(Trial {
+                y,
+                ys,
+                known,
+                memo,
+                source_tried,
+            });
+        }
+        self.run_trials(&mut queue, &at, out)?;
+        if partners_changed {
+            out.partners = Some(partners.into());
+        }
+        Ok(())
+    }
+
+    /// Makes the queued trials: their objects dirty (in one pass), then each later effect applied
+    /// to its objects, which must change nothing this step sees of them.
+    fn run_trials(&mut self, queue: &mut Trials, at: &TrialAt, out: &Now) -> Res<()> {
+        if queue.queued.is_empty() {
+            return Ok(());
+        }
+        let all: Vec<Subject> = queue.queued.iter().flat_map(|t| t.ys.iter().copied()).collect();
+        self.make_dirty(&all, at.lid.index(), at.old_lt, at.i)?;
+        queue.objects.clear();
+        queue.memos.clear();
+        for t in std::mem::take(&mut queue.queued) {
+            let ys = &t.ys;
             let saved: Vec<(ObjectId, Vec<Value>)> = ys
                 .iter()
                 .filter_map(|s| match s {
@@ -2204,48 +2319,46 @@ impl Replay<'_> {
                     Subject::Player(_) => None,
                 })
                 .collect();
-            let cross = match (&memo, x_alike) {
-                (Some((yp, yyou, _)), Some((xp, xyou))) if !source_tried => {
+            let cross = match (&t.memo, at.x_alike) {
+                (Some((yp, yyou, _)), Some((xp, xyou))) if !t.source_tried => {
                     let within = ys
                         .iter()
                         .map(|s| out.subjects().binary_search(s).is_ok())
                         .collect();
-                    let key = (xp, xyou, fresh, *yp, *yyou, ys.clone(), within);
+                    let key = (xp, xyou, at.fresh, *yp, *yyou, ys.clone(), within);
                     let rows: Vec<Vec<Value>> = saved.iter().map(|(_, r)| r.clone()).collect();
                     if self.trials.get(&key) == Some(&rows) {
-                        passed.extend(memo);
+                        queue.passed.extend(t.memo);
                         continue;
                     }
                     Some((key, rows))
                 }
                 _ => None,
             };
-            let before = self.view(out.as_step(), &def, &spec, fresh, &ys, overrides);
+            let view = |r: &Self| r.view(out.as_step(), at.def, at.spec, at.fresh, ys, at.overrides);
+            let before = view(self);
             apply_keeping(
-                state,
+                self.state,
                 &mut self.sheet,
-                y.cand,
-                lid,
-                &ys,
-                known.as_deref(),
+                t.y.cand,
+                at.lid,
+                ys,
+                t.known.as_deref(),
                 None,
                 &mut |_, _, _, _| {},
                 None,
             );
-            let after = self.view(out.as_step(), &def, &spec, fresh, &ys, overrides);
+            let after = view(self);
             for (o, row) in saved {
                 self.sheet.objects[o.index()].clone_from_slice(&row);
             }
             if before != after {
                 return Err(fail!());
             }
-            passed.extend(memo);
+            queue.passed.extend(t.memo);
             if let Some((key, rows)) = cross {
                 self.trials.insert(key, rows);
             }
-        }
-        if partners_changed {
-            out.partners = Some(partners.into());
         }
         Ok(())
     }
@@ -2383,27 +2496,19 @@ impl Replay<'_> {
         if ops_of(c, lid).any(op_reads_others) {
             return Err(fail!());
         }
-        for s in &subjects {
-            match s {
-                Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, upto)?,
-                Subject::Player(_) => return Err(fail!()),
-            }
-        }
+        self.make_dirty(&subjects, lid.index(), old_lt, upto)?;
         let out = Applied {
             cand: c.clone(),
             subjects: subjects.into(),
             started_here: is_fresh(c, lid, &self.state.ruleset),
             exists: true,
             looped: false,
-            reads: Arc::default(),
+            known: Arc::default(),
             params: None,
             you: c.created.as_ref().map(|c| c.you),
             waited: false,
             aggs: None,
             partners: None,
-            writes: Arc::default(),
-            touches: Arc::default(),
-            shape: Arc::default(),
         };
         let xs = self.dirty_ids();
         self.apply_new(out.as_step(), lid, &xs, &Overrides::default())?;
