@@ -23,8 +23,8 @@
 use super::candidate::{Body, Candidate, EffectKey, Subjects};
 use super::change::{apply_keeping, op_params};
 use super::derive::{
-    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of, Applied,
-    AggregateValues, LayerTrail, PartnerThen, Shape, Shared,
+    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of,
+    AggregateValues, Applied, LayerTrail, PartnerThen, Shape, Shared,
 };
 use crate::condition::eval::{Ctx, Overrides};
 use crate::condition::{Aggregate, Cell, Cond, Footprint, NumExpr, Subject};
@@ -670,7 +670,9 @@ impl Replay<'_> {
             let w = match e {
                 Entry::Kept(i) => {
                     let step = &old_lt.steps[*i];
-                    step.known.writes.get_or_init(|| step.cand.writes(state, lid))
+                    step.known
+                        .writes
+                        .get_or_init(|| step.cand.writes(state, lid))
                 }
                 Entry::Gone(_) => continue,
                 Entry::New(c) => &c.writes(state, lid),
@@ -707,19 +709,21 @@ impl Replay<'_> {
                     let group_writes = writes_of(&groups[k]).unwrap_or(&empty);
                     let reads = {
                         let step = &old_lt.steps[i];
-                        step.known.reads
+                        step.known
+                            .reads
                             .get_or_init(|| step.cand.reads(state, state.controller_char))
                     };
-                    let later = if reads.intersects(group_writes) {
-                        later_in_group(&seq, &groups, k, &old_lt)
-                    } else {
-                        Vec::new()
-                    };
+                    let later = reads.intersects(group_writes).then_some(LaterOf {
+                        seq: &seq,
+                        groups: &groups,
+                        k,
+                        old_lt: &old_lt,
+                    });
                     let existed = {
                         let s = &old_lt.steps[i];
                         s.started_here.then_some(s.exists)
                     };
-                    let applied = self.kept(&old_lt, i, lid, existed, &later)?;
+                    let applied = self.kept(&old_lt, i, lid, existed, later)?;
                     old_pos = i + 1;
                     if applied.started_here
                         && applied.exists
@@ -1054,28 +1058,59 @@ fn reads_nothing(c: &Change) -> bool {
 /// The effects after position `k` in its group.
 fn later_in_group<'s>(
     seq: &'s [Entry],
-    groups: &[(bool, usize)],
+    groups: &'s [(bool, usize)],
     k: usize,
     old_lt: &'s LayerTrail,
 ) -> Vec<Later<'s>> {
-    seq[k + 1..]
-        .iter()
-        .zip(&groups[k + 1..])
-        .filter(|(_, g)| **g == groups[k])
-        .filter_map(|(e, _)| match e {
-            Entry::Kept(j) => Some(Later {
-                cand: &old_lt.steps[*j].cand,
-                subjects: Some(&old_lt.steps[*j].subjects),
-                step: Some(&old_lt.steps[*j]),
-            }),
-            Entry::New(c) => Some(Later {
-                cand: c,
-                subjects: None,
-                step: None,
-            }),
-            Entry::Gone(_) => None,
-        })
-        .collect()
+    LaterOf {
+        seq,
+        groups,
+        k,
+        old_lt,
+    }
+    .iter()
+    .collect()
+}
+
+/// The effects after position `k` in its group, gone through where needed (`later_in_group`).
+#[derive(Clone, Copy)]
+struct LaterOf<'s> {
+    seq: &'s [Entry],
+    groups: &'s [(bool, usize)],
+    k: usize,
+    old_lt: &'s LayerTrail,
+}
+
+impl<'s> LaterOf<'s> {
+    fn iter(self) -> impl Iterator<Item = Later<'s>> {
+        let LaterOf {
+            seq,
+            groups,
+            k,
+            old_lt,
+        } = self;
+        seq[k + 1..]
+            .iter()
+            .zip(&groups[k + 1..])
+            .filter(move |(_, g)| **g == groups[k])
+            .filter_map(move |(e, _)| match e {
+                Entry::Kept(j) => Some(Later {
+                    cand: &old_lt.steps[*j].cand,
+                    subjects: Some(&old_lt.steps[*j].subjects),
+                    step: Some(&old_lt.steps[*j]),
+                }),
+                Entry::New(c) => Some(Later {
+                    cand: c,
+                    subjects: None,
+                    step: None,
+                }),
+                Entry::Gone(_) => None,
+            })
+    }
+
+    fn is_empty(self) -> bool {
+        self.iter().next().is_none()
+    }
 }
 
 /// An order trial decided in `check_order`: a later effect, the objects it is tried on, its
@@ -1181,9 +1216,9 @@ impl Later<'_> {
         lid: LayerId,
     ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::change::Touch)]> {
         match self.step {
-            Some(s) => {
-                std::borrow::Cow::Borrowed(s.known.touches.get_or_init(|| s.cand.touches(state, lid)))
-            }
+            Some(s) => std::borrow::Cow::Borrowed(
+                s.known.touches.get_or_init(|| s.cand.touches(state, lid)),
+            ),
             None => std::borrow::Cow::Owned(self.cand.touches(state, lid)),
         }
     }
@@ -1453,12 +1488,18 @@ impl<'s> Now<'s> {
             .subjects
             .as_ref()
             .is_none_or(|s| Arc::ptr_eq(s, &step.subjects))
-            && self.params.as_ref().is_none_or(|p| match (p, &step.params) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            })
-            && self.aggs.as_ref().is_none_or(|a| Some(a) == step.aggs.as_ref())
+            && self
+                .params
+                .as_ref()
+                .is_none_or(|p| match (p, &step.params) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                })
+            && self
+                .aggs
+                .as_ref()
+                .is_none_or(|a| Some(a) == step.aggs.as_ref())
             && self.partners.is_none();
         if same {
             return prev.clone();
@@ -1489,8 +1530,9 @@ impl Replay<'_> {
         i: usize,
         lid: LayerId,
         existed: Option<bool>,
-        later: &[Later],
+        later: Option<LaterOf>,
     ) -> Res<Arc<Applied>> {
+        let later = later.filter(|l| !l.is_empty());
         let state = self.state;
         let step = &old_lt.steps[i];
         let cand = &step.cand;
@@ -1530,7 +1572,7 @@ impl Replay<'_> {
         // wait. (The step is copied only past this point.)
         if !fresh
             && step.aggs.is_none()
-            && later.is_empty()
+            && later.is_none()
             && members(subjects, &xs).is_empty()
             && members(&step.subjects, &xs).is_empty()
             && (moved.is_empty() || !shape.ops_read_others)
@@ -1708,11 +1750,12 @@ impl Replay<'_> {
         }
         // CR 613.8: it must still wait for no later effect of its group.
         // (The trials may make objects dirty from just before this step: it applies to them too.)
-        let xs = if later.is_empty() {
-            xs
-        } else {
-            self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
-            self.dirty_ids()
+        let xs = match later {
+            None => xs,
+            Some(later) => {
+                self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
+                self.dirty_ids()
+            }
         };
         out.params = Some(self.new_params(step, out.as_step(), lid, &deltas, &moved)?);
         self.apply_new(out.as_step(), lid, &xs, &overrides)?;
@@ -1949,13 +1992,10 @@ impl Replay<'_> {
         out: &mut Now,
         lid: LayerId,
         fresh: bool,
-        later: &[Later],
+        later: LaterOf,
         overrides: &Overrides,
     ) -> Res<()> {
         let step = &old_lt.steps[i];
-        if later.is_empty() {
-            return Ok(());
-        }
         let state = self.state;
         let reads = step
             .known
@@ -1988,7 +2028,7 @@ impl Replay<'_> {
                 .cand
                 .source
                 .is_some_and(|o| moved_all.iter().any(|(x, _)| *x == o));
-        let later: Vec<&Later> = later
+        let later: Vec<Later> = later
             .iter()
             .filter(|y| {
                 source_moved
@@ -2063,7 +2103,7 @@ impl Replay<'_> {
             overrides,
             x_alike,
         };
-        for y in later {
+        for y in &later {
             let touches = y.touches(state, lid);
             if !may_read(&reads, &touches) {
                 continue;
@@ -2306,7 +2346,11 @@ impl Replay<'_> {
         if queue.queued.is_empty() {
             return Ok(());
         }
-        let all: Vec<Subject> = queue.queued.iter().flat_map(|t| t.ys.iter().copied()).collect();
+        let all: Vec<Subject> = queue
+            .queued
+            .iter()
+            .flat_map(|t| t.ys.iter().copied())
+            .collect();
         self.make_dirty(&all, at.lid.index(), at.old_lt, at.i)?;
         queue.objects.clear();
         queue.memos.clear();
@@ -2335,7 +2379,8 @@ impl Replay<'_> {
                 }
                 _ => None,
             };
-            let view = |r: &Self| r.view(out.as_step(), at.def, at.spec, at.fresh, ys, at.overrides);
+            let view =
+                |r: &Self| r.view(out.as_step(), at.def, at.spec, at.fresh, ys, at.overrides);
             let before = view(self);
             apply_keeping(
                 self.state,
