@@ -301,6 +301,8 @@ struct Replay<'a> {
     /// Subject lists with one subject put in or taken out, by the list (its address; it is kept
     /// alive here) and the subject: effects alike share their lists (`scan`), and their new ones.
     toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
+    /// A list of subjects to fill again for each step (`members_into`).
+    mine: Vec<Subject>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -367,6 +369,7 @@ impl<'a> Replay<'a> {
             trials: FxHashMap::default(),
             later_shapes: FxHashMap::default(),
             toggles: FxHashMap::default(),
+            mine: Vec::new(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -825,8 +828,9 @@ impl Replay<'_> {
     /// through its steps as they did.
     fn apply_unreached(&mut self, old_lt: &LayerTrail, lid: LayerId) -> Res<()> {
         let xs = self.dirty_ids();
+        let mut mine = Vec::new();
         for step in old_lt.steps.iter() {
-            let mine = members(&step.subjects, &xs);
+            members_into(&step.subjects, &xs, &mut mine);
             if mine.is_empty() {
                 continue;
             }
@@ -887,8 +891,9 @@ impl Replay<'_> {
             rows.push((final_old, start));
         }
         let lid = LayerId(li as u16);
+        let mut mine = Vec::new();
         for step in &old_lt.steps[..upto] {
-            let mine = members(&step.subjects, &xs);
+            members_into(&step.subjects, &xs, &mut mine);
             if mine.is_empty() {
                 continue;
             }
@@ -929,40 +934,45 @@ impl Replay<'_> {
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
-        let mut mine = members(&step.subjects, &self.dirty_list);
+        let mut mine = std::mem::take(&mut self.mine);
+        members_into(&step.subjects, &self.dirty_list, &mut mine);
         // New objects have no old values.
         mine.retain(|s| match s {
             Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
             Subject::Player(_) => true,
         });
+        let r = self.apply_old_to(step, lid, &mine);
+        self.mine = mine;
+        r
+    }
+
+    /// `apply_old`, to these subjects.
+    fn apply_old_to(&mut self, step: &Applied, lid: LayerId, mine: &[Subject]) -> Res<()> {
         if mine.is_empty() {
             return Ok(());
         }
-        let params = params_for(step.as_step(), &mine, lid)?;
-        let objs: Vec<ObjectId> = mine
-            .iter()
-            .filter_map(|s| match s {
-                Subject::Object(o) => Some(*o),
-                Subject::Player(_) => None,
-            })
-            .collect();
+        let params = params_for(step.as_step(), mine, lid)?;
+        let objs = mine.iter().filter_map(|s| match s {
+            Subject::Object(o) => Some(*o),
+            Subject::Player(_) => None,
+        });
         if !same_for_all(&step.cand, lid) {
             self.ensure_old();
         }
-        self.swap_old(&objs);
+        self.swap_old(objs.clone());
         let state = self.old.as_ref().unwrap_or(self.state);
         apply_keeping(
             state,
             &mut self.sheet,
             &step.cand,
             lid,
-            &mine,
+            mine,
             params.as_deref(),
             None,
             &mut |_, _, _, _| {},
             None,
         );
-        self.swap_old(&objs);
+        self.swap_old(objs);
         Ok(())
     }
 
@@ -980,7 +990,7 @@ impl Replay<'_> {
                     if self.dirty[&x].old.is_none() {
                         continue;
                     }
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                 }
                 // What is allowed comes from the ruleset alone: the state as it was is not needed.
                 let writes = super::derive::follow_types_of(
@@ -993,7 +1003,7 @@ impl Replay<'_> {
                     self.sheet.objects[x.index()][ch.index()] = v;
                 }
                 if old {
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                 }
             }
         }
@@ -1007,9 +1017,9 @@ impl Replay<'_> {
     }
 
     /// Exchanges the sheet's values of these dirty objects with their old values.
-    fn swap_old(&mut self, xs: &[ObjectId]) {
+    fn swap_old(&mut self, xs: impl IntoIterator<Item = ObjectId>) {
         for x in xs {
-            if let Some(old) = self.dirty.get_mut(x).and_then(|d| d.old.as_mut()) {
+            if let Some(old) = self.dirty.get_mut(&x).and_then(|d| d.old.as_mut()) {
                 for (a, b) in self.sheet.objects[x.index()].iter_mut().zip(old.iter_mut()) {
                     std::mem::swap(a, b);
                 }
@@ -1239,16 +1249,36 @@ fn toggled(list: &[Subject], at: Result<usize, usize>, s: Subject) -> Subjects {
 
 /// The subjects in `list` (in id order) that are among `xs` (in id order).
 fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
+    let mut out = Vec::new();
+    members_into(list, xs, &mut out);
+    out
+}
+
+/// `members`, into `out` (emptied first), so a caller that goes through many steps allocates once.
+fn members_into(list: &[Subject], xs: &[ObjectId], out: &mut Vec<Subject>) {
+    out.clear();
+    if list.len() < xs.len() * 4 {
+        out.extend(
+            list.iter()
+                .filter(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok())),
+        );
+    } else {
+        out.extend(
+            xs.iter()
+                .map(|x| Subject::Object(*x))
+                .filter(|s| list.binary_search(s).is_ok()),
+        );
+    }
+}
+
+/// Whether any of `xs` (in id order) is in `list` (in id order).
+fn any_member(list: &[Subject], xs: &[ObjectId]) -> bool {
     if list.len() < xs.len() * 4 {
         list.iter()
-            .filter(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok()))
-            .copied()
-            .collect()
+            .any(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok()))
     } else {
         xs.iter()
-            .map(|x| Subject::Object(*x))
-            .filter(|s| list.binary_search(s).is_ok())
-            .collect()
+            .any(|x| list.binary_search(&Subject::Object(*x)).is_ok())
     }
 }
 
@@ -1573,8 +1603,8 @@ impl Replay<'_> {
         if !fresh
             && step.aggs.is_none()
             && later.is_none()
-            && members(subjects, &xs).is_empty()
-            && members(&step.subjects, &xs).is_empty()
+            && !any_member(subjects, &xs)
+            && !any_member(&step.subjects, &xs)
             && (moved.is_empty() || !shape.ops_read_others)
         {
             return Ok(match started {
@@ -1794,7 +1824,7 @@ impl Replay<'_> {
                 None => 0,
                 Some(_) => {
                     self.ensure_old();
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
                         Ctx::new(state, &self.sheet, cand.source, you, &targets)
@@ -1802,7 +1832,7 @@ impl Replay<'_> {
                     } else {
                         Some(0)
                     };
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     v.ok_or(fail!())?
                 }
             };
@@ -1844,7 +1874,7 @@ impl Replay<'_> {
                 None => 0,
                 Some(_) => {
                     self.ensure_old();
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
                         Ctx::new(state, &self.sheet, cand.source, you, &targets)
@@ -1853,7 +1883,7 @@ impl Replay<'_> {
                     } else {
                         Some(0)
                     };
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     v.ok_or(fail!())?
                 }
             };
@@ -1952,18 +1982,26 @@ impl Replay<'_> {
         overrides: &Overrides,
     ) -> Res<()> {
         let _ = overrides;
-        let mine = members(&out.subjects, xs);
+        let mut mine = std::mem::take(&mut self.mine);
+        members_into(out.subjects, xs, &mut mine);
+        let r = self.apply_new_to(out, lid, &mine);
+        self.mine = mine;
+        r
+    }
+
+    /// `apply_new`, to these subjects.
+    fn apply_new_to(&mut self, out: StepRef, lid: LayerId, mine: &[Subject]) -> Res<()> {
         if mine.is_empty() {
             return Ok(());
         }
-        let params = params_for(out, &mine, lid)?;
+        let params = params_for(out, mine, lid)?;
         let mut grants = false;
         apply_keeping(
             self.state,
             &mut self.sheet,
-            &out.cand,
+            out.cand,
             lid,
-            &mine,
+            mine,
             params.as_deref(),
             None,
             &mut |_, _, _, v| {
