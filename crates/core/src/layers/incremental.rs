@@ -1425,14 +1425,14 @@ fn ops_of(cand: &Candidate, lid: LayerId) -> impl Iterator<Item = &Op> {
 /// A step's kept parameters for some of its subjects, where its amounts read more than the
 /// subject; `None` where they are worked out from the subject as it is applied.
 fn params_for(step: StepRef, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
-    if !ops_of(&step.cand, lid).any(op_reads_others) {
+    if !ops_of(step.cand, lid).any(op_reads_others) {
         return Ok(None);
     }
     // Kept parameters are used only where every part's are numbers (`apply_keeping`): the others
     // (another object's text, abilities gathered from other objects) would be read again from
     // the sheet, where an object the replay does not follow holds its final values, not those of
     // this layer.
-    if ops_of(&step.cand, lid).any(|op| {
+    if ops_of(step.cand, lid).any(|op| {
         matches!(
             op.change,
             Change::TextOf(_)
@@ -1577,7 +1577,7 @@ impl Replay<'_> {
         let shape = step
             .known
             .shape
-            .get_or_init(|| Shape::of(cand, state, &def, lid, fresh));
+            .get_or_init(|| Shape::of(cand, state, def, lid, fresh));
         // Whom it applies to where it started in an earlier layer of this replay.
         let started = if fresh {
             None
@@ -1913,10 +1913,10 @@ impl Replay<'_> {
         deltas: &FxHashMap<usize, i64>,
         moved: &[ObjectId],
     ) -> Res<Option<Arc<Vec<Vec<Value>>>>> {
-        if !ops_of(&out.cand, lid).any(op_reads_others) {
+        if !ops_of(out.cand, lid).any(op_reads_others) {
             return Ok(None);
         }
-        let ops = ops_in(&out.cand, lid);
+        let ops = ops_in(out.cand, lid);
         let moved_any = deltas.values().any(|d| *d != 0);
         let new_member = out
             .subjects
@@ -2059,7 +2059,7 @@ impl Replay<'_> {
         let tested = &step
             .known
             .shape
-            .get_or_init(|| Shape::of(&step.cand, state, &def, lid, fresh))
+            .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh))
             .tested_reads;
         let source_moved = step.cand.created.is_none()
             && step
@@ -2085,7 +2085,7 @@ impl Replay<'_> {
             .map(<[_]>::to_vec)
             .unwrap_or_default();
         let mut partners_changed = false;
-        let spec = ViewSpec::of(&def, step.cand.created.is_some(), lid, fresh);
+        let spec = ViewSpec::of(def, step.cand.created.is_some(), lid, fresh);
         // What it reads of other objects directly (its source's values, the object its source is
         // attached to, the top of a zone), and "you" (its source's controller), are beyond
         // `view`: a trial that changes such an object is beyond this replay.
@@ -2101,12 +2101,12 @@ impl Replay<'_> {
         // of its own conditions.
         let x_alike = (step.cand.created.is_none()
             && overrides.is_empty()
-            && same_whatever_source(&def, lid)
+            && same_whatever_source(def, lid)
             && !match &def.affects {
                 Affects::Objects(c) | Affects::Players(c) => c.names_source(),
             }
             && !spec.aggs.iter().any(|a| a.condition().names_source()))
-        .then_some((Arc::as_ptr(&def) as usize, step.you));
+        .then_some((Arc::as_ptr(def) as usize, step.you));
         // Whom later effects alike pick (see below), by ability, "you", existence and whether
         // counters count.
         #[allow(clippy::type_complexity)]
@@ -2143,7 +2143,7 @@ impl Replay<'_> {
         };
         for y in &later {
             let touches = y.touches(state, lid);
-            if !may_read(&reads, &touches) {
+            if !may_read(reads, &touches) {
                 continue;
             }
             // Working out whom `y` applies to reads its source's values (its "you", whether it
@@ -2537,7 +2537,7 @@ impl Replay<'_> {
             }
             if fresh && out.cand.source == Some(*o) {
                 let exists =
-                    static_exists_with(state, &self.sheet, &out.cand, None, Some(overrides));
+                    static_exists_with(state, &self.sheet, out.cand, None, Some(overrides));
                 row.push(Value::Number(Some(exists.is_some() as i64)));
             }
             v.push(row);
