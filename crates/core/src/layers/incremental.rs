@@ -303,6 +303,9 @@ struct Replay<'a> {
     toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
     /// A list of subjects to fill again for each step (`members_into`).
     mine: Vec<Subject>,
+    /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
+    /// dirty objects stay the same.
+    old_members: FxHashMap<(usize, usize), Vec<Subject>>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -370,6 +373,7 @@ impl<'a> Replay<'a> {
             later_shapes: FxHashMap::default(),
             toggles: FxHashMap::default(),
             mine: Vec::new(),
+            old_members: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -891,19 +895,22 @@ impl Replay<'_> {
             rows.push((final_old, start));
         }
         let lid = LayerId(li as u16);
-        let mut mine = Vec::new();
+        // Effects alike share their subject lists: each list's members are found once.
+        let mut found: FxHashMap<(usize, usize), Vec<Subject>> = FxHashMap::default();
         for step in &old_lt.steps[..upto] {
-            members_into(&step.subjects, &xs, &mut mine);
+            let mine = found
+                .entry(list_key(&step.subjects))
+                .or_insert_with(|| members(&step.subjects, &xs));
             if mine.is_empty() {
                 continue;
             }
-            let params = params_for(step.as_step(), &mine, lid)?;
+            let params = params_for(step.as_step(), mine, lid)?;
             apply_keeping(
                 self.state,
                 &mut self.sheet,
                 &step.cand,
                 lid,
-                &mine,
+                mine,
                 params.as_deref(),
                 None,
                 &mut |_, _, _, _| {},
@@ -923,6 +930,7 @@ impl Replay<'_> {
             );
         }
         self.dirty_list = self.dirty.keys().copied().collect();
+        self.old_members.clear();
         Ok(())
     }
 
@@ -934,15 +942,22 @@ impl Replay<'_> {
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
-        let mut mine = std::mem::take(&mut self.mine);
-        members_into(&step.subjects, &self.dirty_list, &mut mine);
-        // New objects have no old values.
-        mine.retain(|s| match s {
-            Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
-            Subject::Player(_) => true,
-        });
+        // Effects alike share their subject lists: each list's dirty members are found once.
+        let key = list_key(&step.subjects);
+        let mine = match self.old_members.remove(&key) {
+            Some(m) => m,
+            None => {
+                let mut mine = members(&step.subjects, &self.dirty_list);
+                // New objects have no old values.
+                mine.retain(|s| match s {
+                    Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
+                    Subject::Player(_) => true,
+                });
+                mine
+            }
+        };
         let r = self.apply_old_to(step, lid, &mine);
-        self.mine = mine;
+        self.old_members.insert(key, mine);
         r
     }
 
@@ -1252,6 +1267,12 @@ fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
     let mut out = Vec::new();
     members_into(list, xs, &mut out);
     out
+}
+
+/// A subject list's address and length: which list it is, while it is kept alive. Only the
+/// previous derivation's lists are keyed so (the replay holds its trail to the end).
+fn list_key(list: &Subjects) -> (usize, usize) {
+    (list.as_ptr() as usize, list.len())
 }
 
 /// `members`, into `out` (emptied first), so a caller that goes through many steps allocates once.
