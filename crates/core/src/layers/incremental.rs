@@ -303,6 +303,8 @@ struct Replay<'a> {
     toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
     /// A list of subjects to fill again for each step (`members_into`).
     mine: Vec<Subject>,
+    /// A list of objects to fill again for each step (the moved ones, in `kept`).
+    moved_list: Vec<ObjectId>,
     /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
     /// dirty objects stay the same.
     old_members: FxHashMap<(usize, usize), Vec<Subject>>,
@@ -373,6 +375,7 @@ impl<'a> Replay<'a> {
             later_shapes: FxHashMap::default(),
             toggles: FxHashMap::default(),
             mine: Vec::new(),
+            moved_list: Vec::new(),
             old_members: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
@@ -465,7 +468,8 @@ impl<'a> Replay<'a> {
     fn run(&mut self) -> Res<()> {
         for li in 0..self.prev.len() {
             for (x, d) in self.dirty.iter_mut() {
-                d.at_layer_start = self.sheet.objects[x.index()].to_vec();
+                d.at_layer_start
+                    .clone_from_slice(&self.sheet.objects[x.index()]);
             }
             match self.layer(li)? {
                 Some(lt) => {
@@ -1608,11 +1612,14 @@ impl Replay<'_> {
         let subjects = started.as_ref().unwrap_or(&step.subjects);
         let reads_counters = shape.reads_counters && self.dirty.values().any(|d| d.diff.counters);
         let xs = self.dirty_ids();
-        let moved: Vec<ObjectId> = xs
-            .iter()
-            .copied()
-            .filter(|x| self.moved(*x, reads_counters))
-            .collect();
+        // (A list kept from step to step: most steps see the same moved objects.)
+        let mut moved = std::mem::take(&mut self.moved_list);
+        moved.clear();
+        moved.extend(
+            xs.iter()
+                .copied()
+                .filter(|x| self.moved(*x, reads_counters)),
+        );
         // An aggregate whose value differs by subject (`outer`) is not kept: one the moved objects
         // may reach cannot be replayed.
         if !moved.is_empty() && shape.open_aggregates {
@@ -1628,6 +1635,7 @@ impl Replay<'_> {
             && !any_member(&step.subjects, &xs)
             && (moved.is_empty() || !shape.ops_read_others)
         {
+            self.moved_list = moved;
             return Ok(match started {
                 Some(s) if !Arc::ptr_eq(&s, &step.subjects) => {
                     let mut out = Applied::clone(step);
@@ -1723,6 +1731,7 @@ impl Replay<'_> {
                 }
             }
             if existed == Some(false) {
+                self.moved_list = moved;
                 return Ok(step.clone());
             }
         }
@@ -1788,14 +1797,14 @@ impl Replay<'_> {
             self.make_dirty(out.subjects(), lid.index(), old_lt, i)?;
         }
         let xs = self.dirty_ids();
-        let moved: Vec<ObjectId> = if amounts_move {
-            xs.iter()
-                .copied()
-                .filter(|x| self.moved(*x, reads_counters))
-                .collect()
-        } else {
-            moved
-        };
+        if amounts_move {
+            moved.clear();
+            moved.extend(
+                xs.iter()
+                    .copied()
+                    .filter(|x| self.moved(*x, reads_counters)),
+            );
+        }
         if (step.waited || step.looped) && !moved.is_empty() {
             return Err(fail!());
         }
@@ -1811,6 +1820,7 @@ impl Replay<'_> {
         out.params = Some(self.new_params(step, out.as_step(), lid, &deltas, &moved)?);
         self.apply_new(out.as_step(), lid, &xs, &overrides)?;
         self.apply_old(step, lid)?;
+        self.moved_list = moved;
         Ok(out.finish(&old_lt.steps[i]))
     }
 
