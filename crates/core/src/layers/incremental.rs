@@ -305,6 +305,8 @@ struct Replay<'a> {
     mine: Vec<Subject>,
     /// A list of objects to fill again for each step (the moved ones, in `kept`).
     moved_list: Vec<ObjectId>,
+    /// Aggregates (`Aggregate::key`) to which each object adds what it alone decides (`delta`).
+    alone: FxHashMap<usize, bool>,
     /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
     /// dirty objects stay the same.
     old_members: FxHashMap<(usize, usize), Vec<Subject>>,
@@ -376,6 +378,7 @@ impl<'a> Replay<'a> {
             toggles: FxHashMap::default(),
             mine: Vec::new(),
             moved_list: Vec::new(),
+            alone: FxHashMap::default(),
             old_members: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
@@ -1837,9 +1840,14 @@ impl Replay<'_> {
             return Ok(0);
         }
         let cond = node.condition();
-        let mut inner = Vec::new();
-        cond.aggregates(&mut inner);
-        if !inner.is_empty() || cond.refers_to_others() {
+        // Whether what each object adds reads nothing but the object (and "you"), once per
+        // aggregate (its address: the effect definitions outlive the replay).
+        let alone = *self.alone.entry(node.key()).or_insert_with(|| {
+            let mut inner = Vec::new();
+            cond.aggregates(&mut inner);
+            inner.is_empty() && !cond.refers_to_others()
+        });
+        if !alone {
             return Err(fail!());
         }
         let targets: Vec<Subject> = match &cand.created {
@@ -2172,6 +2180,8 @@ impl Replay<'_> {
             overrides,
             x_alike,
         };
+        // The aggregates of a later effect's amounts, filled again for each.
+        let mut aggs = Vec::new();
         for y in &later {
             let touches = y.touches(state, lid);
             if !may_read(reads, &touches) {
@@ -2276,9 +2286,9 @@ impl Replay<'_> {
                         if e.refers_to_others() && !moved.is_empty() {
                             return Err(fail!());
                         }
-                        let mut aggs = Vec::new();
+                        aggs.clear();
                         e.aggregates(&mut aggs);
-                        for a in aggs {
+                        for &a in &aggs {
                             let d = self.delta(y.cand, you, a, moved)?;
                             deltas.insert(a.key(), d);
                         }
