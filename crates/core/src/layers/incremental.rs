@@ -1796,7 +1796,15 @@ impl Replay<'_> {
         // What it does: an amount that moved makes every subject dirty.
         let amounts_move =
             !deltas.is_empty() || ((shape.ops_refer || shape.text_like) && !moved.is_empty());
-        if amounts_move {
+        // Where its order is checked, its subjects are made dirty with the objects the trials
+        // try, in one pass (they are not moved: nothing before the trials reads them).
+        let with_trials = amounts_move
+            && later.is_some()
+            && out
+                .subjects()
+                .iter()
+                .all(|s| matches!(s, Subject::Object(_)));
+        if amounts_move && !with_trials {
             self.make_dirty(out.subjects(), lid.index(), old_lt, i)?;
         }
         let xs = self.dirty_ids();
@@ -1816,7 +1824,10 @@ impl Replay<'_> {
         let xs = match later {
             None => xs,
             Some(later) => {
-                self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
+                let subjects = with_trials.then(|| out.subjects().clone());
+                let pre = subjects.as_deref().unwrap_or(&[]);
+                self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides, pre)?;
+                self.make_dirty(pre, lid.index(), old_lt, i)?;
                 self.dirty_ids()
             }
         };
@@ -2060,7 +2071,8 @@ impl Replay<'_> {
     /// CR 613.8: the step was applied before each later effect of its group; it must still wait
     /// for none that writes what it reads. Tried on the objects whose treatment can differ from
     /// before: the moved ones, every subject of a new effect, and every subject of one whose amounts
-    /// moved. Keeps, in `out`, what those later effects would do at this point.
+    /// moved. Keeps, in `out`, what those later effects would do at this point. `pre`: objects to
+    /// make dirty here with the trials' ones (the caller makes them dirty where no trial did).
     #[allow(clippy::too_many_arguments)]
     fn check_order(
         &mut self,
@@ -2071,6 +2083,7 @@ impl Replay<'_> {
         fresh: bool,
         later: LaterOf,
         overrides: &Overrides,
+        pre: &[Subject],
     ) -> Res<()> {
         let step = &old_lt.steps[i];
         let state = self.state;
@@ -2166,7 +2179,13 @@ impl Replay<'_> {
         // pass over the layer's earlier steps.
         let mut queue = Trials {
             queued: Vec::new(),
-            objects: Vec::new(),
+            objects: pre
+                .iter()
+                .filter_map(|s| match s {
+                    Subject::Object(o) if !self.dirty.contains_key(o) => Some(*o),
+                    _ => None,
+                })
+                .collect(),
             memos: FxHashSet::default(),
             passed: FxHashSet::default(),
         };
@@ -2397,10 +2416,14 @@ impl Replay<'_> {
                 self.run_trials(&mut queue, &at, out)?;
             }
             for s in &ys {
-                if let Subject::Object(o) = s {
-                    if !self.dirty.contains_key(o) && !queue.objects.contains(o) {
-                        queue.objects.push(*o);
+                match s {
+                    Subject::Object(o) => {
+                        if !self.dirty.contains_key(o) && !queue.objects.contains(o) {
+                            queue.objects.push(*o);
+                        }
                     }
+                    // Players cannot be followed.
+                    Subject::Player(_) => return Err(fail!()),
                 }
             }
             queue.memos.extend(memo.clone());
@@ -2422,14 +2445,10 @@ impl Replay<'_> {
     /// Makes the queued trials: their objects dirty (in one pass), then each later effect applied
     /// to its objects, which must change nothing this step sees of them.
     fn run_trials(&mut self, queue: &mut Trials, at: &TrialAt, out: &Now) -> Res<()> {
-        if queue.queued.is_empty() {
+        if queue.queued.is_empty() && queue.objects.is_empty() {
             return Ok(());
         }
-        let all: Vec<Subject> = queue
-            .queued
-            .iter()
-            .flat_map(|t| t.ys.iter().copied())
-            .collect();
+        let all: Vec<Subject> = queue.objects.iter().map(|o| Subject::Object(*o)).collect();
         self.make_dirty(&all, at.lid.index(), at.old_lt, at.i)?;
         queue.objects.clear();
         queue.memos.clear();
