@@ -309,7 +309,7 @@ struct Replay<'a> {
     alone: FxHashMap<usize, bool>,
     /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
     /// dirty objects stay the same.
-    old_members: FxHashMap<(usize, usize), Vec<Subject>>,
+    old_members: FxHashMap<(usize, usize), std::rc::Rc<[Subject]>>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -951,8 +951,8 @@ impl Replay<'_> {
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
         // Effects alike share their subject lists: each list's dirty members are found once.
         let key = list_key(&step.subjects);
-        let mine = match self.old_members.remove(&key) {
-            Some(m) => m,
+        let mine = match self.old_members.get(&key) {
+            Some(m) => m.clone(),
             None => {
                 let mut mine = members(&step.subjects, &self.dirty_list);
                 // New objects have no old values.
@@ -960,12 +960,12 @@ impl Replay<'_> {
                     Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
                     Subject::Player(_) => true,
                 });
+                let mine: std::rc::Rc<[Subject]> = mine.into();
+                self.old_members.insert(key, mine.clone());
                 mine
             }
         };
-        let r = self.apply_old_to(step, lid, &mine);
-        self.old_members.insert(key, mine);
-        r
+        self.apply_old_to(step, lid, &mine)
     }
 
     /// `apply_old`, to these subjects.
