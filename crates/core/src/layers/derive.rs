@@ -1243,6 +1243,10 @@ pub(super) fn follow_types_of(
                 a
             }
         };
+        // A finite set whose symbols are all allowed keeps them all (no new set is built).
+        if !cur.is_every() && cur.iter().all(|x| allowed.contains(x)) {
+            continue;
+        }
         let mut new = cur.clone();
         new.intersect(&allowed);
         if new == *cur {
