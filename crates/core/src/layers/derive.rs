@@ -115,14 +115,8 @@ pub(super) struct Applied {
     pub(super) exists: bool,
     /// Picked as the earliest member of a dependency loop, while every effect waited for another.
     pub(super) looped: bool,
-    /// What it reads (`Candidate::reads`), worked out when first asked.
-    pub(super) reads: Arc<std::sync::OnceLock<Footprint>>,
-    /// What it writes in its layer (`Candidate::writes`), worked out when first asked.
-    pub(super) writes: Arc<std::sync::OnceLock<Footprint>>,
-    /// How it changes what it writes in its layer (`Candidate::touches`), when first asked.
-    pub(super) touches: Arc<std::sync::OnceLock<Vec<(SlotTarget, Touch)>>>,
-    /// What its conditions and amounts read, by kind, when first asked (for a replay).
-    pub(super) shape: Arc<std::sync::OnceLock<Shape>>,
+    /// What a replay works out of it once (shared by the steps copied from it).
+    pub(super) known: Arc<StepKnown>,
     /// The parameters it applied with, per subject (as `op_params` gives them), where they are
     /// numbers that differ by subject or an analysis worked them out.
     pub(super) params: Option<Arc<Vec<Vec<Value>>>>,
@@ -137,6 +131,20 @@ pub(super) struct Applied {
     /// The later effects of its group that it was tried against and whose amounts read other
     /// objects: their subjects and parameters at this step.
     pub(super) partners: Option<Arc<[PartnerThen]>>,
+}
+
+/// What a replay works out of a step when first asked, in one place: copying a step record costs
+/// one count for all of it.
+#[derive(Default)]
+pub(super) struct StepKnown {
+    /// What it reads (`Candidate::reads`).
+    pub(super) reads: std::sync::OnceLock<Footprint>,
+    /// What it writes in its layer (`Candidate::writes`).
+    pub(super) writes: std::sync::OnceLock<Footprint>,
+    /// How it changes what it writes in its layer (`Candidate::touches`).
+    pub(super) touches: std::sync::OnceLock<Vec<(SlotTarget, Touch)>>,
+    /// What its conditions and amounts read, by kind (`Shape`).
+    pub(super) shape: std::sync::OnceLock<Shape>,
 }
 
 /// A later effect's subjects and parameters at an earlier effect's step.
@@ -1073,15 +1081,12 @@ impl Deriver<'_> {
                     started_here: fresh,
                     exists: subjects.is_some(),
                     looped,
-                    reads: Arc::default(),
+                    known: Arc::default(),
                     params: None,
                     you,
                     waited: false,
                     aggs,
                     partners: None,
-                    writes: Arc::default(),
-                    touches: Arc::default(),
-                    shape: Arc::default(),
                 }));
             }
         }
@@ -1238,6 +1243,10 @@ pub(super) fn follow_types_of(
                 a
             }
         };
+        // A finite set whose symbols are all allowed keeps them all (no new set is built).
+        if !cur.is_every() && cur.iter().all(|x| allowed.contains(x)) {
+            continue;
+        }
         let mut new = cur.clone();
         new.intersect(&allowed);
         if new == *cur {

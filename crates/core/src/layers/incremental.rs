@@ -23,8 +23,8 @@
 use super::candidate::{Body, Candidate, EffectKey, Subjects};
 use super::change::{apply_keeping, op_params};
 use super::derive::{
-    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of, Applied,
-    LayerTrail, Shape, Shared,
+    continue_from, derive, kind_rank, may_read, start_with, static_exists_with, trail_of,
+    AggregateValues, Applied, LayerTrail, PartnerThen, Shape, Shared,
 };
 use crate::condition::eval::{Ctx, Overrides};
 use crate::condition::{Aggregate, Cell, Cond, Footprint, NumExpr, Subject};
@@ -301,6 +301,15 @@ struct Replay<'a> {
     /// Subject lists with one subject put in or taken out, by the list (its address; it is kept
     /// alive here) and the subject: effects alike share their lists (`scan`), and their new ones.
     toggles: FxHashMap<(usize, Subject), (Subjects, Subjects)>,
+    /// A list of subjects to fill again for each step (`members_into`).
+    mine: Vec<Subject>,
+    /// A list of objects to fill again for each step (the moved ones, in `kept`).
+    moved_list: Vec<ObjectId>,
+    /// Aggregates (`Aggregate::key`) to which each object adds what it alone decides (`delta`).
+    alone: FxHashMap<usize, bool>,
+    /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
+    /// dirty objects stay the same.
+    old_members: FxHashMap<(usize, usize), std::rc::Rc<[Subject]>>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -367,6 +376,10 @@ impl<'a> Replay<'a> {
             trials: FxHashMap::default(),
             later_shapes: FxHashMap::default(),
             toggles: FxHashMap::default(),
+            mine: Vec::new(),
+            moved_list: Vec::new(),
+            alone: FxHashMap::default(),
+            old_members: FxHashMap::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -458,7 +471,8 @@ impl<'a> Replay<'a> {
     fn run(&mut self) -> Res<()> {
         for li in 0..self.prev.len() {
             for (x, d) in self.dirty.iter_mut() {
-                d.at_layer_start = self.sheet.objects[x.index()].to_vec();
+                d.at_layer_start
+                    .clone_from_slice(&self.sheet.objects[x.index()]);
             }
             match self.layer(li)? {
                 Some(lt) => {
@@ -658,7 +672,9 @@ impl Replay<'_> {
             let w = match e {
                 Entry::Kept(i) => {
                     let step = &old_lt.steps[*i];
-                    step.writes.get_or_init(|| step.cand.writes(state, lid))
+                    step.known
+                        .writes
+                        .get_or_init(|| step.cand.writes(state, lid))
                 }
                 Entry::Gone(_) => continue,
                 Entry::New(c) => &c.writes(state, lid),
@@ -676,12 +692,7 @@ impl Replay<'_> {
             match &seq[k] {
                 Entry::Gone(i) => {
                     let step = &old_lt.steps[*i];
-                    for s in step.subjects.iter() {
-                        match s {
-                            Subject::Object(o) => self.make_dirty(*o, li, &old_lt, *i)?,
-                            Subject::Player(_) => return Err(fail!()),
-                        }
-                    }
+                    self.make_dirty(&step.subjects, li, &old_lt, *i)?;
                     self.apply_old(step, lid)?;
                     old_pos = *i + 1;
                 }
@@ -700,19 +711,21 @@ impl Replay<'_> {
                     let group_writes = writes_of(&groups[k]).unwrap_or(&empty);
                     let reads = {
                         let step = &old_lt.steps[i];
-                        step.reads
+                        step.known
+                            .reads
                             .get_or_init(|| step.cand.reads(state, state.controller_char))
                     };
-                    let later = if reads.intersects(group_writes) {
-                        later_in_group(&seq, &groups, k, &old_lt)
-                    } else {
-                        Vec::new()
-                    };
+                    let later = reads.intersects(group_writes).then_some(LaterOf {
+                        seq: &seq,
+                        groups: &groups,
+                        k,
+                        old_lt: &old_lt,
+                    });
                     let existed = {
                         let s = &old_lt.steps[i];
                         s.started_here.then_some(s.exists)
                     };
-                    let applied = self.kept(&old_lt, i, lid, existed, &later)?;
+                    let applied = self.kept(&old_lt, i, lid, existed, later)?;
                     old_pos = i + 1;
                     if applied.started_here
                         && applied.exists
@@ -814,12 +827,13 @@ impl Replay<'_> {
     /// through its steps as they did.
     fn apply_unreached(&mut self, old_lt: &LayerTrail, lid: LayerId) -> Res<()> {
         let xs = self.dirty_ids();
+        let mut mine = Vec::new();
         for step in old_lt.steps.iter() {
-            let mine = members(&step.subjects, &xs);
+            members_into(&step.subjects, &xs, &mut mine);
             if mine.is_empty() {
                 continue;
             }
-            let params = params_for(step, &mine, lid)?;
+            let params = params_for(step.as_step(), &mine, lid)?;
             apply_keeping(
                 self.state,
                 &mut self.sheet,
@@ -841,48 +855,77 @@ impl Replay<'_> {
         Ok(())
     }
 
-    /// Makes an object dirty just before the previous step `upto` of layer `li`: its values there
-    /// are its previous ones (the steps before applied to it as they were).
-    fn make_dirty(&mut self, x: ObjectId, li: usize, old_lt: &LayerTrail, upto: usize) -> Res<()> {
-        if self.dirty.contains_key(&x) {
+    /// Makes objects dirty just before the previous step `upto` of layer `li`: their values there
+    /// are their previous ones (the steps before applied to them as they were). Players cannot be
+    /// followed. The steps go once over all of them: each applies to its subjects one by one (CR
+    /// 613.5), so applying it to several at once is applying it to each.
+    fn make_dirty(
+        &mut self,
+        subjects: &[Subject],
+        li: usize,
+        old_lt: &LayerTrail,
+        upto: usize,
+    ) -> Res<()> {
+        let mut xs: Vec<ObjectId> = Vec::new();
+        for s in subjects {
+            match s {
+                Subject::Object(o) if !self.dirty.contains_key(o) => xs.push(*o),
+                Subject::Object(_) => {}
+                Subject::Player(_) => return Err(fail!()),
+            }
+        }
+        if xs.is_empty() {
             return Ok(());
         }
-        let final_old = self.sheet.objects[x.index()].to_vec();
-        let start = self.undo_row(&final_old, x, li);
-        self.sheet.objects[x.index()].clone_from_slice(&start);
+        xs.sort_unstable();
+        xs.dedup();
+        if self.dirty.len() + xs.len() > self.most_dirty() {
+            return Err(fail!());
+        }
+        let mut rows = Vec::with_capacity(xs.len());
+        for &x in &xs {
+            let final_old = self.sheet.objects[x.index()].to_vec();
+            let start = self.undo_row(&final_old, x, li);
+            self.sheet.objects[x.index()].clone_from_slice(&start);
+            rows.push((final_old, start));
+        }
         let lid = LayerId(li as u16);
-        let mine = [Subject::Object(x)];
+        // Effects alike share their subject lists: each list's members are found once.
+        let mut found: FxHashMap<(usize, usize), Vec<Subject>> = FxHashMap::default();
         for step in &old_lt.steps[..upto] {
-            if step.subjects.binary_search(&mine[0]).is_err() {
+            let mine = found
+                .entry(list_key(&step.subjects))
+                .or_insert_with(|| members(&step.subjects, &xs));
+            if mine.is_empty() {
                 continue;
             }
-            let params = params_for(step, &mine, lid)?;
+            let params = params_for(step.as_step(), mine, lid)?;
             apply_keeping(
                 self.state,
                 &mut self.sheet,
                 &step.cand,
                 lid,
-                &mine,
+                mine,
                 params.as_deref(),
                 None,
                 &mut |_, _, _, _| {},
                 None,
             );
         }
-        let row = self.sheet.objects[x.index()].to_vec();
-        self.dirty.insert(
-            x,
-            Dirty {
-                old: Some(row),
-                final_old: Some(final_old),
-                at_layer_start: start,
-                diff: StateDiff::default(),
-            },
-        );
-        self.dirty_list = self.dirty.keys().copied().collect();
-        if self.dirty.len() > self.most_dirty() {
-            return Err(fail!());
+        for (x, (final_old, start)) in xs.into_iter().zip(rows) {
+            let row = self.sheet.objects[x.index()].to_vec();
+            self.dirty.insert(
+                x,
+                Dirty {
+                    old: Some(row),
+                    final_old: Some(final_old),
+                    at_layer_start: start,
+                    diff: StateDiff::default(),
+                },
+            );
         }
+        self.dirty_list = self.dirty.keys().copied().collect();
+        self.old_members.clear();
         Ok(())
     }
 
@@ -894,40 +937,52 @@ impl Replay<'_> {
 
     /// Applies a previous step, as it was, to the old values of the dirty objects it applied to.
     fn apply_old(&mut self, step: &Applied, lid: LayerId) -> Res<()> {
-        let mut mine = members(&step.subjects, &self.dirty_list);
-        // New objects have no old values.
-        mine.retain(|s| match s {
-            Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
-            Subject::Player(_) => true,
-        });
+        // Effects alike share their subject lists: each list's dirty members are found once.
+        let key = list_key(&step.subjects);
+        let mine = match self.old_members.get(&key) {
+            Some(m) => m.clone(),
+            None => {
+                let mut mine = members(&step.subjects, &self.dirty_list);
+                // New objects have no old values.
+                mine.retain(|s| match s {
+                    Subject::Object(o) => self.dirty.get(o).is_some_and(|d| d.old.is_some()),
+                    Subject::Player(_) => true,
+                });
+                let mine: std::rc::Rc<[Subject]> = mine.into();
+                self.old_members.insert(key, mine.clone());
+                mine
+            }
+        };
+        self.apply_old_to(step, lid, &mine)
+    }
+
+    /// `apply_old`, to these subjects.
+    fn apply_old_to(&mut self, step: &Applied, lid: LayerId, mine: &[Subject]) -> Res<()> {
         if mine.is_empty() {
             return Ok(());
         }
-        let params = params_for(step, &mine, lid)?;
-        let objs: Vec<ObjectId> = mine
-            .iter()
-            .filter_map(|s| match s {
-                Subject::Object(o) => Some(*o),
-                Subject::Player(_) => None,
-            })
-            .collect();
+        let params = params_for(step.as_step(), mine, lid)?;
+        let objs = mine.iter().filter_map(|s| match s {
+            Subject::Object(o) => Some(*o),
+            Subject::Player(_) => None,
+        });
         if !same_for_all(&step.cand, lid) {
             self.ensure_old();
         }
-        self.swap_old(&objs);
+        self.swap_old(objs.clone());
         let state = self.old.as_ref().unwrap_or(self.state);
         apply_keeping(
             state,
             &mut self.sheet,
             &step.cand,
             lid,
-            &mine,
+            mine,
             params.as_deref(),
             None,
             &mut |_, _, _, _| {},
             None,
         );
-        self.swap_old(&objs);
+        self.swap_old(objs);
         Ok(())
     }
 
@@ -945,7 +1000,7 @@ impl Replay<'_> {
                     if self.dirty[&x].old.is_none() {
                         continue;
                     }
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                 }
                 // What is allowed comes from the ruleset alone: the state as it was is not needed.
                 let writes = super::derive::follow_types_of(
@@ -958,7 +1013,7 @@ impl Replay<'_> {
                     self.sheet.objects[x.index()][ch.index()] = v;
                 }
                 if old {
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                 }
             }
         }
@@ -972,9 +1027,9 @@ impl Replay<'_> {
     }
 
     /// Exchanges the sheet's values of these dirty objects with their old values.
-    fn swap_old(&mut self, xs: &[ObjectId]) {
+    fn swap_old(&mut self, xs: impl IntoIterator<Item = ObjectId>) {
         for x in xs {
-            if let Some(old) = self.dirty.get_mut(x).and_then(|d| d.old.as_mut()) {
+            if let Some(old) = self.dirty.get_mut(&x).and_then(|d| d.old.as_mut()) {
                 for (a, b) in self.sheet.objects[x.index()].iter_mut().zip(old.iter_mut()) {
                     std::mem::swap(a, b);
                 }
@@ -1023,28 +1078,94 @@ fn reads_nothing(c: &Change) -> bool {
 /// The effects after position `k` in its group.
 fn later_in_group<'s>(
     seq: &'s [Entry],
-    groups: &[(bool, usize)],
+    groups: &'s [(bool, usize)],
     k: usize,
     old_lt: &'s LayerTrail,
 ) -> Vec<Later<'s>> {
-    seq[k + 1..]
-        .iter()
-        .zip(&groups[k + 1..])
-        .filter(|(_, g)| **g == groups[k])
-        .filter_map(|(e, _)| match e {
-            Entry::Kept(j) => Some(Later {
-                cand: &old_lt.steps[*j].cand,
-                subjects: Some(&old_lt.steps[*j].subjects),
-                step: Some(&old_lt.steps[*j]),
-            }),
-            Entry::New(c) => Some(Later {
-                cand: c,
-                subjects: None,
-                step: None,
-            }),
-            Entry::Gone(_) => None,
-        })
-        .collect()
+    LaterOf {
+        seq,
+        groups,
+        k,
+        old_lt,
+    }
+    .iter()
+    .collect()
+}
+
+/// The effects after position `k` in its group, gone through where needed (`later_in_group`).
+#[derive(Clone, Copy)]
+struct LaterOf<'s> {
+    seq: &'s [Entry],
+    groups: &'s [(bool, usize)],
+    k: usize,
+    old_lt: &'s LayerTrail,
+}
+
+impl<'s> LaterOf<'s> {
+    fn iter(self) -> impl Iterator<Item = Later<'s>> {
+        let LaterOf {
+            seq,
+            groups,
+            k,
+            old_lt,
+        } = self;
+        seq[k + 1..]
+            .iter()
+            .zip(&groups[k + 1..])
+            .filter(move |(_, g)| **g == groups[k])
+            .filter_map(move |(e, _)| match e {
+                Entry::Kept(j) => Some(Later {
+                    cand: &old_lt.steps[*j].cand,
+                    subjects: Some(&old_lt.steps[*j].subjects),
+                    step: Some(&old_lt.steps[*j]),
+                }),
+                Entry::New(c) => Some(Later {
+                    cand: c,
+                    subjects: None,
+                    step: None,
+                }),
+                Entry::Gone(_) => None,
+            })
+    }
+
+    fn is_empty(self) -> bool {
+        self.iter().next().is_none()
+    }
+}
+
+/// An order trial decided in `check_order`: a later effect, the objects it is tried on, its
+/// parameters for them where kept, and what stands for it (`passed`).
+struct Trial<'y> {
+    y: &'y Later<'y>,
+    ys: Vec<Subject>,
+    known: Option<Vec<Vec<Value>>>,
+    memo: Option<TrialMemo>,
+    source_tried: bool,
+}
+
+/// A later effect's trial that stands for those of effects alike: its ability, "you" and objects.
+type TrialMemo = (usize, Option<crate::ids::PlayerId>, Vec<Subject>);
+
+/// The trials of one step: queued ones, the objects they will make dirty and what stands for
+/// them; the ones that passed.
+struct Trials<'y> {
+    queued: Vec<Trial<'y>>,
+    objects: Vec<ObjectId>,
+    memos: FxHashSet<TrialMemo>,
+    /// Trials that changed nothing, by what decides them (see `same_whatever_source`).
+    passed: FxHashSet<TrialMemo>,
+}
+
+/// The step the trials are for: where it is, whether it starts here, and what `view` reads of it.
+struct TrialAt<'a> {
+    old_lt: &'a LayerTrail,
+    i: usize,
+    lid: LayerId,
+    fresh: bool,
+    def: &'a EffectDef,
+    spec: &'a ViewSpec<'a>,
+    overrides: &'a Overrides,
+    x_alike: Option<(usize, Option<crate::ids::PlayerId>)>,
 }
 
 /// What `view` reads of an effect in a layer, worked out once for all its trials: the aggregates
@@ -1115,9 +1236,9 @@ impl Later<'_> {
         lid: LayerId,
     ) -> std::borrow::Cow<'_, [(crate::ids::SlotTarget, super::change::Touch)]> {
         match self.step {
-            Some(s) => {
-                std::borrow::Cow::Borrowed(s.touches.get_or_init(|| s.cand.touches(state, lid)))
-            }
+            Some(s) => std::borrow::Cow::Borrowed(
+                s.known.touches.get_or_init(|| s.cand.touches(state, lid)),
+            ),
             None => std::borrow::Cow::Owned(self.cand.touches(state, lid)),
         }
     }
@@ -1138,16 +1259,42 @@ fn toggled(list: &[Subject], at: Result<usize, usize>, s: Subject) -> Subjects {
 
 /// The subjects in `list` (in id order) that are among `xs` (in id order).
 fn members(list: &[Subject], xs: &[ObjectId]) -> Vec<Subject> {
+    let mut out = Vec::new();
+    members_into(list, xs, &mut out);
+    out
+}
+
+/// A subject list's address and length: which list it is, while it is kept alive. Only the
+/// previous derivation's lists are keyed so (the replay holds its trail to the end).
+fn list_key(list: &Subjects) -> (usize, usize) {
+    (list.as_ptr() as usize, list.len())
+}
+
+/// `members`, into `out` (emptied first), so a caller that goes through many steps allocates once.
+fn members_into(list: &[Subject], xs: &[ObjectId], out: &mut Vec<Subject>) {
+    out.clear();
+    if list.len() < xs.len() * 4 {
+        out.extend(
+            list.iter()
+                .filter(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok())),
+        );
+    } else {
+        out.extend(
+            xs.iter()
+                .map(|x| Subject::Object(*x))
+                .filter(|s| list.binary_search(s).is_ok()),
+        );
+    }
+}
+
+/// Whether any of `xs` (in id order) is in `list` (in id order).
+fn any_member(list: &[Subject], xs: &[ObjectId]) -> bool {
     if list.len() < xs.len() * 4 {
         list.iter()
-            .filter(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok()))
-            .copied()
-            .collect()
+            .any(|s| matches!(s, Subject::Object(o) if xs.binary_search(o).is_ok()))
     } else {
         xs.iter()
-            .map(|x| Subject::Object(*x))
-            .filter(|s| list.binary_search(s).is_ok())
-            .collect()
+            .any(|x| list.binary_search(&Subject::Object(*x)).is_ok())
     }
 }
 
@@ -1293,15 +1440,15 @@ fn ops_of(cand: &Candidate, lid: LayerId) -> impl Iterator<Item = &Op> {
 
 /// A step's kept parameters for some of its subjects, where its amounts read more than the
 /// subject; `None` where they are worked out from the subject as it is applied.
-fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
-    if !ops_of(&step.cand, lid).any(op_reads_others) {
+fn params_for(step: StepRef, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<Vec<Value>>>> {
+    if !ops_of(step.cand, lid).any(op_reads_others) {
         return Ok(None);
     }
     // Kept parameters are used only where every part's are numbers (`apply_keeping`): the others
     // (another object's text, abilities gathered from other objects) would be read again from
     // the sheet, where an object the replay does not follow holds its final values, not those of
     // this layer.
-    if ops_of(&step.cand, lid).any(|op| {
+    if ops_of(step.cand, lid).any(|op| {
         matches!(
             op.change,
             Change::TextOf(_)
@@ -1313,7 +1460,7 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
     }) {
         return Err(fail!());
     }
-    let p = step.params.as_ref().ok_or(fail!())?;
+    let p = step.params.ok_or(fail!())?;
     mine.iter()
         .map(|s| {
             let i = step.subjects.binary_search(s).map_err(|_| fail!())?;
@@ -1321,6 +1468,103 @@ fn params_for(step: &Applied, mine: &[Subject], lid: LayerId) -> Res<Option<Vec<
         })
         .collect::<Res<Vec<_>>>()
         .map(Some)
+}
+
+/// What applying a step needs: its effect, subjects, kept parameters and "you".
+#[derive(Clone, Copy)]
+struct StepRef<'a> {
+    cand: &'a Candidate,
+    subjects: &'a [Subject],
+    params: Option<&'a [Vec<Value>]>,
+    you: Option<crate::ids::PlayerId>,
+}
+
+impl Applied {
+    fn as_step(&self) -> StepRef<'_> {
+        StepRef {
+            cand: &self.cand,
+            subjects: &self.subjects,
+            params: self.params.as_deref().map(Vec::as_slice),
+            you: self.you,
+        }
+    }
+}
+
+/// A previous step as the replay has it so far: what moved is held here, the rest is the step's,
+/// so a step that stays the same is not copied.
+struct Now<'s> {
+    step: &'s Applied,
+    subjects: Option<Subjects>,
+    params: Option<Option<Arc<Vec<Vec<Value>>>>>,
+    aggs: Option<AggregateValues>,
+    partners: Option<Arc<[PartnerThen]>>,
+}
+
+impl<'s> Now<'s> {
+    fn new(step: &'s Applied) -> Self {
+        Now {
+            step,
+            subjects: None,
+            params: None,
+            aggs: None,
+            partners: None,
+        }
+    }
+
+    fn subjects(&self) -> &Subjects {
+        self.subjects.as_ref().unwrap_or(&self.step.subjects)
+    }
+
+    fn as_step(&self) -> StepRef<'_> {
+        StepRef {
+            cand: &self.step.cand,
+            subjects: self.subjects(),
+            params: match &self.params {
+                Some(p) => p.as_deref().map(Vec::as_slice),
+                None => self.step.params.as_deref().map(Vec::as_slice),
+            },
+            you: self.step.you,
+        }
+    }
+
+    /// The step as replayed: the previous one where nothing moved.
+    fn finish(self, prev: &Arc<Applied>) -> Arc<Applied> {
+        let step = self.step;
+        let same = self
+            .subjects
+            .as_ref()
+            .is_none_or(|s| Arc::ptr_eq(s, &step.subjects))
+            && self
+                .params
+                .as_ref()
+                .is_none_or(|p| match (p, &step.params) {
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    (None, None) => true,
+                    _ => false,
+                })
+            && self
+                .aggs
+                .as_ref()
+                .is_none_or(|a| Some(a) == step.aggs.as_ref())
+            && self.partners.is_none();
+        if same {
+            return prev.clone();
+        }
+        let mut out = Applied::clone(step);
+        if let Some(s) = self.subjects {
+            out.subjects = s;
+        }
+        if let Some(p) = self.params {
+            out.params = p;
+        }
+        if let Some(a) = self.aggs {
+            out.aggs = Some(a);
+        }
+        if let Some(p) = self.partners {
+            out.partners = Some(p);
+        }
+        Arc::new(out)
+    }
 }
 
 impl Replay<'_> {
@@ -1332,8 +1576,9 @@ impl Replay<'_> {
         i: usize,
         lid: LayerId,
         existed: Option<bool>,
-        later: &[Later],
+        later: Option<LaterOf>,
     ) -> Res<Arc<Applied>> {
+        let later = later.filter(|l| !l.is_empty());
         let state = self.state;
         let step = &old_lt.steps[i];
         let cand = &step.cand;
@@ -1341,14 +1586,14 @@ impl Replay<'_> {
         let Body::Effect(def) = &cand.body else {
             // Counters and face-down values: the object itself, the same change.
             let xs = self.dirty_ids();
-            self.apply_new(step, lid, &xs, &Overrides::default())?;
+            self.apply_new(step.as_step(), lid, &xs, &Overrides::default())?;
             self.apply_old(step, lid)?;
             return Ok(step.clone());
         };
-        let def = def.clone();
         let shape = step
+            .known
             .shape
-            .get_or_init(|| Shape::of(cand, state, &def, lid, fresh));
+            .get_or_init(|| Shape::of(cand, state, def, lid, fresh));
         // Whom it applies to where it started in an earlier layer of this replay.
         let started = if fresh {
             None
@@ -1358,11 +1603,14 @@ impl Replay<'_> {
         let subjects = started.as_ref().unwrap_or(&step.subjects);
         let reads_counters = shape.reads_counters && self.dirty.values().any(|d| d.diff.counters);
         let xs = self.dirty_ids();
-        let moved: Vec<ObjectId> = xs
-            .iter()
-            .copied()
-            .filter(|x| self.moved(*x, reads_counters))
-            .collect();
+        // (A list kept from step to step: most steps see the same moved objects.)
+        let mut moved = std::mem::take(&mut self.moved_list);
+        moved.clear();
+        moved.extend(
+            xs.iter()
+                .copied()
+                .filter(|x| self.moved(*x, reads_counters)),
+        );
         // An aggregate whose value differs by subject (`outer`) is not kept: one the moved objects
         // may reach cannot be replayed.
         if !moved.is_empty() && shape.open_aggregates {
@@ -1373,11 +1621,12 @@ impl Replay<'_> {
         // wait. (The step is copied only past this point.)
         if !fresh
             && step.aggs.is_none()
-            && later.is_empty()
-            && members(subjects, &xs).is_empty()
-            && members(&step.subjects, &xs).is_empty()
+            && later.is_none()
+            && !any_member(subjects, &xs)
+            && !any_member(&step.subjects, &xs)
             && (moved.is_empty() || !shape.ops_read_others)
         {
+            self.moved_list = moved;
             return Ok(match started {
                 Some(s) if !Arc::ptr_eq(&s, &step.subjects) => {
                     let mut out = Applied::clone(step);
@@ -1387,9 +1636,9 @@ impl Replay<'_> {
                 _ => step.clone(),
             });
         }
-        let mut out = Applied::clone(step);
+        let mut out = Now::new(step);
         if let Some(s) = started {
-            out.subjects = s;
+            out.subjects = Some(s);
         }
         // The aggregates of its conditions where it starts here: the old value plus what the moved
         // objects add now, less what they added.
@@ -1397,7 +1646,7 @@ impl Replay<'_> {
         let mut old_overrides = Overrides::default();
         let mut moved_aggs: Vec<usize> = Vec::new();
         if let Some(rec) = &step.aggs {
-            let nodes = super::derive::condition_aggregates(&def, cand.created.is_none());
+            let nodes = super::derive::condition_aggregates(def, cand.created.is_none());
             if nodes.len() != rec.len() {
                 return Err(fail!());
             }
@@ -1421,7 +1670,9 @@ impl Replay<'_> {
                 overrides.insert(*key, v);
                 values.push((*key, v));
             }
-            out.aggs = Some(values.into());
+            if values[..] != rec[..] {
+                out.aggs = Some(values.into());
+            }
         }
         // The aggregates of its amounts: how much the moved objects move them.
         let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
@@ -1471,6 +1722,7 @@ impl Replay<'_> {
                 }
             }
             if existed == Some(false) {
+                self.moved_list = moved;
                 return Ok(step.clone());
             }
         }
@@ -1502,15 +1754,15 @@ impl Replay<'_> {
                         for &x in &moved {
                             let s = Subject::Object(x);
                             let now = ctx.test(affects, s);
-                            let at = out.subjects.binary_search(&s);
+                            let list = out.subjects();
+                            let at = list.binary_search(&s);
                             if now != at.is_ok() {
-                                let key = (Arc::as_ptr(&out.subjects) as *const () as usize, s);
-                                let list = &mut out.subjects;
+                                let key = (Arc::as_ptr(list) as *const () as usize, s);
                                 let (_, new) = self
                                     .toggles
                                     .entry(key)
                                     .or_insert_with(|| (list.clone(), toggled(list, at, s)));
-                                *list = new.clone();
+                                out.subjects = Some(new.clone());
                             }
                         }
                     }
@@ -1518,13 +1770,13 @@ impl Replay<'_> {
                 Some(_) => {
                     let now = start_with(state, &self.sheet, cand, None, Some(&overrides))
                         .ok_or(fail!())?;
-                    if now[..] != out.subjects[..] {
-                        for s in out.subjects.iter().chain(now.iter()) {
+                    if now[..] != out.subjects()[..] {
+                        for s in out.subjects().iter().chain(now.iter()) {
                             if !matches!(s, Subject::Object(o) if self.dirty.contains_key(o)) {
                                 return Err(fail!());
                             }
                         }
-                        out.subjects = now.into();
+                        out.subjects = Some(now.into());
                     }
                 }
             }
@@ -1532,50 +1784,46 @@ impl Replay<'_> {
         // What it does: an amount that moved makes every subject dirty.
         let amounts_move =
             !deltas.is_empty() || ((shape.ops_refer || shape.text_like) && !moved.is_empty());
-        if amounts_move {
-            for s in out.subjects.clone().iter() {
-                match s {
-                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
-                    Subject::Player(_) => return Err(fail!()),
-                }
-            }
+        // Where its order is checked, its subjects are made dirty with the objects the trials
+        // try, in one pass (they are not moved: nothing before the trials reads them).
+        let with_trials = amounts_move
+            && later.is_some()
+            && out
+                .subjects()
+                .iter()
+                .all(|s| matches!(s, Subject::Object(_)));
+        if amounts_move && !with_trials {
+            self.make_dirty(out.subjects(), lid.index(), old_lt, i)?;
         }
         let xs = self.dirty_ids();
-        let moved: Vec<ObjectId> = if amounts_move {
-            xs.iter()
-                .copied()
-                .filter(|x| self.moved(*x, reads_counters))
-                .collect()
-        } else {
-            moved
-        };
+        if amounts_move {
+            moved.clear();
+            moved.extend(
+                xs.iter()
+                    .copied()
+                    .filter(|x| self.moved(*x, reads_counters)),
+            );
+        }
         if (step.waited || step.looped) && !moved.is_empty() {
             return Err(fail!());
         }
         // CR 613.8: it must still wait for no later effect of its group.
         // (The trials may make objects dirty from just before this step: it applies to them too.)
-        let xs = if later.is_empty() {
-            xs
-        } else {
-            self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides)?;
-            self.dirty_ids()
-        };
-        out.params = self.new_params(step, &out, lid, &deltas, &moved)?;
-        self.apply_new(&out, lid, &xs, &overrides)?;
-        self.apply_old(step, lid)?;
-        let same = Arc::ptr_eq(&out.subjects, &step.subjects)
-            && match (&out.params, &step.params) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
+        let xs = match later {
+            None => xs,
+            Some(later) => {
+                let subjects = with_trials.then(|| out.subjects().clone());
+                let pre = subjects.as_deref().unwrap_or(&[]);
+                self.check_order(old_lt, i, &mut out, lid, fresh, later, &overrides, pre)?;
+                self.make_dirty(pre, lid.index(), old_lt, i)?;
+                self.dirty_ids()
             }
-            && out.aggs == step.aggs
-            && match (&out.partners, &step.partners) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            };
-        Ok(if same { step.clone() } else { Arc::new(out) })
+        };
+        out.params = Some(self.new_params(step, out.as_step(), lid, &deltas, &moved)?);
+        self.apply_new(out.as_step(), lid, &xs, &overrides)?;
+        self.apply_old(step, lid)?;
+        self.moved_list = moved;
+        Ok(out.finish(&old_lt.steps[i]))
     }
 
     /// How much the moved objects change an aggregate of an effect now: what each adds now less
@@ -1591,9 +1839,14 @@ impl Replay<'_> {
             return Ok(0);
         }
         let cond = node.condition();
-        let mut inner = Vec::new();
-        cond.aggregates(&mut inner);
-        if !inner.is_empty() || cond.refers_to_others() {
+        // Whether what each object adds reads nothing but the object (and "you"), once per
+        // aggregate (its address: the effect definitions outlive the replay).
+        let alone = *self.alone.entry(node.key()).or_insert_with(|| {
+            let mut inner = Vec::new();
+            cond.aggregates(&mut inner);
+            inner.is_empty() && !cond.refers_to_others()
+        });
+        if !alone {
             return Err(fail!());
         }
         let targets: Vec<Subject> = match &cand.created {
@@ -1609,7 +1862,7 @@ impl Replay<'_> {
                 None => 0,
                 Some(_) => {
                     self.ensure_old();
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
                         Ctx::new(state, &self.sheet, cand.source, you, &targets)
@@ -1617,7 +1870,7 @@ impl Replay<'_> {
                     } else {
                         Some(0)
                     };
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     v.ok_or(fail!())?
                 }
             };
@@ -1659,7 +1912,7 @@ impl Replay<'_> {
                 None => 0,
                 Some(_) => {
                     self.ensure_old();
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
                         Ctx::new(state, &self.sheet, cand.source, you, &targets)
@@ -1668,7 +1921,7 @@ impl Replay<'_> {
                     } else {
                         Some(0)
                     };
-                    self.swap_old(&[x]);
+                    self.swap_old([x]);
                     v.ok_or(fail!())?
                 }
             };
@@ -1693,15 +1946,15 @@ impl Replay<'_> {
     fn new_params(
         &self,
         step: &Applied,
-        out: &Applied,
+        out: StepRef,
         lid: LayerId,
         deltas: &FxHashMap<usize, i64>,
         moved: &[ObjectId],
     ) -> Res<Option<Arc<Vec<Vec<Value>>>>> {
-        if !ops_of(&out.cand, lid).any(op_reads_others) {
+        if !ops_of(out.cand, lid).any(op_reads_others) {
             return Ok(None);
         }
-        let ops = ops_in(&out.cand, lid);
+        let ops = ops_in(out.cand, lid);
         let moved_any = deltas.values().any(|d| *d != 0);
         let new_member = out
             .subjects
@@ -1761,24 +2014,32 @@ impl Replay<'_> {
     /// Applies a step, as replayed, to the dirty objects among its subjects.
     fn apply_new(
         &mut self,
-        out: &Applied,
+        out: StepRef,
         lid: LayerId,
         xs: &[ObjectId],
         overrides: &Overrides,
     ) -> Res<()> {
         let _ = overrides;
-        let mine = members(&out.subjects, xs);
+        let mut mine = std::mem::take(&mut self.mine);
+        members_into(out.subjects, xs, &mut mine);
+        let r = self.apply_new_to(out, lid, &mine);
+        self.mine = mine;
+        r
+    }
+
+    /// `apply_new`, to these subjects.
+    fn apply_new_to(&mut self, out: StepRef, lid: LayerId, mine: &[Subject]) -> Res<()> {
         if mine.is_empty() {
             return Ok(());
         }
-        let params = params_for(out, &mine, lid)?;
+        let params = params_for(out, mine, lid)?;
         let mut grants = false;
         apply_keeping(
             self.state,
             &mut self.sheet,
-            &out.cand,
+            out.cand,
             lid,
-            &mine,
+            mine,
             params.as_deref(),
             None,
             &mut |_, _, _, v| {
@@ -1798,34 +2059,32 @@ impl Replay<'_> {
     /// CR 613.8: the step was applied before each later effect of its group; it must still wait
     /// for none that writes what it reads. Tried on the objects whose treatment can differ from
     /// before: the moved ones, every subject of a new effect, and every subject of one whose amounts
-    /// moved. Keeps, in `out`, what those later effects would do at this point.
+    /// moved. Keeps, in `out`, what those later effects would do at this point. `pre`: objects to
+    /// make dirty here with the trials' ones (the caller makes them dirty where no trial did).
     #[allow(clippy::too_many_arguments)]
     fn check_order(
         &mut self,
         old_lt: &LayerTrail,
         i: usize,
-        out: &mut Applied,
+        out: &mut Now,
         lid: LayerId,
         fresh: bool,
-        later: &[Later],
+        later: LaterOf,
         overrides: &Overrides,
+        pre: &[Subject],
     ) -> Res<()> {
         let step = &old_lt.steps[i];
-        if later.is_empty() {
-            return Ok(());
-        }
         let state = self.state;
         let reads = step
+            .known
             .reads
-            .get_or_init(|| step.cand.reads(state, state.controller_char))
-            .clone();
+            .get_or_init(|| step.cand.reads(state, state.controller_char));
         if reads.is_empty() {
             return Ok(());
         }
-        let Body::Effect(def) = &out.cand.body else {
+        let Body::Effect(def) = &step.cand.body else {
             return Ok(());
         };
-        let def = def.clone();
         let moved_all: Vec<(ObjectId, bool)> = self
             .dirty
             .iter()
@@ -1838,15 +2097,16 @@ impl Replay<'_> {
         // still has the ability are read of it), nor for one whose amounts read other objects
         // (what it would do here is kept in `partners`).
         let tested = &step
+            .known
             .shape
-            .get_or_init(|| Shape::of(&step.cand, state, &def, lid, fresh))
+            .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh))
             .tested_reads;
-        let source_moved = out.cand.created.is_none()
-            && out
+        let source_moved = step.cand.created.is_none()
+            && step
                 .cand
                 .source
                 .is_some_and(|o| moved_all.iter().any(|(x, _)| *x == o));
-        let later: Vec<&Later> = later
+        let later: Vec<Later> = later
             .iter()
             .filter(|y| {
                 source_moved
@@ -1865,7 +2125,7 @@ impl Replay<'_> {
             .map(<[_]>::to_vec)
             .unwrap_or_default();
         let mut partners_changed = false;
-        let spec = ViewSpec::of(&def, out.cand.created.is_some(), lid, fresh);
+        let spec = ViewSpec::of(def, step.cand.created.is_some(), lid, fresh);
         // What it reads of other objects directly (its source's values, the object its source is
         // attached to, the top of a zone), and "you" (its source's controller), are beyond
         // `view`: a trial that changes such an object is beyond this replay.
@@ -1879,17 +2139,14 @@ impl Replay<'_> {
         // This effect's trials stand for those of every effect alike: one that does the same
         // whichever object its source is, sees the tried objects alike, and reads no aggregate
         // of its own conditions.
-        let x_alike = (out.cand.created.is_none()
+        let x_alike = (step.cand.created.is_none()
             && overrides.is_empty()
-            && same_whatever_source(&def, lid)
+            && same_whatever_source(def, lid)
             && !match &def.affects {
                 Affects::Objects(c) | Affects::Players(c) => c.names_source(),
             }
             && !spec.aggs.iter().any(|a| a.condition().names_source()))
-        .then_some((Arc::as_ptr(&def) as usize, out.you));
-        // Trials that changed nothing, by what decides them (see `same_whatever_source`).
-        let mut passed: FxHashSet<(usize, Option<crate::ids::PlayerId>, Vec<Subject>)> =
-            FxHashSet::default();
+        .then_some((Arc::as_ptr(def) as usize, step.you));
         // Whom later effects alike pick (see below), by ability, "you", existence and whether
         // counters count.
         #[allow(clippy::type_complexity)]
@@ -1906,10 +2163,45 @@ impl Replay<'_> {
             .collect();
         let mut seen: FxHashSet<(usize, Option<crate::ids::PlayerId>, bool, bool)> =
             FxHashSet::default();
-        for y in later {
+        // Trials decided but not yet made: the objects they try are made dirty together, in one
+        // pass over the layer's earlier steps.
+        let mut queue = Trials {
+            queued: Vec::new(),
+            objects: pre
+                .iter()
+                .filter_map(|s| match s {
+                    Subject::Object(o) if !self.dirty.contains_key(o) => Some(*o),
+                    _ => None,
+                })
+                .collect(),
+            memos: FxHashSet::default(),
+            passed: FxHashSet::default(),
+        };
+        let at = TrialAt {
+            old_lt,
+            i,
+            lid,
+            fresh,
+            def,
+            spec: &spec,
+            overrides,
+            x_alike,
+        };
+        // The aggregates of a later effect's amounts, filled again for each.
+        let mut aggs = Vec::new();
+        for y in &later {
             let touches = y.touches(state, lid);
-            if !may_read(&reads, &touches) {
+            if !may_read(reads, &touches) {
                 continue;
+            }
+            // Working out whom `y` applies to reads its source's values (its "you", whether it
+            // still has the ability), and the board where it starts here or has an "as long as":
+            // the queued trials' objects must be dirty by then.
+            let reads_board = y.subjects.is_none()
+                || matches!(&y.cand.body, Body::Effect(d) if d.while_cond.is_some())
+                || y.cand.source.is_some_and(|o| queue.objects.contains(&o));
+            if reads_board {
+                self.run_trials(&mut queue, &at, out)?;
             }
             let counters = reads_counters || reads_counters_in(y.cand);
             let moved: &[ObjectId] = if counters {
@@ -2001,9 +2293,9 @@ impl Replay<'_> {
                         if e.refers_to_others() && !moved.is_empty() {
                             return Err(fail!());
                         }
-                        let mut aggs = Vec::new();
+                        aggs.clear();
                         e.aggregates(&mut aggs);
-                        for a in aggs {
+                        for &a in &aggs {
                             let d = self.delta(y.cand, you, a, moved)?;
                             deltas.insert(a.key(), d);
                         }
@@ -2077,11 +2369,11 @@ impl Replay<'_> {
             if spec.aggs.iter().any(|a| !a.is_closed()) {
                 return Err(fail!());
             }
-            let source_tried = out
+            let source_tried = step
                 .cand
                 .source
                 .is_some_and(|o| ys.contains(&Subject::Object(o)));
-            if reads_directly || (source_tried && out.cand.created.is_none()) {
+            if reads_directly || (source_tried && step.cand.created.is_none()) {
                 return Err(fail!());
             }
             let memo = match (&y.cand.body, &y.cand.created, &known) {
@@ -2093,19 +2385,63 @@ impl Replay<'_> {
                         None => super::candidate::you_of(state, &self.sheet, y.cand, None),
                     };
                     let key = (Arc::as_ptr(ydef) as usize, you, ys.clone());
-                    if passed.contains(&key) {
+                    // The same trial queued or passed already: it stands for this one.
+                    if queue.passed.contains(&key) || queue.memos.contains(&key) {
                         continue;
                     }
                     Some(key)
                 }
                 _ => None,
             };
+            // A queued trial reads its later effect's source ("you"): where this one makes that
+            // source dirty, the queued ones are made first.
+            let makes_source_dirty = queue.queued.iter().any(|t| {
+                t.y.cand.source.is_some_and(|o| {
+                    !self.dirty.contains_key(&o) && ys.contains(&Subject::Object(o))
+                })
+            });
+            if makes_source_dirty {
+                self.run_trials(&mut queue, &at, out)?;
+            }
             for s in &ys {
                 match s {
-                    Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, i)?,
+                    Subject::Object(o) => {
+                        if !self.dirty.contains_key(o) && !queue.objects.contains(o) {
+                            queue.objects.push(*o);
+                        }
+                    }
+                    // Players cannot be followed.
                     Subject::Player(_) => return Err(fail!()),
                 }
             }
+            queue.memos.extend(memo.clone());
+            queue.queued.push(Trial {
+                y,
+                ys,
+                known,
+                memo,
+                source_tried,
+            });
+        }
+        self.run_trials(&mut queue, &at, out)?;
+        if partners_changed {
+            out.partners = Some(partners.into());
+        }
+        Ok(())
+    }
+
+    /// Makes the queued trials: their objects dirty (in one pass), then each later effect applied
+    /// to its objects, which must change nothing this step sees of them.
+    fn run_trials(&mut self, queue: &mut Trials, at: &TrialAt, out: &Now) -> Res<()> {
+        if queue.queued.is_empty() && queue.objects.is_empty() {
+            return Ok(());
+        }
+        let all: Vec<Subject> = queue.objects.iter().map(|o| Subject::Object(*o)).collect();
+        self.make_dirty(&all, at.lid.index(), at.old_lt, at.i)?;
+        queue.objects.clear();
+        queue.memos.clear();
+        for t in std::mem::take(&mut queue.queued) {
+            let ys = &t.ys;
             let saved: Vec<(ObjectId, Vec<Value>)> = ys
                 .iter()
                 .filter_map(|s| match s {
@@ -2113,48 +2449,47 @@ impl Replay<'_> {
                     Subject::Player(_) => None,
                 })
                 .collect();
-            let cross = match (&memo, x_alike) {
-                (Some((yp, yyou, _)), Some((xp, xyou))) if !source_tried => {
+            let cross = match (&t.memo, at.x_alike) {
+                (Some((yp, yyou, _)), Some((xp, xyou))) if !t.source_tried => {
                     let within = ys
                         .iter()
-                        .map(|s| out.subjects.binary_search(s).is_ok())
+                        .map(|s| out.subjects().binary_search(s).is_ok())
                         .collect();
-                    let key = (xp, xyou, fresh, *yp, *yyou, ys.clone(), within);
+                    let key = (xp, xyou, at.fresh, *yp, *yyou, ys.clone(), within);
                     let rows: Vec<Vec<Value>> = saved.iter().map(|(_, r)| r.clone()).collect();
                     if self.trials.get(&key) == Some(&rows) {
-                        passed.extend(memo);
+                        queue.passed.extend(t.memo);
                         continue;
                     }
                     Some((key, rows))
                 }
                 _ => None,
             };
-            let before = self.view(out, &def, &spec, fresh, &ys, overrides);
+            let view =
+                |r: &Self| r.view(out.as_step(), at.def, at.spec, at.fresh, ys, at.overrides);
+            let before = view(self);
             apply_keeping(
-                state,
+                self.state,
                 &mut self.sheet,
-                y.cand,
-                lid,
-                &ys,
-                known.as_deref(),
+                t.y.cand,
+                at.lid,
+                ys,
+                t.known.as_deref(),
                 None,
                 &mut |_, _, _, _| {},
                 None,
             );
-            let after = self.view(out, &def, &spec, fresh, &ys, overrides);
+            let after = view(self);
             for (o, row) in saved {
                 self.sheet.objects[o.index()].clone_from_slice(&row);
             }
             if before != after {
                 return Err(fail!());
             }
-            passed.extend(memo);
+            queue.passed.extend(t.memo);
             if let Some((key, rows)) = cross {
                 self.trials.insert(key, rows);
             }
-        }
-        if partners_changed {
-            out.partners = Some(partners.into());
         }
         Ok(())
     }
@@ -2215,7 +2550,7 @@ impl Replay<'_> {
     /// among its subjects), and whether it exists where one of them is its source.
     fn view(
         &self,
-        out: &Applied,
+        out: StepRef,
         def: &EffectDef,
         spec: &ViewSpec,
         fresh: bool,
@@ -2250,7 +2585,7 @@ impl Replay<'_> {
             }
             if fresh && out.cand.source == Some(*o) {
                 let exists =
-                    static_exists_with(state, &self.sheet, &out.cand, None, Some(overrides));
+                    static_exists_with(state, &self.sheet, out.cand, None, Some(overrides));
                 row.push(Value::Number(Some(exists.is_some() as i64)));
             }
             v.push(row);
@@ -2292,30 +2627,22 @@ impl Replay<'_> {
         if ops_of(c, lid).any(op_reads_others) {
             return Err(fail!());
         }
-        for s in &subjects {
-            match s {
-                Subject::Object(o) => self.make_dirty(*o, lid.index(), old_lt, upto)?,
-                Subject::Player(_) => return Err(fail!()),
-            }
-        }
+        self.make_dirty(&subjects, lid.index(), old_lt, upto)?;
         let out = Applied {
             cand: c.clone(),
             subjects: subjects.into(),
             started_here: is_fresh(c, lid, &self.state.ruleset),
             exists: true,
             looped: false,
-            reads: Arc::default(),
+            known: Arc::default(),
             params: None,
             you: c.created.as_ref().map(|c| c.you),
             waited: false,
             aggs: None,
             partners: None,
-            writes: Arc::default(),
-            touches: Arc::default(),
-            shape: Arc::default(),
         };
         let xs = self.dirty_ids();
-        self.apply_new(&out, lid, &xs, &Overrides::default())?;
+        self.apply_new(out.as_step(), lid, &xs, &Overrides::default())?;
         Ok(out)
     }
 }
