@@ -333,23 +333,54 @@ impl GameState {
         if let Some(e) = changes.old_effects() {
             old.effects = e.to_vec();
         }
-        let mut bits = vec![0u64; old.objects.len().div_ceil(64)];
-        let mut list = Vec::new();
-        for o in &old.objects {
-            if old.ruleset.zone(o.zone).in_play {
-                bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
-                list.push(o.id);
+        // The indexes of objects in play and of attachments, patched for the objects that
+        // changed and those that are new, rather than rebuilt.
+        let known = changes.known();
+        let changed = changes.old_objects();
+        let in_play_then = |o: &GameObject| old.ruleset.zone(o.zone).in_play;
+        let mut bits = (*self.in_play_bits).clone();
+        bits.truncate(known.div_ceil(64));
+        if !known.is_multiple_of(64) {
+            if let Some(last) = bits.last_mut() {
+                *last &= (1u64 << (known % 64)) - 1;
+            }
+        }
+        let mut list: Vec<ObjectId> = self
+            .in_play
+            .iter()
+            .copied()
+            .filter(|o| o.index() < known)
+            .collect();
+        for (id, o) in changed {
+            let (w, b) = (id.index() / 64, 1u64 << (id.index() % 64));
+            if (bits[w] & b != 0) != in_play_then(o) {
+                bits[w] ^= b;
+                match list.binary_search(id) {
+                    Ok(i) => {
+                        list.remove(i);
+                    }
+                    Err(i) => list.insert(i, *id),
+                }
             }
         }
         old.in_play_bits = Arc::new(bits);
         old.in_play = Arc::new(list);
-        let mut pairs: Vec<(ObjectId, ObjectId)> = old
-            .objects
+        let is_changed = |x: &ObjectId| changed.binary_search_by_key(x, |(y, _)| *y).is_ok();
+        let mut pairs: Vec<(ObjectId, ObjectId)> = self
+            .attachments
             .iter()
-            .filter_map(|o| o.attached_to.map(|t| (t, o.id)))
+            .copied()
+            .filter(|(h, a)| h.index() < known && a.index() < known && !is_changed(a))
             .collect();
-        pairs.sort_unstable();
+        for (id, o) in changed {
+            if let Some(h) = o.attached_to {
+                if let Err(i) = pairs.binary_search(&(h, *id)) {
+                    pairs.insert(i, (h, *id));
+                }
+            }
+        }
         old.attachments = Arc::new(pairs);
+        old.base = OnceLock::new();
         old
     }
 
