@@ -140,7 +140,19 @@ impl GameState {
 
     /// The action's own change (checked in full first), then the state-based checks.
     pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
-        self.check_action(&action)?;
+        match &action {
+            // As it resolves, a target may have become illegal (CR 608.2b): checked in full when
+            // the action began.
+            Action::ResolveTargeting {
+                spell,
+                controller,
+                targets,
+                ..
+            } => {
+                self.illegal_targets(*spell, *controller, targets)?;
+            }
+            a => self.check_action(a)?,
+        }
         let mut out = Outcome::default();
         match action {
             Action::Create(list) => {
@@ -543,7 +555,7 @@ impl GameState {
         Arc::new(d)
     }
 
-    /// Checks that a spell can resolve with these targets (CR 608.2b): it has a spell ability, it
+    /// Checks that a spell can be cast or resolve with these targets: it has a spell ability, it
     /// takes as many targets, and each is legal for its own `target` line (CR 601.2c: the same
     /// object or player may be the target of different instances of the word "target").
     pub(crate) fn check_resolve(
@@ -552,6 +564,31 @@ impl GameState {
         controller: PlayerId,
         targets: &[Subject],
     ) -> Result<(), ActionError> {
+        match self.illegal_targets(spell, controller, targets)?.first() {
+            Some(&i) => Err(self.illegal_target(spell, targets[i])),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn illegal_target(&self, spell: ObjectId, t: Subject) -> ActionError {
+        ActionError::IllegalTarget {
+            spell: self.obj(spell).name.to_string(),
+            target: match t {
+                Subject::Object(o) => self.obj(o).name.to_string(),
+                Subject::Player(p) => self.player_name(p).to_string(),
+            },
+        }
+    }
+
+    /// The indexes of the spell's targets that are not legal now (CR 608.2b), after checking the
+    /// spell and the ids it names: an error if it has no spell ability or takes another number of
+    /// targets.
+    pub(crate) fn illegal_targets(
+        &self,
+        spell: ObjectId,
+        controller: PlayerId,
+        targets: &[Subject],
+    ) -> Result<Vec<usize>, ActionError> {
         self.check_object(spell)?;
         self.check_player(controller)?;
         for t in targets {
@@ -579,23 +616,21 @@ impl GameState {
             Some(controller),
             targets,
         );
-        for (spec, t) in sp.targets.iter().zip(targets) {
-            if !ctx.test(&spec.cond, *t) {
-                return Err(ActionError::IllegalTarget {
-                    spell: name.to_string(),
-                    target: match t {
-                        Subject::Object(o) => self.obj(*o).name.to_string(),
-                        Subject::Player(p) => self.player_name(*p).to_string(),
-                    },
-                });
-            }
-        }
-        Ok(())
+        Ok(sp
+            .targets
+            .iter()
+            .zip(targets)
+            .enumerate()
+            .filter(|(_, (spec, t))| !ctx.test(&spec.cond, **t))
+            .map(|(i, _)| i)
+            .collect())
     }
 
-    /// A spell resolves (checked with `check_resolve`): its effects start, locked against the
-    /// state as it stands; returns its one-shot changes and its move to the zone for resolved
-    /// spells, in order, as the actions that come next.
+    /// A spell resolves: its effects start, locked against the state as it stands; returns its
+    /// one-shot changes and its move to the zone for resolved spells, in order, as the actions
+    /// that come next. CR 608.2b: it does nothing to a target that is no longer legal (its other
+    /// targets are still affected; with every target illegal it does not resolve at all, which
+    /// the caller checks first).
     fn resolve(
         &mut self,
         spell: ObjectId,
@@ -608,6 +643,21 @@ impl GameState {
         let Some(sp) = &content.class(class).spell else {
             return Vec::new();
         };
+        // CR 608.2b: the targets no longer legal (and not also legal as another of its targets).
+        let illegal = self
+            .illegal_targets(spell, controller, targets)
+            .unwrap_or_default();
+        let legal = |t: &Subject| {
+            targets
+                .iter()
+                .enumerate()
+                .any(|(i, x)| x == t && !illegal.contains(&i))
+        };
+        let gone: Vec<Subject> = illegal
+            .iter()
+            .map(|i| targets[*i])
+            .filter(|t| !legal(t))
+            .collect();
         let mut created = Vec::new();
         {
             let ctx = Ctx::new(
@@ -618,7 +668,11 @@ impl GameState {
                 targets,
             );
             for (duration, def) in &sp.effects {
-                let subs = subjects(&ctx, &def.affects);
+                let mut subs = subjects(&ctx, &def.affects);
+                let (Affects::Objects(c) | Affects::Players(c)) = &def.affects;
+                if c.uses_targets() {
+                    subs.retain(|s| !gone.contains(s));
+                }
                 let locked = self.locked(&def.affects, &subs);
                 let duration = duration_for(duration, controller, || {
                     first_object(targets).and_then(|o| ctx.controller_of(o))
@@ -644,8 +698,17 @@ impl GameState {
                 targets: Arc::from(targets),
             }));
         }
-        let objects: Vec<ObjectId> = targets.iter().filter_map(|t| object_of(*t)).collect();
-        let at = |i: &u8| targets.get(*i as usize).and_then(|t| object_of(*t));
+        let objects: Vec<ObjectId> = targets
+            .iter()
+            .filter(|t| !gone.contains(t))
+            .filter_map(|t| object_of(*t))
+            .collect();
+        let at = |i: &u8| {
+            targets
+                .get(*i as usize)
+                .filter(|_| !illegal.contains(&(*i as usize)))
+                .and_then(|t| object_of(*t))
+        };
         let turn = |object: ObjectId, face_down: bool| {
             if face_down {
                 Action::TurnFaceDown { object }

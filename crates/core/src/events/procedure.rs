@@ -1468,9 +1468,17 @@ impl GameState {
             ..
         } = &*action
         {
-            // CR 608.2b: a target that became illegal since the spell was cast: it does not
-            // resolve.
-            if let Err(e) = self.check_resolve(*spell, *controller, targets) {
+            // CR 608.2b: every target illegal by now (a target became illegal since the spell
+            // was cast): it does not resolve. With some still legal it resolves, and does nothing
+            // to the others.
+            let why = match self.illegal_targets(*spell, *controller, targets) {
+                Err(e) => Some(e),
+                Ok(bad) if !targets.is_empty() && bad.len() == targets.len() => {
+                    Some(self.illegal_target(*spell, targets[bad[0]]))
+                }
+                Ok(_) => None,
+            };
+            if let Some(e) = why {
                 let class = self.content.class(self.obj(*spell).class);
                 let by = Responder {
                     source: Some(*spell),
@@ -1622,6 +1630,7 @@ impl GameState {
             a => a,
         };
         let Some(b) = self.ruleset.builtin else {
+            self.check_action(&action)?;
             return self.apply_now(action);
         };
         if let Action::Create(_) = &action {
