@@ -271,3 +271,16 @@ fn describing_a_bad_id_is_an_error() {
     assert!(describe_player(&s, &d, PlayerId(1)).is_ok());
     assert!(describe_player(&s, &d, PlayerId(7)).is_err());
 }
+
+/// An action naming a class or zone that does not exist is refused and changes nothing.
+#[test]
+fn creating_an_object_of_no_class_is_an_error() {
+    let mut s = game(&["Alice", "Bob"]);
+    let zone = s.ruleset().zone_id("play").expect("zone");
+    let bad = NewObject::new(rulecraft_core::ClassId(9999), PlayerId(0), zone);
+    assert!(s.apply(Action::Create(vec![bad])).is_err());
+    let class = s.content().class_id("Samurai").expect("class");
+    let bad_zone = NewObject::new(class, PlayerId(0), rulecraft_core::ZoneId(99));
+    assert!(s.apply(Action::Create(vec![bad_zone])).is_err());
+    assert_eq!(s.objects().count(), 0);
+}
