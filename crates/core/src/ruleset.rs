@@ -251,6 +251,24 @@ impl Builtin {
         "property_set",
         "turn_ends",
     ];
+
+    /// Their ids, in the order of `NAMES`.
+    pub fn ids(&self) -> [crate::ids::EventId; 12] {
+        [
+            self.enters,
+            self.changes_zone,
+            self.leaves_play,
+            self.counters_placed,
+            self.attached,
+            self.resolves,
+            self.turns_face_up,
+            self.turns_face_down,
+            self.merges,
+            self.effects_end,
+            self.property_set,
+            self.turn_ends,
+        ]
+    }
 }
 
 /// Abilities an object has because a symbols characteristic holds some symbols, while another of
@@ -510,6 +528,11 @@ impl Ruleset {
 
     pub fn event(&self, e: crate::ids::EventId) -> &crate::events::kind::EventKind {
         &self.events[e.index()]
+    }
+
+    /// Whether an event is one of the built-in events, whose change is an engine action.
+    pub fn is_builtin(&self, e: crate::ids::EventId) -> bool {
+        self.builtin.is_some_and(|b| b.ids().contains(&e))
     }
 
     pub fn event_id(&self, name: &str) -> Option<crate::ids::EventId> {

@@ -142,18 +142,7 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
     }
     // Under each failure, the log of occurrences so far, where something answered one or one of
     // the ruleset's own events happened (the engine's actions alone are the set-up).
-    let builtin = |e: rulecraft_core::EventId| {
-        state.ruleset().builtin.is_some_and(|b| {
-            [
-                b.enters,
-                b.changes_zone,
-                b.leaves_play,
-                b.counters_placed,
-                b.attached,
-            ]
-            .contains(&e)
-        })
-    };
+    let builtin = |e: rulecraft_core::EventId| state.ruleset().is_builtin(e);
     let telling = state.log().iter().any(|e| match &e.what {
         Logged::Starts { occurrence } | Logged::Happened { occurrence } => {
             !builtin(occurrence.event)

@@ -109,15 +109,7 @@ impl GameState {
                     return Err(ActionError::NoSuchObject(object.0));
                 }
             }
-            Action::Resolve {
-                spell,
-                controller,
-                targets,
-                ..
-            } => {
-                let targets: Vec<Subject> = targets.iter().map(|o| Subject::Object(*o)).collect();
-                self.check_resolve(*spell, *controller, &targets)?;
-            }
+            Action::Resolve { .. } => return self.check_action(&action.clone().targeting()),
             Action::ResolveTargeting {
                 spell,
                 controller,
@@ -140,7 +132,7 @@ impl GameState {
 
     /// The action's own change (checked in full first), then the state-based checks.
     pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
-        match &action {
+        let illegal = match &action {
             // As it resolves, a target may have become illegal (CR 608.2b): checked in full when
             // the action began.
             Action::ResolveTargeting {
@@ -148,11 +140,12 @@ impl GameState {
                 controller,
                 targets,
                 ..
-            } => {
-                self.illegal_targets(*spell, *controller, targets)?;
+            } => self.illegal_targets(*spell, *controller, targets)?,
+            a => {
+                self.check_action(a)?;
+                Vec::new()
             }
-            a => self.check_action(a)?,
-        }
+        };
         let mut out = Outcome::default();
         match action {
             Action::Create(list) => {
@@ -210,19 +203,7 @@ impl GameState {
                 counter,
                 count,
             } => self.put_counters(object, counter, count),
-            Action::Resolve {
-                spell,
-                controller,
-                targets,
-                choices,
-            } => {
-                return self.apply(Action::ResolveTargeting {
-                    spell,
-                    controller,
-                    targets: targets.into_iter().map(Subject::Object).collect(),
-                    choices,
-                });
-            }
+            a @ Action::Resolve { .. } => return self.apply_now(a.targeting()),
             Action::ResolveTargeting {
                 spell,
                 controller,
@@ -232,7 +213,7 @@ impl GameState {
                 if !choices.is_empty() {
                     self.object_mut(spell).choices = choices;
                 }
-                out.then = self.resolve(spell, controller, &targets);
+                out.then = self.resolve(spell, controller, &targets, &illegal);
                 if !out.then.is_empty() && self.ruleset.builtin.is_some() {
                     // State-based checks wait for the one-shot changes (CR 704.3: not while a
                     // spell resolves); each runs them after its own change.
@@ -240,8 +221,7 @@ impl GameState {
                 }
                 for next in std::mem::take(&mut out.then) {
                     let more = self.apply_now(next)?;
-                    out.created.extend(more.created);
-                    out.state_checks.extend(more.state_checks);
+                    out.absorb(more);
                 }
             }
             Action::TurnFaceDown { object } => self.turn_face(object, true),
@@ -628,14 +608,15 @@ impl GameState {
 
     /// A spell resolves: its effects start, locked against the state as it stands; returns its
     /// one-shot changes and its move to the zone for resolved spells, in order, as the actions
-    /// that come next. CR 608.2b: it does nothing to a target that is no longer legal (its other
-    /// targets are still affected; with every target illegal it does not resolve at all, which
-    /// the caller checks first).
+    /// that come next. CR 608.2b: it does nothing to a target that is no longer legal (`illegal`,
+    /// by index; its other targets are still affected; with every target illegal it does not
+    /// resolve at all, which the caller checks first).
     fn resolve(
         &mut self,
         spell: ObjectId,
         controller: PlayerId,
         targets: &[Subject],
+        illegal: &[usize],
     ) -> Vec<Action> {
         let name = self.obj(spell).name.clone();
         let class = self.obj(spell).class;
@@ -643,10 +624,8 @@ impl GameState {
         let Some(sp) = &content.class(class).spell else {
             return Vec::new();
         };
-        // CR 608.2b: the targets no longer legal (and not also legal as another of its targets).
-        let illegal = self
-            .illegal_targets(spell, controller, targets)
-            .unwrap_or_default();
+        // CR 608.2b: the targets no longer legal (`illegal`, by index), unless also legal as
+        // another of its targets.
         let legal = |t: &Subject| {
             targets
                 .iter()

@@ -128,3 +128,33 @@ pub struct Outcome {
     #[serde(skip)]
     pub(crate) then: Vec<Action>,
 }
+
+impl Outcome {
+    /// Adds what an action that came of this one did: the objects it made and the moves of the
+    /// state-based checks it caused.
+    pub(crate) fn absorb(&mut self, other: Outcome) {
+        self.created.extend(other.created);
+        self.state_checks.extend(other.state_checks);
+    }
+}
+
+impl Action {
+    /// `Resolve` as the `ResolveTargeting` it stands for (its object targets as subjects); any
+    /// other action as it is.
+    pub(crate) fn targeting(self) -> Action {
+        match self {
+            Action::Resolve {
+                spell,
+                controller,
+                targets,
+                choices,
+            } => Action::ResolveTargeting {
+                spell,
+                controller,
+                targets: targets.into_iter().map(Subject::Object).collect(),
+                choices,
+            },
+            a => a,
+        }
+    }
+}

@@ -86,7 +86,7 @@ impl GameState {
                 o.event.0
             )));
         };
-        if crate::ruleset::Builtin::NAMES.contains(&&*kind.name) && self.ruleset.builtin.is_some() {
+        if self.ruleset.is_builtin(o.event) {
             // Its change is the engine action it stands for: `apply` that action.
             return Err(ActionError::BadOccurrence(format!(
                 "`{}` is a built-in event: it happens through the engine's own actions (`apply`)",
@@ -1479,18 +1479,10 @@ impl GameState {
                 Ok(_) => None,
             };
             if let Some(e) = why {
-                let class = self.content.class(self.obj(*spell).class);
-                let by = Responder {
-                    source: Some(*spell),
-                    text: class
-                        .spell
-                        .as_ref()
-                        .map_or_else(|| self.obj(*spell).name.clone(), |sp| sp.text.clone()),
-                };
                 self.log_at(
                     depth,
                     Logged::Fizzled {
-                        by,
+                        by: self.spell_responder(*spell),
                         why: e.to_string(),
                     },
                 );
@@ -1500,6 +1492,10 @@ impl GameState {
                 return Ok(());
             }
         }
+        let resolving = match &*action {
+            Action::ResolveTargeting { spell, .. } => Some(*spell),
+            _ => None,
+        };
         let leaves =
             |s: &GameState, o: ObjectId, z: ZoneId| s.in_play(o) && !s.ruleset.zone(z).in_play;
         let leaves_play = match &*action {
@@ -1515,10 +1511,7 @@ impl GameState {
         // With what the rounds of state-based checks it caused report.
         let t = self.timing_mut();
         match &mut t.outcome {
-            Some(o) => {
-                o.created.extend(out.created);
-                o.state_checks.extend(out.state_checks);
-            }
+            Some(o) => o.absorb(out),
             None => t.outcome = Some(out),
         }
         let happened: Vec<Occurrence> = {
@@ -1539,17 +1532,14 @@ impl GameState {
         }
         // What comes next (a spell's one-shot changes, then its move), each an occurrence of its
         // own, in order: the first on top.
-        if let Some(b) = self.ruleset.builtin {
+        if let (Some(b), Some(spell)) = (self.ruleset.builtin, resolving) {
             for next in then.into_iter().rev() {
                 match self.occurrences_of(b, &next) {
                     Ok(occs) => self.push_action(occs, next, depth + 1),
                     Err(e) => self.log_at(
                         depth + 1,
                         Logged::Fizzled {
-                            by: Responder {
-                                source: None,
-                                text: format!("{next:?}").into(),
-                            },
+                            by: self.spell_responder(spell),
                             why: e.to_string(),
                         },
                     ),
@@ -1557,6 +1547,18 @@ impl GameState {
             }
         }
         Ok(())
+    }
+
+    /// A spell as the answerer in the log: the object and its rules text.
+    fn spell_responder(&self, spell: ObjectId) -> Responder {
+        let class = self.content.class(self.obj(spell).class);
+        Responder {
+            source: Some(spell),
+            text: class
+                .spell
+                .as_ref()
+                .map_or_else(|| self.obj(spell).name.clone(), |sp| sp.text.clone()),
+        }
     }
 
     /// The moves of a round of state-based checks, as occurrences of `changes_zone` (and
@@ -1615,20 +1617,7 @@ impl GameState {
         action: crate::action::Action,
     ) -> Result<crate::action::Outcome, ActionError> {
         use crate::action::Action;
-        let action = match action {
-            Action::Resolve {
-                spell,
-                controller,
-                targets,
-                choices,
-            } => Action::ResolveTargeting {
-                spell,
-                controller,
-                targets: targets.into_iter().map(Subject::Object).collect(),
-                choices,
-            },
-            a => a,
-        };
+        let action = action.targeting();
         let Some(b) = self.ruleset.builtin else {
             self.check_action(&action)?;
             return self.apply_now(action);

@@ -664,8 +664,8 @@ fn response(
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
     let (event, span) = event_named(env, c, "an event")?;
-    let name = &env.ruleset.event(event).name;
-    if rulecraft_core::ruleset::Builtin::NAMES.contains(&&**name) {
+    if env.ruleset.is_builtin(event) {
+        let name = &env.ruleset.event(event).name;
         // Its change is the engine action it stands for, which its arguments do not say.
         return Err(Diagnostic::new(
             span,

@@ -468,8 +468,8 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 loop {
                     let at = c.here();
                     let o = cx.occurrence(&mut c)?;
-                    let name = &cx.env.ruleset.event(o.event).name;
-                    if rulecraft_core::ruleset::Builtin::NAMES.contains(&&**name) {
+                    if cx.env.ruleset.is_builtin(o.event) {
+                        let name = &cx.env.ruleset.event(o.event).name;
                         return Err(Diagnostic::new(
                             at,
                             format!("`{name}` is a built-in event: it happens through the engine's own actions (`enter`, `move`, `put`, `attach`, `cast`, `turn`, `end turn`...), not `do`"),
