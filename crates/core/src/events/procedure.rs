@@ -190,43 +190,34 @@ impl GameState {
             t.log.push(e);
         }
         t.tasks.push(Task::Frame(Box::new(frame)));
+        let top = t.tasks.len() - 1;
         if mode == Mode::Plain {
-            self.fail_unchanging();
+            self.fail_unchanging(top);
         }
     }
 
     /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
     /// card into a state it is already in) does not happen, and nothing answers it.
-    fn fail_unchanging(&mut self) {
-        let i = self.timing.tasks.len() - 1;
-        let Task::Frame(f) = &self.timing.tasks[i] else {
-            return;
-        };
-        let failing: Vec<usize> = f
+    fn fail_unchanging(&mut self, fi: usize) {
+        let failing: Vec<usize> = self
+            .frame(fi)
             .occs
             .iter()
             .enumerate()
             .filter(|(_, o)| o.alive && self.changes_nothing(&o.occ))
             .map(|(k, _)| k)
             .collect();
-        if failing.is_empty() {
-            return;
-        }
-        let depth = f.depth;
-        let t = self.timing_mut();
-        let Task::Frame(f) = &mut t.tasks[i] else {
-            return;
-        };
-        let mut logged = Vec::new();
-        for k in failing {
-            f.occs[k].alive = false;
-            logged.push(f.occs[k].occ.clone());
-        }
-        for occurrence in logged {
-            t.log.push(LogEntry {
-                depth,
-                what: Logged::Failed { occurrence },
-            });
+        self.fail(fi, &failing);
+    }
+
+    /// These occurrences of the frame fail: they do not happen, and nothing answers them.
+    fn fail(&mut self, fi: usize, which: &[usize]) {
+        let depth = self.frame(fi).depth;
+        for &k in which {
+            let o = &mut self.frame_mut(fi).occs[k];
+            o.alive = false;
+            let occurrence = o.occ.clone();
+            self.log_at(depth, Logged::Failed { occurrence });
         }
     }
 
@@ -1369,25 +1360,17 @@ impl GameState {
         if self.frame(fi).action.is_some() {
             return self.make_action_change(fi);
         }
+        // Failure comes first: something earlier may have put the card into that state already.
+        self.fail_unchanging(fi);
         let f = self.frame(fi);
         let depth = f.depth;
-        let live: Vec<(usize, Occurrence)> = f
+        let doing: Vec<(usize, Occurrence)> = f
             .occs
             .iter()
             .enumerate()
             .filter(|(_, o)| o.alive)
             .map(|(k, o)| (k, o.occ.clone()))
             .collect();
-        // Failure comes first: something earlier may have put the card into that state already.
-        let mut doing = Vec::new();
-        for (k, o) in live {
-            if self.changes_nothing(&o) {
-                self.frame_mut(fi).occs[k].alive = false;
-                self.log_at(depth, Logged::Failed { occurrence: o });
-            } else {
-                doing.push((k, o));
-            }
-        }
         let leaves_play = doing.iter().any(|(_, o)| {
             self.ruleset.event(o.event).changes.iter().any(|c| match c {
                 Primitive::Move { object, zone } => {
@@ -1662,18 +1645,10 @@ impl GameState {
     /// Failure takes precedence over effects: none of the frame's occurrences happens, and
     /// nothing answers them.
     fn fail_frame(&mut self, fi: usize) {
-        let f = self.frame_mut(fi);
-        let depth = f.depth;
-        let mut failed = Vec::new();
-        for o in &mut f.occs {
-            if o.alive {
-                o.alive = false;
-                failed.push(o.occ.clone());
-            }
-        }
-        for occurrence in failed {
-            self.log_at(depth, Logged::Failed { occurrence });
-        }
+        let live: Vec<usize> = (0..self.frame(fi).occs.len())
+            .filter(|k| self.frame(fi).occs[*k].alive)
+            .collect();
+        self.fail(fi, &live);
     }
 
     /// The occurrences of the built-in events an action is, after checking it in full (every
