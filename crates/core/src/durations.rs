@@ -5,38 +5,31 @@
 use crate::condition::eval::Ctx;
 use crate::condition::Subject;
 use crate::effect::Duration;
+use crate::ids::ObjectId;
 use crate::state::GameState;
 
 impl GameState {
-    /// Ends every created effect "for as long as" a condition that does not hold now, tested on the
+    /// Every created effect "for as long as" a condition that does not hold now, tested on the
     /// effect's source (the spell) with the effect's "you" and targets, on the values as derived
-    /// now. Those found end together. True if any ended.
-    pub(crate) fn end_lapsed_effects(&mut self) -> bool {
+    /// now: its source and id. The state-based checks end them together.
+    pub(crate) fn lapsed_effects(&self) -> Vec<(ObjectId, u32)> {
         if !self
             .effects
             .iter()
             .any(|e| matches!(e.duration, Duration::ForAsLongAs(_)))
         {
-            return false;
+            return Vec::new();
         }
-        let lapsed: Vec<u32> = {
-            let sheet = &self.derived().sheet;
-            self.effects
-                .iter()
-                .filter_map(|e| {
-                    let Duration::ForAsLongAs(c) = &e.duration else {
-                        return None;
-                    };
-                    let ctx = Ctx::new(self, sheet, Some(e.source), Some(e.controller), &e.targets);
-                    (!ctx.test(c, Subject::Object(e.source))).then_some(e.id)
-                })
-                .collect()
-        };
-        if lapsed.is_empty() {
-            return false;
-        }
-        self.touch();
-        self.effects.retain(|e| !lapsed.contains(&e.id));
-        true
+        let sheet = &self.derived().sheet;
+        self.effects
+            .iter()
+            .filter_map(|e| {
+                let Duration::ForAsLongAs(c) = &e.duration else {
+                    return None;
+                };
+                let ctx = Ctx::new(self, sheet, Some(e.source), Some(e.controller), &e.targets);
+                (!ctx.test(c, Subject::Object(e.source))).then_some((e.source, e.id))
+            })
+            .collect()
     }
 }

@@ -27,6 +27,13 @@ pub enum ActionError {
     BadOccurrence(String),
     NoSuchCharacteristic(u16),
     NoSuchProperty(u16),
+    NoSuchZone(u16),
+    NoSuchClass(u32),
+    NoSuchCounter(u16),
+    NoSuchEvent(u16),
+    /// Attaching needs both objects in play (CR 701.3a: an Aura, Equipment or Fortification is
+    /// attached to an object on the battlefield).
+    NotInPlay(String),
 }
 
 impl fmt::Display for ActionError {
@@ -40,6 +47,11 @@ impl fmt::Display for ActionError {
             ActionError::BadOccurrence(m) => write!(f, "{m}"),
             ActionError::NoSuchCharacteristic(c) => write!(f, "no characteristic has id {c}"),
             ActionError::NoSuchProperty(p) => write!(f, "no player property has id {p}"),
+            ActionError::NoSuchZone(z) => write!(f, "no zone has id {z}"),
+            ActionError::NoSuchClass(c) => write!(f, "no object class has id {c}"),
+            ActionError::NoSuchCounter(c) => write!(f, "no kind of counter has id {c}"),
+            ActionError::NoSuchEvent(e) => write!(f, "no event kind has id {e}"),
+            ActionError::NotInPlay(n) => write!(f, "`{n}` is not in play"),
             ActionError::NotASpell(n) => write!(f, "`{n}` has no spell ability to resolve"),
             ActionError::IllegalTarget { spell, target } => {
                 write!(f, "`{target}` is not a legal target for `{spell}`")

@@ -19,6 +19,7 @@ pub mod error;
 pub mod events;
 pub mod explain;
 pub mod ids;
+mod kernel;
 pub mod layers;
 pub mod object;
 pub mod ruleset;

@@ -65,6 +65,9 @@ pub struct ZoneDef {
     pub name: String,
     /// Objects here are "in play": their static abilities work and state-based checks look at them.
     pub in_play: bool,
+    /// Its objects may be linked to (attached to) an object in play, as cards exiled with an
+    /// ability are linked to it (CR 607.2a).
+    pub linked: bool,
 }
 
 /// A counter kind and the change each counter makes (layer 7c, CR 613.4c; 7d in the 2017 CR).
@@ -206,30 +209,39 @@ pub struct Ruleset {
 }
 
 /// The events every ruleset has, declared by the engine after the ruleset's own: each engine
-/// action (`Action`) is an occurrence of one or more of them.
+/// action (`Action`), and each change the engine makes of itself (a state-based check, an effect
+/// ending), is an occurrence of one or more of them. Each carries its whole change as arguments.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Builtin {
     /// `enters(card)`: an object entered a zone in play (after it entered; it cannot be stopped).
     pub enters: crate::ids::EventId,
-    /// `changes_zone(card)`: an object moves to another zone.
+    /// `changes_zone(card, from, to)`: an object moves to another zone (CR 400.7).
     pub changes_zone: crate::ids::EventId,
-    /// `leaves_play(card)`: an object in play moves to a zone not in play.
+    /// `leaves_play(card, from, to)`: an object in play moves to a zone not in play; it stands
+    /// or falls with its `changes_zone`.
     pub leaves_play: crate::ids::EventId,
-    /// `counters_placed(card, amount)`: counters are put on (a negative amount: taken off).
+    /// `counters_placed(card, amount, counter)`: counters are put on (a negative amount: taken
+    /// off); the amount is its size.
     pub counters_placed: crate::ids::EventId,
     /// `attached(card, to)`: an object becomes attached to another.
     pub attached: crate::ids::EventId,
+    /// `unattached(card)`: an object becomes unattached and stays where it is (CR 704.5n).
+    pub unattached: crate::ids::EventId,
     /// `resolves(card, controller)`: a spell resolves (CR 608.2): its effects start, then its
     /// one-shot changes happen in order, each an occurrence of its own.
     pub resolves: crate::ids::EventId,
     /// `turns_face_up(card)`, `turns_face_down(card)` (CR 708.8, 708.2).
     pub turns_face_up: crate::ids::EventId,
     pub turns_face_down: crate::ids::EventId,
-    /// `merges(card, into)`: an object merges with a permanent (CR 721).
+    /// `merges(card, into, under)`: an object merges with a permanent, under it where `under`
+    /// is not 0 (CR 721).
     pub merges: crate::ids::EventId,
     /// `effects_end(card)`: the effects an object created end.
     pub effects_end: crate::ids::EventId,
-    /// `property_set(player)`: a player's base property value is set (life paid or gained).
+    /// `effect_ends(card, effect)`: one effect the object created ends, its duration over ("for
+    /// as long as", CR 611.2b).
+    pub effect_ends: crate::ids::EventId,
+    /// `property_set(player, property, value)`: a player's base property value is set.
     pub property_set: crate::ids::EventId,
     /// `turn_ends(player)`: the player's turn ends and the next player's begins (CR 514).
     pub turn_ends: crate::ids::EventId,
@@ -237,34 +249,38 @@ pub struct Builtin {
 
 impl Builtin {
     /// Their names, which a ruleset may not declare.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 14] = [
         "enters",
         "changes_zone",
         "leaves_play",
         "counters_placed",
         "attached",
+        "unattached",
         "resolves",
         "turns_face_up",
         "turns_face_down",
         "merges",
         "effects_end",
+        "effect_ends",
         "property_set",
         "turn_ends",
     ];
 
     /// Their ids, in the order of `NAMES`.
-    pub fn ids(&self) -> [crate::ids::EventId; 12] {
+    pub fn ids(&self) -> [crate::ids::EventId; 14] {
         [
             self.enters,
             self.changes_zone,
             self.leaves_play,
             self.counters_placed,
             self.attached,
+            self.unattached,
             self.resolves,
             self.turns_face_up,
             self.turns_face_down,
             self.merges,
             self.effects_end,
+            self.effect_ends,
             self.property_set,
             self.turn_ends,
         ]
@@ -470,13 +486,14 @@ impl Ruleset {
         Some(allowed)
     }
 
-    /// Declares the built-in events (once, after the ruleset's own).
-    pub fn add_builtin_events(&mut self) {
-        use crate::events::kind::{EventKind, ParamDef, ParamKind};
-        if self.builtin.is_some() {
-            return;
+    /// Declares the built-in events (once, after the ruleset's own), each with the changes its
+    /// arguments make.
+    pub fn add_builtin_events(&mut self) -> Builtin {
+        use crate::events::kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
+        if let Some(b) = self.builtin {
+            return b;
         }
-        let mut add = |name: &str, params: &[(&str, ParamKind)]| {
+        let mut add = |name: &str, params: &[(&str, ParamKind)], changes: Vec<Primitive>| {
             let id = crate::ids::EventId(self.events.len() as u16);
             self.events.push(EventKind {
                 name: Arc::from(name),
@@ -487,7 +504,7 @@ impl Ruleset {
                         kind: *k,
                     })
                     .collect(),
-                changes: Vec::new(),
+                changes,
                 amount: None,
                 period: false,
                 turn: false,
@@ -497,33 +514,104 @@ impl Ruleset {
             id
         };
         let card = ("card", ParamKind::Object);
-        let enters = add("enters", &[card]);
-        let changes_zone = add("changes_zone", &[card]);
-        let leaves_play = add("leaves_play", &[card]);
-        let counters_placed = add("counters_placed", &[card, ("amount", ParamKind::Number)]);
-        let attached = add("attached", &[card, ("to", ParamKind::Object)]);
+        let from = ("from", ParamKind::Zone);
+        let to = ("to", ParamKind::Zone);
+        let enters = add("enters", &[card], Vec::new());
+        let moves = vec![Primitive::Move {
+            object: 0,
+            zone: ParamOr::Param(2),
+        }];
+        let changes_zone = add("changes_zone", &[card, from, to], moves);
+        // Its change is its `changes_zone`'s.
+        let leaves_play = add("leaves_play", &[card, from, to], Vec::new());
+        let counters_placed = add(
+            "counters_placed",
+            &[
+                card,
+                ("amount", ParamKind::Number),
+                ("counter", ParamKind::Counter),
+            ],
+            vec![Primitive::Counters {
+                object: 0,
+                counter: ParamOr::Param(2),
+                amount: Amount::Param(1),
+            }],
+        );
+        let attached = add(
+            "attached",
+            &[card, ("to", ParamKind::Object)],
+            vec![Primitive::Attach { object: 0, to: 1 }],
+        );
+        let unattached = add(
+            "unattached",
+            &[card],
+            vec![Primitive::Unattach { object: 0 }],
+        );
         let player = ("player", ParamKind::Player);
-        let resolves = add("resolves", &[card, ("controller", ParamKind::Player)]);
-        let turns_face_up = add("turns_face_up", &[card]);
-        let turns_face_down = add("turns_face_down", &[card]);
-        let merges = add("merges", &[card, ("into", ParamKind::Object)]);
-        let effects_end = add("effects_end", &[card]);
-        let property_set = add("property_set", &[player]);
-        let turn_ends = add("turn_ends", &[player]);
-        self.builtin = Some(Builtin {
+        let resolves = add(
+            "resolves",
+            &[card, ("controller", ParamKind::Player)],
+            Vec::new(),
+        );
+        let face = |down| vec![Primitive::Face { object: 0, down }];
+        let turns_face_up = add("turns_face_up", &[card], face(false));
+        let turns_face_down = add("turns_face_down", &[card], face(true));
+        let merges = add(
+            "merges",
+            &[
+                card,
+                ("into", ParamKind::Object),
+                ("under", ParamKind::Number),
+            ],
+            vec![Primitive::Merge {
+                object: 0,
+                into: 1,
+                under: 2,
+            }],
+        );
+        let effects_end = add(
+            "effects_end",
+            &[card],
+            vec![Primitive::EndEffects { source: 0 }],
+        );
+        let effect_ends = add(
+            "effect_ends",
+            &[card, ("effect", ParamKind::Number)],
+            vec![Primitive::EndEffect { effect: 1 }],
+        );
+        let property_set = add(
+            "property_set",
+            &[
+                player,
+                ("property", ParamKind::Property),
+                ("value", ParamKind::Number),
+            ],
+            vec![Primitive::SetProperty {
+                player: 0,
+                prop: 1,
+                value: 2,
+            }],
+        );
+        let turn_ends = add("turn_ends", &[player], vec![Primitive::EndTurn]);
+        self.events[counters_placed.index()].amount = Some(1);
+        let b = Builtin {
             enters,
             changes_zone,
             leaves_play,
             counters_placed,
             attached,
+            unattached,
             resolves,
             turns_face_up,
             turns_face_down,
             merges,
             effects_end,
+            effect_ends,
             property_set,
             turn_ends,
-        });
+        };
+        self.builtin = Some(b);
+        b
     }
 
     pub fn event(&self, e: crate::ids::EventId) -> &crate::events::kind::EventKind {

@@ -472,10 +472,15 @@ mod tests {
     }
 }
 
-/// An argument of an event occurrence: an object, a player or a number.
+/// An argument of an event occurrence: an object, a player, a number, or one of the ruleset's
+/// zones, counter kinds and player properties (a built-in event carries its whole change as
+/// arguments: where a card moves, which counters are placed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Arg {
     Object(crate::ids::ObjectId),
     Player(crate::ids::PlayerId),
     Number(i64),
+    Zone(crate::ids::ZoneId),
+    Counter(crate::ids::CounterId),
+    Property(crate::ids::PropId),
 }

@@ -7,16 +7,11 @@ use crate::condition::Subject;
 use crate::content::OneShot;
 use crate::decision::{Choice, DecisionRequest};
 use crate::effect::TurnOf;
-use crate::effect::{
-    Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind,
-};
+use crate::effect::{Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked};
 use crate::error::ActionError;
-use crate::ids::SlotTarget;
-use crate::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::ids::{ObjectId, PlayerId, ZoneId};
 use crate::layers::subjects;
-use crate::object::{CounterPlacement, GameObject};
 use crate::state::GameState;
-use crate::value::Value;
 use std::sync::Arc;
 
 impl GameState {
@@ -24,7 +19,7 @@ impl GameState {
     pub(crate) fn check_move(&self, o: ObjectId, zone: ZoneId) -> Result<(), ActionError> {
         self.check_object(o)?;
         if zone.index() >= self.ruleset.zones.len() {
-            return Err(ActionError::NoSuchObject(o.0));
+            return Err(ActionError::NoSuchZone(zone.0));
         }
         Ok(())
     }
@@ -78,10 +73,11 @@ impl GameState {
                     if let Some(c) = n.controller {
                         self.check_player(c)?;
                     }
-                    if n.class.index() >= self.content.classes.len()
-                        || n.zone.index() >= self.ruleset.zones.len()
-                    {
-                        return Err(ActionError::NoSuchObject(n.class.0));
+                    if n.class.index() >= self.content.classes.len() {
+                        return Err(ActionError::NoSuchClass(n.class.0));
+                    }
+                    if n.zone.index() >= self.ruleset.zones.len() {
+                        return Err(ActionError::NoSuchZone(n.zone.0));
                     }
                 }
             }
@@ -100,13 +96,26 @@ impl GameState {
                 if a == b {
                     return Err(ActionError::AttachToSelf(self.obj(*a).name.to_string()));
                 }
+                // CR 701.3a: an object in play is attached to an object in play, or linked to it
+                // from a zone whose objects may be (CR 607.2a: exiled with an ability); a merging
+                // spell joins a permanent from where it is (CR 721.2).
+                let attaching = matches!(action, Action::Attach { .. });
+                let linkable = self.ruleset.zone(self.obj(*a).zone).linked;
+                for o in [*b]
+                    .into_iter()
+                    .chain((attaching && !linkable).then_some(*a))
+                {
+                    if !self.in_play(o) {
+                        return Err(ActionError::NotInPlay(self.obj(o).name.to_string()));
+                    }
+                }
             }
             Action::AddCounters {
                 object, counter, ..
             } => {
                 self.check_object(*object)?;
                 if counter.index() >= self.ruleset.counters.len() {
-                    return Err(ActionError::NoSuchObject(object.0));
+                    return Err(ActionError::NoSuchCounter(counter.0));
                 }
             }
             Action::Resolve { .. } => return self.check_action(&action.clone().targeting()),
@@ -128,133 +137,6 @@ impl GameState {
             Action::EndTurn => {}
         }
         Ok(())
-    }
-
-    /// The action's own change (checked in full first), then the state-based checks.
-    pub(crate) fn apply_now(&mut self, action: Action) -> Result<Outcome, ActionError> {
-        let illegal = match &action {
-            // As it resolves, a target may have become illegal (CR 608.2b): checked in full when
-            // the action began.
-            Action::ResolveTargeting {
-                spell,
-                controller,
-                targets,
-                ..
-            } => self.illegal_targets(*spell, *controller, targets)?,
-            a => {
-                self.check_action(a)?;
-                Vec::new()
-            }
-        };
-        let mut out = Outcome::default();
-        match action {
-            Action::Create(list) => {
-                let into_play = list
-                    .iter()
-                    .filter(|n| self.ruleset.zone(n.zone).in_play)
-                    .count();
-                for n in list {
-                    let id = ObjectId(self.objects.len() as u32);
-                    let ts = self.new_timestamp();
-                    let name = n
-                        .name
-                        .unwrap_or_else(|| Arc::from(self.content.class(n.class).name.as_str()));
-                    self.push_object(GameObject {
-                        id,
-                        name,
-                        class: n.class,
-                        owner: n.owner,
-                        controller: n.controller.unwrap_or(n.owner),
-                        zone: n.zone,
-                        timestamp: ts,
-                        incarnation: 0,
-                        counters: Vec::new(),
-                        attached_to: None,
-                        choices: n.choices.clone(),
-                        face_down: n.face_down,
-                        state: Default::default(),
-                    });
-                    out.created.push(id);
-                    if let Some(orig) = n.copy_of {
-                        self.enter_as_copy(id, orig, ts);
-                    }
-                    if let Some(to) = n.attached_to {
-                        self.attach(id, to);
-                    }
-                }
-                if into_play > 1 {
-                    self.pending = Some(Arc::new(DecisionRequest::OrderTimestamps {
-                        player: self.active,
-                        objects: out
-                            .created
-                            .iter()
-                            .copied()
-                            .filter(|o| self.in_play(*o))
-                            .collect(),
-                    }));
-                    return Ok(out);
-                }
-            }
-            Action::Move { object, zone } => self.move_object(object, zone),
-            Action::MoveTogether(moves) => self.move_objects(&moves),
-            Action::Attach { object, to } => self.attach(object, to),
-            Action::AddCounters {
-                object,
-                counter,
-                count,
-            } => self.put_counters(object, counter, count),
-            a @ Action::Resolve { .. } => return self.apply_now(a.targeting()),
-            Action::ResolveTargeting {
-                spell,
-                controller,
-                targets,
-                choices,
-            } => {
-                if !choices.is_empty() {
-                    self.object_mut(spell).choices = choices;
-                }
-                out.then = self.resolve(spell, controller, &targets, &illegal);
-                if !out.then.is_empty() && self.ruleset.builtin.is_some() {
-                    // State-based checks wait for the one-shot changes (CR 704.3: not while a
-                    // spell resolves); each runs them after its own change.
-                    return Ok(out);
-                }
-                for next in std::mem::take(&mut out.then) {
-                    let more = self.apply_now(next)?;
-                    out.absorb(more);
-                }
-            }
-            Action::TurnFaceDown { object } => self.turn_face(object, true),
-            Action::TurnFaceUp { object } => self.turn_face(object, false),
-            Action::Merge {
-                object,
-                into,
-                under,
-            } => self.merge(object, into, under),
-            Action::EndEffectsOf { source } => {
-                if self.effects.iter().any(|e| e.source == source) {
-                    self.effects_mut().retain(|e| e.source != source);
-                }
-            }
-            Action::SetProperty {
-                player,
-                prop,
-                value,
-            } => self.set_property(player, prop, value),
-            Action::EndTurn => {
-                self.touch();
-                self.end_of_turn();
-                self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
-                self.turn += 1;
-                // "Until your next turn", "until its controller's next untap step": that player's
-                // turn, whose first step is the untap step, begins.
-                let active = self.active;
-                self.effects
-                    .retain(|e| e.duration != Duration::UntilTurnOfPlayer(active));
-            }
-        }
-        self.run_state_checks(&mut out)?;
-        Ok(out)
     }
 
     /// Answers the pending decision.
@@ -281,10 +163,7 @@ impl GameState {
                         "the order must list each object of the request exactly once".into(),
                     ));
                 }
-                for o in order {
-                    let ts = self.new_timestamp();
-                    self.object_mut(o).timestamp = ts;
-                }
+                self.make(crate::kernel::Change::Timestamps(order));
             }
             (_, c) => {
                 return Err(ActionError::BadChoice(format!(
@@ -293,23 +172,10 @@ impl GameState {
             }
         }
         self.pending = None;
-        let mut out = Outcome::default();
-        self.run_state_checks(&mut out)?;
+        self.run_state_checks()?;
         // The objects that entered together now go through "after they enter".
         self.run_timing()?;
-        Ok(out)
-    }
-
-    /// Attaches `object` to `to`. CR 613.7e: a new timestamp when it becomes attached; none if
-    /// already attached there. CR 701.3b: an object whose class says what it attaches to does not
-    /// move onto an object it could not be attached to.
-    fn attach(&mut self, object: ObjectId, to: ObjectId) {
-        if self.obj(object).attached_to == Some(to) || !self.could_attach(object, to) {
-            return;
-        }
-        let ts = self.new_timestamp();
-        self.set_attached(object, Some(to));
-        self.object_mut(object).timestamp = ts;
+        Ok(self.take_outcome())
     }
 
     /// Whether `object` could be attached to `to`: its class's `attaches to:` condition holds for
@@ -328,183 +194,6 @@ impl GameState {
             return object != to;
         }
         Ctx::new(self, &self.derived().sheet, None, None, &[]).could_attach(object, to)
-    }
-
-    /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
-    /// placements first).
-    pub(crate) fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
-        let keyword = !self.ruleset.counters[counter.index()].ops.is_empty();
-        if count > 0 {
-            let ts = self.new_timestamp();
-            let o = self.object_mut(object);
-            // Counters of one kind are interchangeable (CR 122.1): a keyword counter's
-            // timestamp is the latest time one of its kind was put on the object.
-            if keyword {
-                for p in o.counters.iter_mut().filter(|p| p.kind == counter) {
-                    p.timestamp = ts;
-                }
-            }
-            o.counters.push(CounterPlacement {
-                kind: counter,
-                count,
-                timestamp: ts,
-            });
-        } else {
-            // Remove from the latest placements first.
-            let mut left = -count;
-            let o = self.object_mut(object);
-            for p in o.counters.iter_mut().rev().filter(|p| p.kind == counter) {
-                let take = left.min(p.count);
-                p.count -= take;
-                left -= take;
-            }
-            o.counters.retain(|p| p.count > 0);
-        }
-    }
-
-    /// Layer 1a (CR 613.2a): an object that enters as a copy takes the copiable values of the
-    /// original as they are now; the copy effect has the object's timestamp.
-    fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
-        let values = crate::layers::copiable_values(self, orig);
-        let text = format!("enters as a copy of {}", self.obj(orig).name);
-        self.add_copy_effect(id, text, Change::SetValues(Arc::new(values)), ts);
-    }
-
-    /// A copy effect (layer 1a) on `id`: copiable values, or merged abilities.
-    fn add_copy_effect(
-        &mut self,
-        id: ObjectId,
-        text: String,
-        change: Change,
-        ts: crate::ids::Timestamp,
-    ) {
-        let target_char = match change {
-            Change::MergeAbilities(_) => self.abilities_char,
-            _ => self.ruleset.copiable.first().copied(),
-        };
-        let Some(target_char) = target_char else {
-            return;
-        };
-        let target = SlotTarget::Char(target_char);
-        let Some(layer) = self.ruleset.layer_for(target, OpKind::Copy, false) else {
-            return;
-        };
-        let eid = self.next_effect_id;
-        self.next_effect_id += 1;
-        let inc = self.obj(id).incarnation;
-        let name = self.obj(id).name.clone();
-        let controller = self.obj(id).controller;
-        self.effects_mut().push(Arc::new(CreatedEffect {
-            id: eid,
-            source: id,
-            source_name: name,
-            controller,
-            timestamp: ts,
-            duration: Duration::WhileSourceInPlay,
-            def: Arc::new(EffectDef {
-                text: Arc::from(text.as_str()),
-                affects: Affects::Objects(crate::condition::Cond::IsSource),
-                while_cond: None,
-                defining: false,
-                ops: vec![Op {
-                    target,
-                    change,
-                    layer,
-                    continuous: false,
-                }],
-                zones: Vec::new(),
-                affects_text: Default::default(),
-                text_symbol: Default::default(),
-                counts_counters: Default::default(),
-            }),
-            locked: Locked::Objects(vec![(id, inc)]),
-            targets: Arc::from(Vec::new()),
-        }));
-    }
-
-    /// Mutate: the merged permanent is `into`; the merged card is attached to it.
-    fn merge(&mut self, object: ObjectId, into: ObjectId, under: bool) {
-        let ts = self.obj(into).timestamp;
-        let values = crate::layers::copiable_values(self, object);
-        let abilities = |vals: &[(crate::ids::CharId, Value)]| -> Vec<crate::value::Ability> {
-            vals.iter()
-                .find_map(|(c, v)| match v {
-                    Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.to_vec()),
-                    _ => None,
-                })
-                .unwrap_or_default()
-        };
-        let name = self.obj(object).name.clone();
-        if under {
-            let text = format!("merged with {name} under it");
-            self.add_copy_effect(into, text, Change::MergeAbilities(abilities(&values)), ts);
-        } else {
-            let own = abilities(&crate::layers::copiable_values(self, into));
-            let text = format!("merged with {name} over it");
-            self.add_copy_effect(into, text.clone(), Change::SetValues(Arc::new(values)), ts);
-            self.add_copy_effect(into, text, Change::MergeAbilities(own), ts);
-        }
-        self.set_attached(object, Some(into));
-    }
-
-    /// CR 613.7f: a permanent receives a new timestamp when it turns face up or face down.
-    fn turn_face(&mut self, object: ObjectId, down: bool) {
-        if self.obj(object).face_down == down {
-            return;
-        }
-        let ts = self.new_timestamp();
-        let o = self.object_mut(object);
-        o.face_down = down;
-        o.timestamp = ts;
-    }
-
-    /// Sets a player's base property value.
-    pub(crate) fn set_property(&mut self, player: PlayerId, prop: PropId, value: Option<i64>) {
-        self.touch();
-        Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] = Value::Number(value);
-    }
-
-    pub(crate) fn move_object(&mut self, object: ObjectId, zone: ZoneId) {
-        self.move_objects(&[(object, zone)]);
-    }
-
-    /// Objects change zones at once: each becomes a new object with a new timestamp, loses its
-    /// counters and attachments, returns to its owner's control; what was attached to any of them
-    /// falls off, and effects that last while a source is in play end when it leaves (one pass
-    /// over the objects and effects, however many move).
-    fn move_objects(&mut self, moves: &[(ObjectId, ZoneId)]) {
-        let mut left_play: Vec<ObjectId> = Vec::new();
-        let mut moved: Vec<ObjectId> = Vec::with_capacity(moves.len());
-        for &(object, zone) in moves {
-            let was_in_play = self.in_play(object);
-            let ts = self.new_timestamp();
-            let owner = self.obj(object).owner;
-            self.set_zone(object, zone);
-            self.set_attached(object, None);
-            let o = self.object_mut(object);
-            o.timestamp = ts;
-            o.incarnation += 1;
-            o.counters.clear();
-            o.controller = owner;
-            // A new object: face up, in no state.
-            o.face_down = false;
-            o.state = Default::default();
-            if was_in_play && !self.ruleset.zone(zone).in_play {
-                left_play.push(object);
-            }
-            moved.push(object);
-        }
-        moved.sort_unstable();
-        for a in self.attached_to_any(&moved) {
-            self.set_attached(a, None);
-        }
-        left_play.sort_unstable();
-        let ends = |e: &Arc<CreatedEffect>| {
-            e.duration == Duration::WhileSourceInPlay && left_play.binary_search(&e.source).is_ok()
-        };
-        if self.effects.iter().any(ends) {
-            self.effects_mut().retain(|e| !ends(e));
-        }
     }
 
     /// A copy effect written "copy of target" takes the target's copiable values now.
@@ -611,7 +300,7 @@ impl GameState {
     /// that come next. CR 608.2b: it does nothing to a target that is no longer legal (`illegal`,
     /// by index; its other targets are still affected; with every target illegal it does not
     /// resolve at all, which the caller checks first).
-    fn resolve(
+    pub(crate) fn resolve(
         &mut self,
         spell: ObjectId,
         controller: PlayerId,
@@ -662,20 +351,19 @@ impl GameState {
         }
         // CR 613.7b: an effect from a resolving spell receives a timestamp when it is created.
         for (duration, def, locked) in created {
-            let ts = self.new_timestamp();
-            let id = self.next_effect_id;
-            self.next_effect_id += 1;
-            self.effects_mut().push(Arc::new(CreatedEffect {
-                id,
-                source: spell,
-                source_name: name.clone(),
-                controller,
-                timestamp: ts,
-                duration,
-                def,
-                locked,
-                targets: Arc::from(targets),
-            }));
+            self.make(crate::kernel::Change::StartEffect(Box::new(
+                CreatedEffect {
+                    id: 0,
+                    source: spell,
+                    source_name: name.clone(),
+                    controller,
+                    timestamp: crate::ids::Timestamp(0),
+                    duration,
+                    def,
+                    locked,
+                    targets: Arc::from(targets),
+                },
+            )));
         }
         let objects: Vec<ObjectId> = targets
             .iter()
@@ -739,73 +427,6 @@ impl GameState {
             }
         }
         then
-    }
-
-    /// Runs the ruleset's state-based checks until none applies; all objects a round finds move at
-    /// once. Effects "for as long as" something that no longer holds end first, in every round.
-    pub(crate) fn run_state_checks(&mut self, out: &mut Outcome) -> Result<(), ActionError> {
-        let rs = self.ruleset.clone();
-        for round in 0..1000 {
-            let lapsed = self.end_lapsed_effects();
-            let mut moves: Vec<(ObjectId, Option<ZoneId>, String)> = Vec::new();
-            self.refresh();
-            // After a change that reached only some objects, only those can newly fail a check:
-            // the others passed before it (or, after the first round, in the round before).
-            let only: Option<Vec<ObjectId>> = if round == 0 {
-                self.to_check()
-            } else {
-                self.changed_under_local_checks()
-            };
-            let all: Vec<ObjectId>;
-            let objects: &[ObjectId] = match &only {
-                Some(l) => l,
-                None => {
-                    all = self.object_ids().collect();
-                    &all
-                }
-            };
-            {
-                let ctx = Ctx::new(self, &self.derived().sheet, None, None, &[]);
-                for &o in objects {
-                    if !self.in_play(o) {
-                        continue;
-                    }
-                    if let Some(c) = rs
-                        .state_checks
-                        .iter()
-                        .find(|c| ctx.test(&c.condition, Subject::Object(o)))
-                    {
-                        moves.push((o, c.to_zone, c.name.clone()));
-                    }
-                }
-            }
-            if moves.is_empty() && !lapsed {
-                self.settled = true;
-                return Ok(());
-            }
-            // Objects that move, move at once; an Equipment that is unattached stays where it is
-            // (CR 704.5n).
-            let list: Vec<(ObjectId, ZoneId)> = moves
-                .iter()
-                .filter_map(|(o, z, _)| z.map(|z| (*o, z)))
-                .collect();
-            for (o, z, _) in &moves {
-                if z.is_none() {
-                    self.set_attached(*o, None);
-                }
-            }
-            for (o, _, name) in moves {
-                out.state_checks.push((o, name));
-            }
-            // The moves are occurrences (a creature put into a graveyard from play can be
-            // answered): they happen as the event core takes them, and their change runs the
-            // next round of checks.
-            if !list.is_empty() && self.ruleset.builtin.is_some() {
-                return self.state_moves(list);
-            }
-            self.move_objects(&list);
-        }
-        Err(ActionError::StateChecksLoop)
     }
 }
 

@@ -123,19 +123,6 @@ pub struct Outcome {
     pub created: Vec<ObjectId>,
     /// Objects moved by state-based checks, with the check's name.
     pub state_checks: Vec<(ObjectId, String)>,
-    /// The changes that come next, in order, each an action of its own: a resolving spell's
-    /// one-shot changes and its move to the zone for resolved spells.
-    #[serde(skip)]
-    pub(crate) then: Vec<Action>,
-}
-
-impl Outcome {
-    /// Adds what an action that came of this one did: the objects it made and the moves of the
-    /// state-based checks it caused.
-    pub(crate) fn absorb(&mut self, other: Outcome) {
-        self.created.extend(other.created);
-        self.state_checks.extend(other.state_checks);
-    }
 }
 
 impl Action {

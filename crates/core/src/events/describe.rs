@@ -26,6 +26,21 @@ impl Arg {
                 .unwrap_or_else(|| format!("object {}", o.0)),
             Arg::Player(p) => state.player_name(*p).to_string(),
             Arg::Number(n) => n.to_string(),
+            Arg::Zone(z) => state
+                .ruleset
+                .zones
+                .get(z.index())
+                .map_or_else(|| format!("zone {}", z.0), |d| d.name.to_string()),
+            Arg::Counter(c) => state
+                .ruleset
+                .counters
+                .get(c.index())
+                .map_or_else(|| format!("counter {}", c.0), |d| d.name.to_string()),
+            Arg::Property(q) => state
+                .ruleset
+                .props
+                .get(q.index())
+                .map_or_else(|| format!("property {}", q.0), |d| d.name.to_string()),
         }
     }
 }

@@ -13,6 +13,12 @@ pub enum ParamKind {
     Object,
     Player,
     Number,
+    /// One of the ruleset's zones (where a card moves).
+    Zone,
+    /// One of the ruleset's kinds of counters.
+    Counter,
+    /// One of the ruleset's player properties.
+    Property,
 }
 
 impl ParamKind {
@@ -21,7 +27,24 @@ impl ParamKind {
             ParamKind::Object => "object",
             ParamKind::Player => "player",
             ParamKind::Number => "number",
+            ParamKind::Zone => "zone",
+            ParamKind::Counter => "counter",
+            ParamKind::Property => "property",
         }
+    }
+
+    /// Whether an argument is of this kind (its id not checked).
+    pub fn admits(self, a: &crate::value::Arg) -> bool {
+        use crate::value::Arg;
+        matches!(
+            (self, a),
+            (ParamKind::Object, Arg::Object(_))
+                | (ParamKind::Player, Arg::Player(_))
+                | (ParamKind::Number, Arg::Number(_))
+                | (ParamKind::Zone, Arg::Zone(_))
+                | (ParamKind::Counter, Arg::Counter(_))
+                | (ParamKind::Property, Arg::Property(_))
+        )
     }
 }
 
@@ -38,7 +61,18 @@ pub enum Amount {
     Const(i64),
 }
 
-/// One change of state. Parameters are indices into the occurrence's arguments.
+/// A zone, counter kind or property a change uses: one of the event's parameters, or one named
+/// in the ruleset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ParamOr<T> {
+    Param(u8),
+    Const(T),
+}
+
+/// One change of state, as an event kind declares it: parameters are indices into the
+/// occurrence's arguments. An occurrence's changes are made by the kernel
+/// (`kernel::Change`); a move or counters a ruleset's own event declares are occurrences of the
+/// built-in `changes_zone` (and `leaves_play`) and `counters_placed` of their own.
 #[derive(Clone, Debug, Serialize)]
 pub enum Primitive {
     /// Add (`on`) or remove a symbol from an object's state characteristic ("bows": `bowed`).
@@ -56,13 +90,29 @@ pub enum Primitive {
         negative: bool,
     },
     /// Move an object to a zone: it becomes a new object (CR 400.7).
-    Move { object: u8, zone: ZoneId },
+    Move { object: u8, zone: ParamOr<ZoneId> },
     /// Put counters on an object (a negative amount removes them).
     Counters {
         object: u8,
-        counter: CounterId,
+        counter: ParamOr<CounterId>,
         amount: Amount,
     },
+    /// Attach an object to another (CR 701.3).
+    Attach { object: u8, to: u8 },
+    /// An object becomes unattached and stays where it is (CR 704.5n).
+    Unattach { object: u8 },
+    /// Turn an object face down or face up (CR 708.2, 708.8).
+    Face { object: u8, down: bool },
+    /// Merge an object with a permanent, under it where `under` is not 0 (CR 721.2).
+    Merge { object: u8, into: u8, under: u8 },
+    /// Every created effect whose source is this object ends.
+    EndEffects { source: u8 },
+    /// The created effect with this id (a number parameter) ends ("for as long as", CR 611.2b).
+    EndEffect { effect: u8 },
+    /// Set a player's base property value.
+    SetProperty { player: u8, prop: u8, value: u8 },
+    /// The turn ends and the next player's begins (CR 514).
+    EndTurn,
 }
 
 /// An event kind: "a Personality bows", "a player gains Honor", "the Dynasty Phase".

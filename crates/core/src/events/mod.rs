@@ -6,14 +6,17 @@
 //! requests handed to the caller; the log records what happened and what answered each
 //! occurrence, and why.
 
+mod actions;
+mod change;
 mod describe;
 pub mod kind;
 pub mod occurrence;
 pub(crate) mod procedure;
 pub mod response;
+mod state_checks;
 pub mod tasks;
 
-pub use kind::{Amount, EventKind, ParamDef, ParamKind, Primitive};
+pub use kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
 pub use occurrence::{Log, LogEntry, Logged, Occurrence, Responder, Why};
 pub use procedure::Timing;
 pub use response::{

@@ -15,8 +15,7 @@ use crate::condition::eval::Ctx;
 use crate::condition::Subject;
 use crate::decision::{Choice, DecisionRequest};
 use crate::error::ActionError;
-use crate::events::kind::Primitive;
-use crate::ids::{EventId, ObjectId, PlayerId, ZoneId};
+use crate::ids::{EventId, ObjectId, PlayerId};
 use crate::state::GameState;
 use crate::timing::{Point, Responds, Taking};
 use crate::value::Arg;
@@ -102,12 +101,15 @@ impl GameState {
             )));
         }
         for (p, a) in kind.params.iter().zip(&o.args) {
-            let ok = match (p.kind, a) {
-                (super::kind::ParamKind::Object, Arg::Object(x)) => x.index() < self.objects.len(),
-                (super::kind::ParamKind::Player, Arg::Player(x)) => x.index() < self.players.len(),
-                (super::kind::ParamKind::Number, Arg::Number(_)) => true,
-                _ => false,
-            };
+            let ok = p.kind.admits(a)
+                && match a {
+                    Arg::Object(x) => x.index() < self.objects.len(),
+                    Arg::Player(x) => x.index() < self.players.len(),
+                    Arg::Number(_) => true,
+                    Arg::Zone(z) => z.index() < self.ruleset.zones.len(),
+                    Arg::Counter(c) => c.index() < self.ruleset.counters.len(),
+                    Arg::Property(q) => q.index() < self.ruleset.props.len(),
+                };
             if !ok {
                 return Err(ActionError::BadOccurrence(format!(
                     "`{}`'s `{}` must be {}, got {:?}",
@@ -117,6 +119,9 @@ impl GameState {
                         super::kind::ParamKind::Object => "an object of this game",
                         super::kind::ParamKind::Player => "a player of this game",
                         super::kind::ParamKind::Number => "a number",
+                        super::kind::ParamKind::Zone => "a zone of this ruleset",
+                        super::kind::ParamKind::Counter => "a counter kind of this ruleset",
+                        super::kind::ParamKind::Property => "a player property of this ruleset",
                     },
                     a
                 )));
@@ -141,18 +146,35 @@ impl GameState {
         self.run_timing()
     }
 
-    fn timing_mut(&mut self) -> &mut Timing {
+    pub(crate) fn timing_mut(&mut self) -> &mut Timing {
         Arc::make_mut(&mut self.timing)
     }
 
-    fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
+    pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
+        let b = self.builtin;
+        let link = |k: usize, o: &Occurrence| -> usize {
+            if o.event != b.leaves_play {
+                return k;
+            }
+            occurrences
+                .iter()
+                .position(|c| c.event == b.changes_zone && c.args.first() == o.args.first())
+                .unwrap_or(k)
+        };
+        let links: Vec<usize> = occurrences
+            .iter()
+            .enumerate()
+            .map(|(k, o)| link(k, o))
+            .collect();
         let frame = Frame {
             occs: occurrences
                 .into_iter()
-                .map(|occ| Occ {
+                .zip(links)
+                .map(|(occ, link)| Occ {
                     occ,
                     alive: true,
                     happened: mode == Mode::AfterOnly,
+                    link,
                 })
                 .collect(),
             mode,
@@ -163,6 +185,7 @@ impl GameState {
             snapshot: None,
             used: Vec::new(),
             action: None,
+            state_checks: false,
         };
         let entries: Vec<LogEntry> = if mode == Mode::End {
             Vec::new()
@@ -198,7 +221,7 @@ impl GameState {
 
     /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
     /// card into a state it is already in) does not happen, and nothing answers it.
-    fn fail_unchanging(&mut self, fi: usize) {
+    pub(crate) fn fail_unchanging(&mut self, fi: usize) {
         let failing: Vec<usize> = self
             .frame(fi)
             .occs
@@ -219,29 +242,6 @@ impl GameState {
             let occurrence = o.occ.clone();
             self.log_at(depth, Logged::Failed { occurrence });
         }
-    }
-
-    /// Whether every change the occurrence makes would leave the state as it is (an event with no
-    /// changes never fails).
-    fn changes_nothing(&self, o: &Occurrence) -> bool {
-        let kind = self.ruleset.event(o.event);
-        if kind.changes.is_empty() {
-            return false;
-        }
-        kind.changes.iter().all(|c| match c {
-            Primitive::State {
-                object, symbol, on, ..
-            } => match arg_object(&o.args, *object) {
-                Some(x) => self.obj(x).state.contains(symbol) == *on,
-                None => true,
-            },
-            Primitive::Property { amount, .. } | Primitive::Counters { amount, .. } => {
-                amount_of(&o.args, *amount) == 0
-            }
-            Primitive::Move { object, zone } => {
-                arg_object(&o.args, *object).is_none_or(|x| self.obj(x).zone == *zone)
-            }
-        })
     }
 
     /// Who orders conflicts: the active player; between turns, the player who takes the next
@@ -322,14 +322,14 @@ impl GameState {
         Ok(())
     }
 
-    fn frame(&self, i: usize) -> &Frame {
+    pub(crate) fn frame(&self, i: usize) -> &Frame {
         match &self.timing.tasks[i] {
             Task::Frame(f) => f,
             Task::Run(_) => unreachable!("task {i} is a frame"),
         }
     }
 
-    fn frame_mut(&mut self, i: usize) -> &mut Frame {
+    pub(crate) fn frame_mut(&mut self, i: usize) -> &mut Frame {
         match &mut self.timing_mut().tasks[i] {
             Task::Frame(f) => f,
             Task::Run(_) => unreachable!("task {i} is a frame"),
@@ -343,7 +343,7 @@ impl GameState {
         }
     }
 
-    fn log_at(&mut self, depth: u16, what: Logged) {
+    pub(crate) fn log_at(&mut self, depth: u16, what: Logged) {
         self.timing_mut().log.push(LogEntry { depth, what });
     }
 
@@ -364,12 +364,12 @@ impl GameState {
                 let depth = f.depth;
                 let turn = self.ruleset.event(occ.event).turn;
                 if turn {
-                    if self.timing.turns_begun > 0 {
-                        self.turn += 1;
-                    }
-                    if let Some(Arg::Player(p)) = occ.args.first() {
-                        self.active = *p;
-                    }
+                    let player = match occ.args.first() {
+                        Some(Arg::Player(p)) => Some(*p),
+                        _ => None,
+                    };
+                    let next = self.timing.turns_begun > 0;
+                    self.make(crate::kernel::Change::TurnBegins { player, next });
                     self.timing_mut().turns_begun += 1;
                 }
                 self.log_at(
@@ -394,7 +394,7 @@ impl GameState {
                     t.periods.remove(k);
                 }
                 if turn {
-                    self.end_of_turn();
+                    self.make(crate::kernel::Change::ThisTurnEnds);
                 }
                 self.log_at(
                     depth,
@@ -412,30 +412,6 @@ impl GameState {
         Ok(())
     }
 
-    /// "This turn" ends: delayed effects that last this turn, and effects until end of turn.
-    pub(crate) fn end_of_turn(&mut self) {
-        let turn = self.turn;
-        if self
-            .timing
-            .delayed
-            .iter()
-            .any(|d| d.turn.is_some_and(|t| t <= turn))
-        {
-            self.timing_mut()
-                .delayed
-                .retain(|d| d.turn.is_none_or(|t| t > turn));
-        }
-        if self
-            .effects
-            .iter()
-            .any(|e| e.duration == crate::effect::Duration::UntilEndOfTurn)
-        {
-            self.touch();
-            self.effects
-                .retain(|e| e.duration != crate::effect::Duration::UntilEndOfTurn);
-        }
-    }
-
     fn finish_frame(&mut self, fi: usize) -> Result<(), ActionError> {
         let f = self.frame(fi);
         let happened = f.occs.iter().any(|o| o.happened);
@@ -448,7 +424,7 @@ impl GameState {
     /// Whether anything could answer an occurrence of the frame at this point: a class's
     /// response, a rule or a delayed effect listening to its event there. Most points of most
     /// occurrences have none, and cost nothing more.
-    fn point_has_listeners(&self, fi: usize, point: Point) -> bool {
+    pub(crate) fn point_has_listeners(&self, fi: usize, point: Point) -> bool {
         let f = self.frame(fi);
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
@@ -1135,6 +1111,9 @@ impl GameState {
                 .map(Arg::Player),
             ArgExpr::Player(p) => ctx.player(*p, this).map(Arg::Player),
             ArgExpr::Number(e) => ctx.eval(e, this).map(Arg::Number),
+            ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
+            ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
+            ArgExpr::Property(q) => Some(Arg::Property(*q)),
         }
     }
 
@@ -1249,7 +1228,7 @@ impl GameState {
                     },
                 );
             }
-            Deed::Effect { duration, def } => self.start_effect(r, duration, def, &params),
+            Deed::Effect { duration, def } => self.start_response_effect(r, duration, def, &params),
             Deed::Delayed(def) => {
                 let t = self.timing_mut();
                 let id = t.next_delayed;
@@ -1296,7 +1275,7 @@ impl GameState {
     /// A response's continuous effect starts: its subjects are locked now, looked up as they were
     /// just before an object left play where the response answers that (last-known
     /// information), and its numbers are fixed now.
-    fn start_effect(
+    fn start_response_effect(
         &mut self,
         r: &Run,
         duration: &crate::effect::Duration,
@@ -1331,21 +1310,21 @@ impl GameState {
                 Subject::Player(_) => None,
             })
         });
-        let ts = self.new_timestamp();
-        let id = self.next_effect_id;
-        self.next_effect_id += 1;
         let source_name = self.obj(source).name.clone();
-        self.effects_mut().push(Arc::new(CreatedEffect {
-            id,
-            source,
-            source_name,
-            controller: you,
-            timestamp: ts,
-            duration,
-            def: fixed,
-            locked,
-            targets: Arc::from(&r.targets[..]),
-        }));
+        // Its id and timestamp are given as it starts.
+        self.make(crate::kernel::Change::StartEffect(Box::new(
+            CreatedEffect {
+                id: 0,
+                source,
+                source_name,
+                controller: you,
+                timestamp: crate::ids::Timestamp(0),
+                duration,
+                def: fixed,
+                locked,
+                targets: Arc::from(&r.targets[..]),
+            },
+        )));
         self.log_at(
             r.depth,
             Logged::EffectStarts {
@@ -1353,395 +1332,6 @@ impl GameState {
                 subjects: subs.len(),
             },
         );
-    }
-
-    /// The change: every occurrence of the frame still to happen makes its changes, at once.
-    fn make_changes(&mut self, fi: usize) -> Result<(), ActionError> {
-        if self.frame(fi).action.is_some() {
-            return self.make_action_change(fi);
-        }
-        // Failure comes first: something earlier may have put the card into that state already.
-        self.fail_unchanging(fi);
-        let f = self.frame(fi);
-        let depth = f.depth;
-        let doing: Vec<(usize, Occurrence)> = f
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive)
-            .map(|(k, o)| (k, o.occ.clone()))
-            .collect();
-        let leaves_play = doing.iter().any(|(_, o)| {
-            self.ruleset.event(o.event).changes.iter().any(|c| match c {
-                Primitive::Move { object, zone } => {
-                    arg_object(&o.args, *object).is_some_and(|x| self.in_play(x))
-                        && !self.ruleset.zone(*zone).in_play
-                }
-                _ => false,
-            })
-        });
-        if leaves_play && self.point_has_listeners(fi, Point::After) {
-            self.take_snapshot(fi);
-        }
-        let rs = self.ruleset.clone();
-        for (k, o) in doing {
-            for c in &rs.event(o.event).changes {
-                self.make_change(c, &o.args);
-            }
-            self.frame_mut(fi).occs[k].happened = true;
-            self.log_at(depth, Logged::Happened { occurrence: o });
-        }
-        // State-based checks, where the ruleset has any or an effect lasts "for as long as".
-        let lapsing = self
-            .effects
-            .iter()
-            .any(|e| matches!(e.duration, crate::effect::Duration::ForAsLongAs(_)));
-        if rs.state_checks.is_empty() && !lapsing {
-            return Ok(());
-        }
-        let mut out = crate::action::Outcome::default();
-        self.run_state_checks(&mut out)
-    }
-
-    /// The state just before a change that takes an object out of play, for the "after"
-    /// responses to look back to (last-known information).
-    fn take_snapshot(&mut self, fi: usize) {
-        let mut snap = self.clone();
-        snap.timing = Default::default();
-        snap.refresh();
-        self.frame_mut(fi).snapshot = Some(Arc::new(snap));
-    }
-
-    /// An engine action's change: made when none of its occurrences was prevented or
-    /// substituted (moving a card is both its zone change and, from play, its leaving play).
-    fn make_action_change(&mut self, fi: usize) -> Result<(), ActionError> {
-        use crate::action::Action;
-        let f = self.frame_mut(fi);
-        let Some(mut action) = f.action.take() else {
-            return Ok(());
-        };
-        let depth = f.depth;
-        if let Action::MoveTogether(moves) = &mut *action {
-            // Each object moves unless an occurrence of its move was prevented or replaced.
-            let stopped: Vec<ObjectId> = f
-                .occs
-                .iter()
-                .filter(|o| !o.alive)
-                .filter_map(|o| arg_object(&o.occ.args, 0))
-                .collect();
-            moves.retain(|(o, _)| !stopped.contains(o));
-            if moves.is_empty() {
-                return Ok(());
-            }
-        } else if !f.occs.iter().all(|o| o.alive) {
-            for o in &mut f.occs {
-                o.alive = false;
-            }
-            return Ok(());
-        }
-        // Failure first: something earlier may have put the card into that state already.
-        if self.action_changes_nothing(&action) {
-            self.fail_frame(fi);
-            return Ok(());
-        }
-        if let Action::ResolveTargeting {
-            spell,
-            controller,
-            targets,
-            ..
-        } = &*action
-        {
-            // CR 608.2b: every target illegal by now (a target became illegal since the spell
-            // was cast): it does not resolve. With some still legal it resolves, and does nothing
-            // to the others.
-            let why = match self.illegal_targets(*spell, *controller, targets) {
-                Err(e) => Some(e),
-                Ok(bad) if !targets.is_empty() && bad.len() == targets.len() => {
-                    Some(self.illegal_target(*spell, targets[bad[0]]))
-                }
-                Ok(_) => None,
-            };
-            if let Some(e) = why {
-                self.log_at(
-                    depth,
-                    Logged::Fizzled {
-                        by: self.spell_responder(*spell),
-                        why: e.to_string(),
-                    },
-                );
-                for o in &mut self.frame_mut(fi).occs {
-                    o.alive = false;
-                }
-                return Ok(());
-            }
-        }
-        let resolving = match &*action {
-            Action::ResolveTargeting { spell, .. } => Some(*spell),
-            _ => None,
-        };
-        let leaves =
-            |s: &GameState, o: ObjectId, z: ZoneId| s.in_play(o) && !s.ruleset.zone(z).in_play;
-        let leaves_play = match &*action {
-            Action::Move { object, zone } => leaves(self, *object, *zone),
-            Action::MoveTogether(moves) => moves.iter().any(|(o, z)| leaves(self, *o, *z)),
-            _ => false,
-        };
-        if leaves_play && self.point_has_listeners(fi, Point::After) {
-            self.take_snapshot(fi);
-        }
-        let mut out = self.apply_now(*action)?;
-        let then = std::mem::take(&mut out.then);
-        // With what the rounds of state-based checks it caused report.
-        let t = self.timing_mut();
-        match &mut t.outcome {
-            Some(o) => o.absorb(out),
-            None => t.outcome = Some(out),
-        }
-        let happened: Vec<Occurrence> = {
-            let f = self.frame_mut(fi);
-            for o in &mut f.occs {
-                if o.alive {
-                    o.happened = true;
-                }
-            }
-            f.occs
-                .iter()
-                .filter(|o| o.happened)
-                .map(|o| o.occ.clone())
-                .collect()
-        };
-        for occurrence in happened {
-            self.log_at(depth, Logged::Happened { occurrence });
-        }
-        // What comes next (a spell's one-shot changes, then its move), each an occurrence of its
-        // own, in order: the first on top.
-        if let (Some(b), Some(spell)) = (self.ruleset.builtin, resolving) {
-            for next in then.into_iter().rev() {
-                match self.occurrences_of(b, &next) {
-                    Ok(occs) => self.push_action(occs, next, depth + 1),
-                    Err(e) => self.log_at(
-                        depth + 1,
-                        Logged::Fizzled {
-                            by: self.spell_responder(spell),
-                            why: e.to_string(),
-                        },
-                    ),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// A spell as the answerer in the log: the object and its rules text.
-    fn spell_responder(&self, spell: ObjectId) -> Responder {
-        let class = self.content.class(self.obj(spell).class);
-        Responder {
-            source: Some(spell),
-            text: class
-                .spell
-                .as_ref()
-                .map_or_else(|| self.obj(spell).name.clone(), |sp| sp.text.clone()),
-        }
-    }
-
-    /// The moves of a round of state-based checks, as occurrences of `changes_zone` (and
-    /// `leaves_play`) carrying the moves as their change; taken next, before what was under way
-    /// goes on. More than 1,000 rounds under way at once is a loop.
-    pub(crate) fn state_moves(
-        &mut self,
-        moves: Vec<(ObjectId, ZoneId)>,
-    ) -> Result<(), ActionError> {
-        let Some(b) = self.ruleset.builtin else {
-            return Ok(());
-        };
-        let rounds = self
-            .timing
-            .tasks
-            .iter()
-            .filter(|t| {
-                matches!(t, Task::Frame(f)
-                    if matches!(f.action.as_deref(), Some(crate::action::Action::MoveTogether(_))))
-            })
-            .count();
-        if rounds >= 1000 {
-            return Err(ActionError::StateChecksLoop);
-        }
-        let occs = self.moving(b, &moves);
-        let depth = match self.timing.tasks.last() {
-            Some(Task::Frame(f)) => f.depth,
-            Some(Task::Run(r)) => r.depth,
-            None => 0,
-        };
-        self.push_frame(occs, Mode::Plain, depth);
-        let top = self.timing.tasks.len() - 1;
-        self.frame_mut(top).action = Some(Box::new(crate::action::Action::MoveTogether(moves)));
-        Ok(())
-    }
-
-    /// Objects changing zones at once, as occurrences: `changes_zone` for each, and `leaves_play`
-    /// for each that goes from play to a zone not in play. Each move is checked first.
-    fn moving(&self, b: crate::ruleset::Builtin, moves: &[(ObjectId, ZoneId)]) -> Vec<Occurrence> {
-        let mut occs = Vec::with_capacity(moves.len() * 2);
-        for &(o, z) in moves {
-            occs.push(Occurrence::new(b.changes_zone, vec![Arg::Object(o)]));
-            if self.in_play(o) && !self.ruleset.zone(z).in_play {
-                occs.push(Occurrence::new(b.leaves_play, vec![Arg::Object(o)]));
-            }
-        }
-        occs
-    }
-
-    /// An engine action, as occurrences of the built-in events: entering (after the objects have
-    /// entered), moving, counters, attaching, resolving, turning face up or down, merging, ending
-    /// an object's effects, setting a property, ending a turn. Checked in full before anything
-    /// happens; on an error nothing has changed.
-    pub(crate) fn apply_through_events(
-        &mut self,
-        action: crate::action::Action,
-    ) -> Result<crate::action::Outcome, ActionError> {
-        use crate::action::Action;
-        let action = action.targeting();
-        let Some(b) = self.ruleset.builtin else {
-            self.check_action(&action)?;
-            return self.apply_now(action);
-        };
-        if let Action::Create(_) = &action {
-            let base = self.timing.tasks.len();
-            let out = self.apply_now(action)?;
-            let entered: Vec<Occurrence> = out
-                .created
-                .iter()
-                .filter(|o| self.in_play(**o))
-                .map(|o| Occurrence::new(b.enters, vec![Arg::Object(*o)]))
-                .collect();
-            if !entered.is_empty() {
-                // Below the moves of the state-based checks the entering caused: those happen
-                // first, then "after it enters".
-                self.push_frame(entered, Mode::AfterOnly, 0);
-                let f = self.timing_mut().tasks.pop().expect("just pushed");
-                self.timing_mut().tasks.insert(base, f);
-            }
-            self.run_timing()?;
-            return Ok(out);
-        }
-        let occs = self.occurrences_of(b, &action)?;
-        self.timing_mut().outcome = None;
-        self.push_action(occs, action, 0);
-        self.run_timing()?;
-        Ok(self.timing_mut().outcome.take().unwrap_or_default())
-    }
-
-    /// Takes an action through the event core as these occurrences: the action is their change.
-    fn push_action(&mut self, occs: Vec<Occurrence>, action: crate::action::Action, depth: u16) {
-        let fails = self.action_changes_nothing(&action);
-        self.push_frame(occs, Mode::Plain, depth);
-        let top = self.timing.tasks.len() - 1;
-        self.frame_mut(top).action = Some(Box::new(action));
-        if fails {
-            self.fail_frame(top);
-        }
-    }
-
-    /// Failure takes precedence over effects: none of the frame's occurrences happens, and
-    /// nothing answers them.
-    fn fail_frame(&mut self, fi: usize) {
-        let live: Vec<usize> = (0..self.frame(fi).occs.len())
-            .filter(|k| self.frame(fi).occs[*k].alive)
-            .collect();
-        self.fail(fi, &live);
-    }
-
-    /// The occurrences of the built-in events an action is, after checking it in full (every
-    /// action but `Create`, whose objects do not exist before it).
-    fn occurrences_of(
-        &self,
-        b: crate::ruleset::Builtin,
-        action: &crate::action::Action,
-    ) -> Result<Vec<Occurrence>, ActionError> {
-        use crate::action::Action;
-        self.check_action(action)?;
-        let obj = |o: ObjectId| Arg::Object(o);
-        let one = |e: EventId, args: Vec<Arg>| vec![Occurrence::new(e, args)];
-        Ok(match action {
-            Action::Create(_) | Action::Resolve { .. } => {
-                return Err(ActionError::BadOccurrence(
-                    "this action is taken through the event core another way".into(),
-                ))
-            }
-            Action::MoveTogether(moves) => self.moving(b, moves),
-            Action::Move { object, zone } => self.moving(b, &[(*object, *zone)]),
-            Action::AddCounters { object, count, .. } => {
-                one(b.counters_placed, vec![obj(*object), Arg::Number(*count)])
-            }
-            Action::Attach { object, to } => one(b.attached, vec![obj(*object), obj(*to)]),
-            Action::ResolveTargeting {
-                spell, controller, ..
-            } => one(b.resolves, vec![obj(*spell), Arg::Player(*controller)]),
-            Action::TurnFaceDown { object } => one(b.turns_face_down, vec![obj(*object)]),
-            Action::TurnFaceUp { object } => one(b.turns_face_up, vec![obj(*object)]),
-            Action::Merge { object, into, .. } => one(b.merges, vec![obj(*object), obj(*into)]),
-            Action::EndEffectsOf { source } => one(b.effects_end, vec![obj(*source)]),
-            Action::SetProperty { player, .. } => one(b.property_set, vec![Arg::Player(*player)]),
-            Action::EndTurn => one(b.turn_ends, vec![Arg::Player(self.active)]),
-        })
-    }
-
-    /// Whether an engine action would leave the state as it is (the card is already in that
-    /// state): it fails before any effect applies.
-    fn action_changes_nothing(&self, action: &crate::action::Action) -> bool {
-        use crate::action::Action;
-        match action {
-            Action::TurnFaceDown { object } => self.obj(*object).face_down,
-            Action::TurnFaceUp { object } => !self.obj(*object).face_down,
-            Action::EndEffectsOf { source } => !self.effects.iter().any(|e| e.source == *source),
-            _ => false,
-        }
-    }
-
-    fn make_change(&mut self, c: &Primitive, args: &[Arg]) {
-        match c {
-            Primitive::State {
-                object, symbol, on, ..
-            } => {
-                if let Some(x) = arg_object(args, *object) {
-                    let o = self.object_mut(x);
-                    if *on {
-                        o.state.insert(symbol.clone());
-                    } else {
-                        o.state.remove(symbol);
-                    }
-                }
-            }
-            Primitive::Property {
-                player,
-                prop,
-                amount,
-                negative,
-            } => {
-                if let Some(Arg::Player(p)) = args.get(*player as usize) {
-                    let n = amount_of(args, *amount);
-                    let cur = self.player_props[p.index()][prop.index()]
-                        .number()
-                        .unwrap_or(0);
-                    let v = if *negative { cur - n } else { cur + n };
-                    self.set_property(*p, *prop, Some(v));
-                }
-            }
-            Primitive::Move { object, zone } => {
-                if let Some(x) = arg_object(args, *object) {
-                    self.move_object(x, *zone);
-                }
-            }
-            Primitive::Counters {
-                object,
-                counter,
-                amount,
-            } => {
-                if let Some(x) = arg_object(args, *object) {
-                    self.put_counters(x, *counter, amount_of(args, *amount));
-                }
-            }
-        }
     }
 
     /// The response option `i` of `n` the pending decision offered: the frame it answers, the
@@ -1916,13 +1506,6 @@ fn bad_pick(i: usize, n: usize) -> ActionError {
     ActionError::BadChoice(format!(
         "option {i} is not offered: the request has {n} option(s)"
     ))
-}
-
-fn arg_object(args: &[Arg], i: u8) -> Option<ObjectId> {
-    match args.get(i as usize) {
-        Some(Arg::Object(o)) => Some(*o),
-        _ => None,
-    }
 }
 
 fn amount_of(args: &[Arg], a: super::kind::Amount) -> i64 {

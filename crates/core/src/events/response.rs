@@ -77,6 +77,10 @@ pub enum ArgExpr {
     ControllerOf(ObjRef),
     Player(PlayerRef),
     Number(NumExpr),
+    /// A zone, counter kind or player property of the ruleset, by name.
+    Zone(crate::ids::ZoneId),
+    Counter(crate::ids::CounterId),
+    Property(crate::ids::PropId),
 }
 
 /// One thing a response does, in order.

@@ -147,9 +147,10 @@ pub(crate) struct Frame<S> {
     pub(crate) snapshot: Option<Arc<S>>,
     /// Responses already taken, by occurrence: a response answers one trigger at most once.
     pub(crate) used: Vec<(usize, Key)>,
-    /// An engine action whose occurrences these are: it is the change, made if none of them was
-    /// prevented.
+    /// A spell resolving, whose occurrence this is: its change, made if it was not prevented.
     pub(crate) action: Option<Box<crate::action::Action>>,
+    /// A round of the state-based checks.
+    pub(crate) state_checks: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -158,6 +159,9 @@ pub(crate) struct Occ {
     /// Not failed, prevented, substituted, or reduced to zero.
     pub(crate) alive: bool,
     pub(crate) happened: bool,
+    /// The first occurrence of the frame it stands or falls with (its own index if none): a
+    /// card's `leaves_play` with its `changes_zone`.
+    pub(crate) link: usize,
 }
 
 #[derive(Clone, Debug)]

@@ -26,6 +26,8 @@ pub struct Player {
 #[derive(Clone, Debug)]
 pub struct GameState {
     pub(crate) ruleset: Arc<Ruleset>,
+    /// The built-in events of the ruleset (declared by `GameState::new` if it had none).
+    pub(crate) builtin: crate::ruleset::Builtin,
     pub(crate) content: Arc<Content>,
     pub(crate) players: Arc<[Player]>,
     /// Base values of player properties (life, maximum hand size), by player then property.
@@ -77,6 +79,16 @@ pub(crate) struct Since {
 impl GameState {
     /// A new game with no objects; `players` in turn order.
     pub fn new(ruleset: Arc<Ruleset>, content: Arc<Content>, players: &[&str]) -> Self {
+        // Every engine action is an occurrence of a built-in event: a ruleset made without them
+        // gets them here.
+        let (ruleset, builtin) = match ruleset.builtin {
+            Some(b) => (ruleset, b),
+            None => {
+                let mut r = (*ruleset).clone();
+                let b = r.add_builtin_events();
+                (Arc::new(r), b)
+            }
+        };
         let props: Vec<Value> = ruleset
             .props
             .iter()
@@ -93,6 +105,7 @@ impl GameState {
                 })
                 .collect(),
             ruleset,
+            builtin,
             content,
             objects: Vec::new(),
             effects: Vec::new(),

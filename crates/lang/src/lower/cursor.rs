@@ -250,7 +250,7 @@ pub fn unknown<'k>(
     let mut msg = format!("unknown {what} `{name}`");
     if let Some(h) = did_you_mean(name, known.iter().copied()) {
         msg = format!("{msg}: {h}");
-    } else if !known.is_empty() && known.len() <= 12 {
+    } else if !known.is_empty() && known.len() <= 16 {
         msg = format!("{msg}: expected one of {}", known.join(", "));
     }
     Diagnostic::new(span, msg)

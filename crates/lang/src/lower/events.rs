@@ -9,7 +9,7 @@ use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
 use rulecraft_core::condition::TargetSpec;
 use rulecraft_core::condition::{NumExpr, ObjRef, PlayerRef};
-use rulecraft_core::events::kind::{Amount, EventKind, ParamDef, ParamKind, Primitive};
+use rulecraft_core::events::kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
 use rulecraft_core::events::response::Lasting;
 use rulecraft_core::events::response::{
     ArgExpr, Deed, DelayedDef, Pattern, ResponseDef, ResponseKind, Trigger,
@@ -46,17 +46,21 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
                 ));
             }
             c.expect_punct(":")?;
-            let (k, ks) = c.name("a parameter kind: object, player or number")?;
+            let (k, ks) =
+                c.name("a parameter kind: object, player, number, zone, counter or property")?;
             let kind = match k.as_str() {
                 "object" => ParamKind::Object,
                 "player" => ParamKind::Player,
                 "number" => ParamKind::Number,
+                "zone" => ParamKind::Zone,
+                "counter" => ParamKind::Counter,
+                "property" => ParamKind::Property,
                 _ => {
                     return Err(unknown(
                         ks,
                         "parameter kind",
                         &k,
-                        ["object", "player", "number"],
+                        ["object", "player", "number", "zone", "counter", "property"],
                     ))
                 }
             };
@@ -181,8 +185,11 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     if c.eat_word("move") {
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         c.expect_word("to")?;
-        let (z, zs) = c.name("a zone")?;
-        let zone = super::ruleset::zone(env, &z, zs)?;
+        let (z, zs) = c.name("a zone or a zone parameter")?;
+        let zone = match kind.param(&z) {
+            Some(i) if kind.params[i as usize].kind == ParamKind::Zone => ParamOr::Param(i),
+            _ => ParamOr::Const(super::ruleset::zone(env, &z, zs)?),
+        };
         kind.changes.push(Primitive::Move { object, zone });
         return c.finish();
     }
@@ -203,7 +210,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         kind.changes.push(Primitive::Counters {
             object,
-            counter,
+            counter: ParamOr::Const(counter),
             amount,
         });
         return c.finish();
@@ -265,10 +272,13 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
                 negative,
             });
         }
-        ParamKind::Number => {
+        k => {
             return Err(Diagnostic::new(
                 ps,
-                format!("`{p}` is a number: a change is made to an object or a player"),
+                format!(
+                    "`{p}` is a {}: a change is made to an object or a player",
+                    k.name()
+                ),
             ))
         }
     }
@@ -359,12 +369,14 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
                         ));
                     }
                     if !(c.eat_word("_") || c.eat_word("any")) {
-                        if kind.params[i].kind == ParamKind::Number {
+                        let k = kind.params[i].kind;
+                        if !matches!(k, ParamKind::Object | ParamKind::Player) {
                             return Err(Diagnostic::new(
                                 c.here(),
                                 format!(
-                                    "`{}` is a number: write `_` (conditions on numbers go in `if:`)",
-                                    kind.params[i].name
+                                    "`{}` is a {}: write `_` (conditions on it go in `if:`)",
+                                    kind.params[i].name,
+                                    k.name()
                                 ),
                             ));
                         }
@@ -629,10 +641,15 @@ fn response(
     let replaces = deeds
         .iter()
         .any(|d| matches!(d, Deed::Prevent | Deed::Instead { .. }));
-    if kind == ResponseKind::Replacement && !replaces {
+    // CR 614.1: a replacement effect stops an event, puts another in its place, or changes how
+    // it happens (its size, where a card goes).
+    let modifies = deeds
+        .iter()
+        .any(|d| matches!(d, Deed::ChangeAmount(_) | Deed::SetParam { .. }));
+    if kind == ResponseKind::Replacement && !replaces && !modifies {
         return Err(Diagnostic::new(
             s.head[0].span,
-            "a replacement says `prevent` or `instead EVENT(...)`",
+            "a replacement says `prevent`, `instead EVENT(...)`, `set PARAM = ...` or `amount += N`",
         ));
     }
     // A Reaction may negate what it answers (taken in its action round); any other effect that
@@ -821,6 +838,36 @@ fn arg(
                 ..Allow::default()
             };
             Ok(ArgExpr::Number(num(env, c, allow)?))
+        }
+        ParamKind::Zone => {
+            let (z, zs) = c.name("a zone")?;
+            Ok(ArgExpr::Zone(super::ruleset::zone(env, &z, zs)?))
+        }
+        ParamKind::Counter => {
+            let rs = &env.ruleset;
+            let (k, ks) = c.name_or_string("a counter kind")?;
+            let counter = rs.counter_id(&k).ok_or_else(|| {
+                unknown(
+                    ks,
+                    "counter",
+                    &k,
+                    rs.counters.iter().map(|x| x.name.as_str()),
+                )
+            })?;
+            Ok(ArgExpr::Counter(counter))
+        }
+        ParamKind::Property => {
+            let rs = &env.ruleset;
+            let (p, ps) = c.name("a player property")?;
+            let prop = rs.prop_id(&p).ok_or_else(|| {
+                unknown(
+                    ps,
+                    "player property",
+                    &p,
+                    rs.props.iter().map(|x| x.name.as_str()),
+                )
+            })?;
+            Ok(ArgExpr::Property(prop))
         }
     }
 }

@@ -230,15 +230,22 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     format!("zone `{name}` is declared twice"),
                 ));
             }
-            let in_play = if c.eat_punct(":") {
-                c.expect_word("in")?;
-                c.expect_word("play")?;
-                true
-            } else {
-                false
-            };
+            let (mut in_play, mut linked) = (false, false);
+            if c.eat_punct(":") {
+                if c.eat_word("linked") {
+                    linked = true;
+                } else {
+                    c.expect_word("in")?;
+                    c.expect_word("play")?;
+                    in_play = true;
+                }
+            }
             c.finish()?;
-            env.ruleset.zones.push(ZoneDef { name, in_play });
+            env.ruleset.zones.push(ZoneDef {
+                name,
+                in_play,
+                linked,
+            });
         }
         "counter" => {
             no_block(s)?;

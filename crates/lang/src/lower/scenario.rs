@@ -105,6 +105,9 @@ pub enum SArg {
     Object(Ref),
     Player(usize),
     Number(i64),
+    Zone(ZoneId),
+    Counter(CounterId),
+    Property(PropId),
 }
 
 /// An occurrence a scenario makes or expects: an event and its arguments.
@@ -467,7 +470,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 let mut list = Vec::new();
                 loop {
                     let at = c.here();
-                    let o = cx.occurrence(&mut c)?;
+                    let o = cx.occurrence(&mut c, false)?;
                     if cx.env.ruleset.is_builtin(o.event) {
                         let name = &cx.env.ruleset.event(o.event).name;
                         return Err(Diagnostic::new(
@@ -483,7 +486,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 StepKind::Occur(list)
             }
             "begin" => {
-                let o = cx.occurrence(&mut c)?;
+                let o = cx.occurrence(&mut c, false)?;
                 if !cx.env.ruleset.event(o.event).period {
                     return Err(Diagnostic::new(
                         first.span,
@@ -734,7 +737,8 @@ impl Cx<'_> {
     /// `expect REF CHECK, CHECK...` where a check is `CHAR = value`, `CHAR has X`, `CHAR lacks X`
     /// or `in ZONE`; or `expect PLAYER PROP = N, ...`.
     /// `EVENT(ARG, ...)`: objects by alias or name, players by name, numbers.
-    fn occurrence(&self, c: &mut Cursor) -> Res<SOcc> {
+    /// With `partial`, an expectation's: trailing arguments may be left out (they match any).
+    fn occurrence(&self, c: &mut Cursor, partial: bool) -> Res<SOcc> {
         let rs = &self.env.ruleset;
         let (event, _) = super::events::event_named(self.env, c, "an event")?;
         let kind = rs.event(event);
@@ -759,6 +763,21 @@ impl Cx<'_> {
                         SArg::Player(self.player_named(&n, sp)?)
                     }
                     rulecraft_core::events::kind::ParamKind::Object => SArg::Object(obj_ref(c)?),
+                    rulecraft_core::events::kind::ParamKind::Zone => SArg::Zone(self.zone(c)?),
+                    rulecraft_core::events::kind::ParamKind::Counter => {
+                        SArg::Counter(self.counter(c)?)
+                    }
+                    rulecraft_core::events::kind::ParamKind::Property => {
+                        let (n, sp) = c.name("a player property")?;
+                        SArg::Property(rs.prop_id(&n).ok_or_else(|| {
+                            unknown(
+                                sp,
+                                "player property",
+                                &n,
+                                rs.props.iter().map(|p| p.name.as_str()),
+                            )
+                        })?)
+                    }
                 });
                 if c.eat_punct(")") {
                     break;
@@ -766,7 +785,8 @@ impl Cx<'_> {
                 c.expect_punct(",")?;
             }
         }
-        if args.len() != kind.params.len() {
+        let partial_ok = partial && !args.is_empty() && args.len() <= kind.params.len();
+        if args.len() != kind.params.len() && !partial_ok {
             return Err(Diagnostic::new(
                 open,
                 format!(
@@ -784,7 +804,7 @@ impl Cx<'_> {
         let start = c.here();
         let span_to = |c: &Cursor| start.to(c.toks[c.pos - 1].span);
         if c.eat_word("event") {
-            let occ = self.occurrence(c)?;
+            let occ = self.occurrence(c, true)?;
             let yes = if c.eat_word("happened") {
                 true
             } else if c.eat_words(&["did", "not", "happen"]) {
@@ -796,9 +816,9 @@ impl Cx<'_> {
         }
         if c.eat_words(&["events", "in", "order"]) {
             c.expect_punct(":")?;
-            let mut list = vec![self.occurrence(c)?];
+            let mut list = vec![self.occurrence(c, true)?];
             while c.eat_punct(",") {
-                list.push(self.occurrence(c)?);
+                list.push(self.occurrence(c, true)?);
             }
             return Ok(vec![(Expect::InOrder(list), span_to(c))]);
         }

@@ -1,0 +1,341 @@
+//! An occurrence's change. The changes its event kind declares are worked out from its
+//! arguments as they are in the end (a response may have changed them) and made by the kernel,
+//! all the frame's at once. A move or counters a ruleset's own event declares ("destroyed":
+//! move the card to the discard pile) are occurrences of the built-in `changes_zone` (with
+//! `leaves_play`) and `counters_placed` of their own, taken next: a move is a move, whichever
+//! event made it.
+
+use super::kind::{Amount, ParamOr, Primitive};
+use super::occurrence::{Logged, Occurrence};
+use super::tasks::{Mode, Task};
+use crate::error::ActionError;
+use crate::ids::{ObjectId, ZoneId};
+use crate::kernel::Change;
+use crate::state::GameState;
+use crate::timing::Point;
+use crate::value::Arg;
+use std::sync::Arc;
+
+impl GameState {
+    /// The change: every occurrence of the frame still to happen makes its changes, at once.
+    pub(super) fn make_changes(&mut self, fi: usize) -> Result<(), ActionError> {
+        if self.frame(fi).action.is_some() {
+            return self.make_resolution(fi);
+        }
+        // Failure comes first: something earlier may have put the card into that state already.
+        self.fail_unchanging(fi);
+        self.fall_together(fi);
+        self.follow_moves(fi);
+        let f = self.frame(fi);
+        let depth = f.depth;
+        let doing: Vec<(usize, Occurrence)> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive)
+            .map(|(k, o)| (k, o.occ.clone()))
+            .collect();
+        if doing.is_empty() {
+            return Ok(());
+        }
+        let rs = self.ruleset.clone();
+        let b = self.builtin;
+        let mut moves: Vec<(ObjectId, ZoneId)> = Vec::new();
+        let mut changes: Vec<Change> = Vec::new();
+        let mut next: Vec<(ObjectId, ZoneId)> = Vec::new();
+        let mut counters: Vec<Occurrence> = Vec::new();
+        for (_, o) in &doing {
+            let own = !rs.is_builtin(o.event);
+            for c in &rs.event(o.event).changes {
+                match lower(c, &o.args) {
+                    Some(Change::Move(m)) if own => next.extend(m),
+                    Some(Change::Move(m)) => moves.extend(m),
+                    Some(Change::Counters {
+                        object,
+                        counter,
+                        count,
+                    }) if own => counters.push(Occurrence::new(
+                        b.counters_placed,
+                        vec![
+                            Arg::Object(object),
+                            Arg::Number(count),
+                            Arg::Counter(counter),
+                        ],
+                    )),
+                    Some(c) => changes.push(c),
+                    None => {}
+                }
+            }
+        }
+        let leaves = |s: &GameState, (o, z): &(ObjectId, ZoneId)| {
+            s.in_play(*o) && !s.ruleset.zone(*z).in_play
+        };
+        let leaving = moves.iter().chain(&next).any(|m| leaves(self, m));
+        if leaving && self.point_has_listeners(fi, Point::After) {
+            self.take_snapshot(fi);
+        }
+        // Unattaching (state-based) before moving: objects of one round move at once.
+        for c in changes {
+            self.make(c);
+        }
+        if !moves.is_empty() {
+            self.make(Change::Move(moves));
+        }
+        for (k, o) in doing {
+            self.frame_mut(fi).occs[k].happened = true;
+            self.log_at(depth, Logged::Happened { occurrence: o });
+        }
+        let mut nested = self.moving(&next);
+        nested.extend(counters);
+        if !nested.is_empty() {
+            // The moves and counters, next, before this frame's "after"; their own change runs
+            // the state-based checks.
+            self.push_frame(nested, Mode::Plain, depth + 1);
+            return Ok(());
+        }
+        self.run_state_checks()
+    }
+
+    /// The state just before a change that takes an object out of play, for the "after"
+    /// responses to look back to (last-known information).
+    pub(super) fn take_snapshot(&mut self, fi: usize) {
+        let mut snap = self.clone();
+        snap.timing = Default::default();
+        snap.refresh();
+        self.frame_mut(fi).snapshot = Some(Arc::new(snap));
+    }
+
+    /// Occurrences that stand or fall together (a card's `leaves_play` with its `changes_zone`):
+    /// where one of them no longer happens, none does.
+    fn fall_together(&mut self, fi: usize) {
+        let f = self.frame(fi);
+        let dead: Vec<usize> = (0..f.occs.len())
+            .filter(|&k| {
+                let root = f.occs[k].link;
+                f.occs.iter().any(|o| o.link == root && !o.alive)
+            })
+            .filter(|&k| f.occs[k].alive)
+            .collect();
+        let f = self.frame_mut(fi);
+        for k in dead {
+            f.occs[k].alive = false;
+        }
+    }
+
+    /// A card's `leaves_play` goes where its `changes_zone` goes, a response having changed its
+    /// destination; sent to a zone in play, it does not leave play (its move still happens).
+    fn follow_moves(&mut self, fi: usize) {
+        let b = self.builtin;
+        let f = self.frame(fi);
+        let follow: Vec<(usize, Vec<Arg>, bool)> = (0..f.occs.len())
+            .filter(|&k| f.occs[k].alive && f.occs[k].occ.event == b.leaves_play)
+            .filter_map(|k| {
+                let root = &f.occs[f.occs[k].link];
+                if root.occ.event != b.changes_zone || root.occ.args == f.occs[k].occ.args {
+                    return None;
+                }
+                let stays = match root.occ.args.get(2) {
+                    Some(Arg::Zone(z)) => self.ruleset.zone(*z).in_play,
+                    _ => false,
+                };
+                Some((k, root.occ.args.clone(), stays))
+            })
+            .collect();
+        let f = self.frame_mut(fi);
+        for (k, args, stays) in follow {
+            f.occs[k].occ.args = args;
+            if stays {
+                f.occs[k].alive = false;
+            }
+        }
+    }
+
+    /// Objects changing zones at once, as occurrences: `changes_zone` for each, and `leaves_play`
+    /// for each that goes from play to a zone not in play.
+    pub(super) fn moving(&self, moves: &[(ObjectId, ZoneId)]) -> Vec<Occurrence> {
+        let b = self.builtin;
+        let mut occs = Vec::with_capacity(moves.len() * 2);
+        for &(o, z) in moves {
+            let args = vec![Arg::Object(o), Arg::Zone(self.obj(o).zone), Arg::Zone(z)];
+            let leaves = self.in_play(o) && !self.ruleset.zone(z).in_play;
+            occs.push(Occurrence::new(b.changes_zone, args.clone()));
+            if leaves {
+                occs.push(Occurrence::new(b.leaves_play, args));
+            }
+        }
+        occs
+    }
+
+    /// Whether every change the occurrence makes would leave the state as it is (an event with no
+    /// changes never fails).
+    pub(super) fn changes_nothing(&self, o: &Occurrence) -> bool {
+        let kind = self.ruleset.event(o.event);
+        if kind.changes.is_empty() {
+            return false;
+        }
+        kind.changes
+            .iter()
+            .all(|c| lower(c, &o.args).is_none_or(|c| self.would_change_nothing(&c)))
+    }
+
+    /// Whether a change would leave the state as it is: failure takes precedence over effects.
+    fn would_change_nothing(&self, c: &Change) -> bool {
+        if self.check_change(c).is_err() {
+            return true;
+        }
+        match c {
+            Change::State { object, symbol, on } => self.obj(*object).state.contains(symbol) == *on,
+            Change::AddProperty { by, .. } => *by == 0,
+            Change::Counters { count, .. } => *count == 0,
+            Change::Move(m) => m.iter().all(|(o, z)| self.obj(*o).zone == *z),
+            Change::Face { object, down } => self.obj(*object).face_down == *down,
+            Change::EndEffectsOf { source } => !self.effects.iter().any(|e| e.source == *source),
+            Change::EndEffects(ids) => !self.effects.iter().any(|e| ids.contains(&e.id)),
+            // CR 701.3b: attaching to the object it is already attached to does nothing.
+            Change::Attach { object, to } => self.obj(*object).attached_to == Some(*to),
+            Change::Unattach { object } => self.obj(*object).attached_to.is_none(),
+            _ => false,
+        }
+    }
+
+    /// The ids a change names are this game's.
+    pub(crate) fn check_change(&self, c: &Change) -> Result<(), ActionError> {
+        let object = |o: &ObjectId| self.check_object(*o);
+        match c {
+            Change::State { object: o, .. }
+            | Change::Counters { object: o, .. }
+            | Change::Unattach { object: o }
+            | Change::Face { object: o, .. }
+            | Change::EndEffectsOf { source: o } => object(o),
+            Change::Attach { object: a, to: b }
+            | Change::Merge {
+                object: a, into: b, ..
+            } => object(a).and(object(b)),
+            Change::Move(m) => m.iter().try_for_each(|(o, z)| self.check_move(*o, *z)),
+            _ => Ok(()),
+        }
+    }
+
+    /// A frame of the state-based checks is under way (rounds of them nest: more than 1,000 at
+    /// once is a loop).
+    pub(crate) fn state_check_rounds(&self) -> usize {
+        self.timing
+            .tasks
+            .iter()
+            .filter(|t| matches!(t, Task::Frame(f) if f.state_checks))
+            .count()
+    }
+}
+
+/// A declared change, worked out from an occurrence's arguments; `None` where an argument it
+/// names is missing or of another kind.
+pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
+    let object = |i: &u8| match args.get(*i as usize) {
+        Some(Arg::Object(o)) => Some(*o),
+        _ => None,
+    };
+    let number = |a: &Amount| match a {
+        Amount::Const(n) => Some(*n),
+        Amount::Param(i) => match args.get(*i as usize) {
+            Some(Arg::Number(n)) => Some(*n),
+            _ => None,
+        },
+    };
+    Some(match c {
+        Primitive::State {
+            object: o,
+            symbol,
+            on,
+            ..
+        } => Change::State {
+            object: object(o)?,
+            symbol: symbol.clone(),
+            on: *on,
+        },
+        Primitive::Property {
+            player,
+            prop,
+            amount,
+            negative,
+        } => {
+            let Some(Arg::Player(p)) = args.get(*player as usize) else {
+                return None;
+            };
+            let n = number(amount)?;
+            Change::AddProperty {
+                player: *p,
+                prop: *prop,
+                by: if *negative { -n } else { n },
+            }
+        }
+        Primitive::Move { object: o, zone } => {
+            let z = match zone {
+                ParamOr::Const(z) => *z,
+                ParamOr::Param(i) => match args.get(*i as usize) {
+                    Some(Arg::Zone(z)) => *z,
+                    _ => return None,
+                },
+            };
+            Change::Move(vec![(object(o)?, z)])
+        }
+        Primitive::Counters {
+            object: o,
+            counter,
+            amount,
+        } => {
+            let counter = match counter {
+                ParamOr::Const(c) => *c,
+                ParamOr::Param(i) => match args.get(*i as usize) {
+                    Some(Arg::Counter(c)) => *c,
+                    _ => return None,
+                },
+            };
+            Change::Counters {
+                object: object(o)?,
+                counter,
+                count: number(amount)?,
+            }
+        }
+        Primitive::Attach { object: o, to } => Change::Attach {
+            object: object(o)?,
+            to: object(to)?,
+        },
+        Primitive::Unattach { object: o } => Change::Unattach { object: object(o)? },
+        Primitive::Face { object: o, down } => Change::Face {
+            object: object(o)?,
+            down: *down,
+        },
+        Primitive::Merge {
+            object: o,
+            into,
+            under,
+        } => Change::Merge {
+            object: object(o)?,
+            into: object(into)?,
+            under: number(&Amount::Param(*under))? != 0,
+        },
+        Primitive::EndEffects { source } => Change::EndEffectsOf {
+            source: object(source)?,
+        },
+        Primitive::EndEffect { effect } => {
+            Change::EndEffects(vec![u32::try_from(number(&Amount::Param(*effect))?).ok()?])
+        }
+        Primitive::SetProperty {
+            player,
+            prop,
+            value,
+        } => {
+            let (Some(Arg::Player(p)), Some(Arg::Property(prop))) =
+                (args.get(*player as usize), args.get(*prop as usize))
+            else {
+                return None;
+            };
+            Change::SetProperty {
+                player: *p,
+                prop: *prop,
+                value: Some(number(&Amount::Param(*value))?),
+            }
+        }
+        Primitive::EndTurn => Change::EndTurn,
+    })
+}

@@ -1,0 +1,54 @@
+//! Changes to created effects and to the turn: an effect starts or ends; "this turn" ends.
+
+use crate::effect::{CreatedEffect, Duration};
+use crate::ids::PlayerId;
+use crate::state::GameState;
+use std::sync::Arc;
+
+impl GameState {
+    /// A created effect starts: it gets the next id and a new timestamp (CR 613.7b: an effect
+    /// from a resolving spell or ability receives a timestamp when it is created).
+    pub(super) fn start_effect(&mut self, mut e: CreatedEffect) {
+        e.timestamp = self.new_timestamp();
+        e.id = self.next_effect_id;
+        self.next_effect_id += 1;
+        self.effects_mut().push(Arc::new(e));
+    }
+
+    /// "This turn" ends: delayed effects that last this turn, and effects until end of turn
+    /// (CR 514.2).
+    pub(super) fn this_turn_ends(&mut self) {
+        let turn = self.turn;
+        if self
+            .timing
+            .delayed
+            .iter()
+            .any(|d| d.turn.is_some_and(|t| t <= turn))
+        {
+            Arc::make_mut(&mut self.timing)
+                .delayed
+                .retain(|d| d.turn.is_none_or(|t| t > turn));
+        }
+        if self
+            .effects
+            .iter()
+            .any(|e| e.duration == Duration::UntilEndOfTurn)
+        {
+            self.touch();
+            self.effects
+                .retain(|e| e.duration != Duration::UntilEndOfTurn);
+        }
+    }
+
+    /// The turn ends and the next player's begins: "until your next turn" effects of that player
+    /// end as it begins (CR 611.2, 502: its first step is the untap step).
+    pub(super) fn end_turn(&mut self) {
+        self.touch();
+        self.this_turn_ends();
+        self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
+        self.turn += 1;
+        let active = self.active;
+        self.effects
+            .retain(|e| e.duration != Duration::UntilTurnOfPlayer(active));
+    }
+}
