@@ -1,7 +1,7 @@
 //! Content files (docs/language.md, "Content"): object classes with printed characteristics, static
 //! abilities, characteristic-defining abilities and spells.
 
-use super::common::term_stmt;
+use super::common::{char_named, term_stmt, zone};
 use super::cond::{condition, Allow};
 use super::cursor::{unknown, Cursor, Res};
 use super::effect::{duration, effect, target_ref, EffectKind};
@@ -13,7 +13,6 @@ use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::condition::TargetSpec;
 use rulecraft_core::content::{Content, ObjectClass, OneShot, Spell};
-use rulecraft_core::effect::EffectDef;
 use rulecraft_core::ruleset::CharKind;
 use rulecraft_core::{Ability, ClassId, Value};
 use std::collections::HashMap;
@@ -78,7 +77,6 @@ pub fn add_classes<'a>(
 
 /// One `card "Name" { ... }`.
 pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
-    let rs = &env.ruleset;
     let mut c = Cursor::new(&s.head);
     c.bump();
     let (name, _) = c.name_or_string("the object's name")?;
@@ -86,216 +84,185 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     let id = content
         .class_id(&name)
         .unwrap_or(ClassId(content.classes.len() as u32));
-    let mut printed: Vec<(rulecraft_core::CharId, Value)> = Vec::new();
+    let mut class = ObjectClass {
+        enters_as_copy: false,
+        attaches_to: None,
+        responses: Vec::new(),
+        name,
+        printed: Vec::new(),
+        statics: Vec::new(),
+        spell: None,
+    };
     let mut keywords: Vec<Ability> = Vec::new();
-    let mut statics: Vec<Arc<EffectDef>> = Vec::new();
-    let mut spell = None;
-    let mut enters_as_copy = false;
-    let mut attaches_to = None;
-    let mut responses = Vec::new();
     for item in block(s, "the object's definition")? {
-        let mut ic = Cursor::new(&item.head);
-        let first = &item.head[0];
-        match first.word() {
-            Some(kw @ ("static" | "defining"))
-                if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) =>
-            {
-                ic.bump();
-                let (text, _) = ic.string("the ability's rules text")?;
-                ic.finish()?;
-                let def = effect(
-                    env,
-                    item,
-                    &text,
-                    kw == "defining",
-                    EffectKind::Static,
-                    &[],
-                    &[],
-                )?;
-                statics.push(Arc::new(def));
+        class_item(env, item, &mut class, &mut keywords)?;
+    }
+    abilities_printed(env, s, id, &mut class, keywords)?;
+    Ok(class)
+}
+
+/// One item of a class: a printed characteristic, a static or characteristic-defining ability, a
+/// trait, Reaction or replacement, `attaches to:`, `enters as a copy` or a `spell`.
+fn class_item(
+    env: &Env,
+    item: &Stmt,
+    class: &mut ObjectClass,
+    keywords: &mut Vec<Ability>,
+) -> Res<()> {
+    let rs = &env.ruleset;
+    let mut ic = Cursor::new(&item.head);
+    let first = &item.head[0];
+    let string_next = ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_)));
+    match first.word() {
+        Some(kw @ ("static" | "defining")) if string_next => {
+            ic.bump();
+            let (text, _) = ic.string("the ability's rules text")?;
+            ic.finish()?;
+            let defining = kw == "defining";
+            let def = effect(env, item, &text, defining, EffectKind::Static, &[], &[])?;
+            class.statics.push(Arc::new(def));
+        }
+        Some("trait" | "reaction" | "replacement") if string_next => {
+            class.responses.push(Arc::new(class_response(env, item)?));
+        }
+        Some("attaches") => {
+            // `attaches to: creature`: what it can be attached to (CR 303.4a "Enchant",
+            // 301.5: an Equipment equips a creature).
+            no_block(item)?;
+            ic.bump();
+            ic.expect_word("to")?;
+            ic.expect_punct(":")?;
+            class.attaches_to = Some(condition(env, &mut ic, Allow::default())?);
+            ic.finish()?;
+        }
+        Some("enters") => {
+            // `enters as a copy`: Clone (layer 1a, CR 613.2a).
+            no_block(item)?;
+            ic.bump();
+            ic.expect_word("as")?;
+            ic.eat_word("a");
+            ic.expect_word("copy")?;
+            ic.finish()?;
+            class.enters_as_copy = true;
+        }
+        Some("spell") => {
+            ic.bump();
+            let (text, _) = ic.string("the spell's rules text")?;
+            ic.finish()?;
+            if class.spell.is_some() {
+                return Err(Diagnostic::new(
+                    first.span,
+                    "an object has at most one `spell`",
+                ));
             }
-            Some("trait" | "reaction" | "replacement")
-                if ic.peek_at(1).is_some_and(|t| matches!(t.tok, Tok::Str(_))) =>
-            {
-                responses.push(Arc::new(class_response(env, item)?));
-            }
-            Some("attaches") => {
-                // `attaches to: creature`: what it can be attached to (CR 303.4a "Enchant",
-                // 301.5: an Equipment equips a creature).
-                no_block(item)?;
-                ic.bump();
-                ic.expect_word("to")?;
-                ic.expect_punct(":")?;
-                attaches_to = Some(condition(env, &mut ic, Allow::default())?);
-                ic.finish()?;
-            }
-            Some("enters") => {
-                // `enters as a copy`: Clone (layer 1a, CR 613.2a).
-                no_block(item)?;
-                ic.bump();
-                ic.expect_word("as")?;
-                ic.eat_word("a");
-                ic.expect_word("copy")?;
-                ic.finish()?;
-                enters_as_copy = true;
-            }
-            Some("spell") => {
-                ic.bump();
-                let (text, _) = ic.string("the spell's rules text")?;
-                ic.finish()?;
-                if spell.is_some() {
-                    return Err(Diagnostic::new(
-                        first.span,
-                        "an object has at most one `spell`",
-                    ));
-                }
-                spell = Some(spell_def(env, item, text)?);
-            }
-            Some(kw @ ("static" | "defining")) if rs.char_id(kw).is_none() => {
-                ic.bump();
-                return Err(ic.err(&format!(
-                    "the {kw} ability's rules text as a string after `{kw}`"
-                )));
-            }
-            Some(w) if rs.char_id(w).is_some() => {
-                no_block(item)?;
-                let ch = rs.char_id(w).expect("checked");
-                ic.bump();
-                ic.expect_punct(":")?;
-                if printed.iter().any(|(c, _)| *c == ch)
-                    || (rs.char(ch).kind == CharKind::Abilities && !keywords.is_empty())
-                {
-                    return Err(Diagnostic::new(
-                        first.span,
-                        format!("`{w}` is printed twice"),
-                    ));
-                }
-                let kind = rs.char(ch).kind;
-                let v = printed_value(kind, &mut ic, first.span)?;
-                if let Value::Abilities(list) = v {
-                    keywords = list.to_vec();
-                    ic.finish()?;
-                    continue;
-                }
-                ic.finish()?;
-                printed.push((ch, v));
-            }
-            _ => {
-                let (w, sp) =
-                    ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
-                let known = rs.characteristics.iter().map(|c| c.name.as_str()).chain([
-                    "static",
-                    "defining",
-                    "spell",
-                    "trait",
-                    "reaction",
-                    "replacement",
-                ]);
-                return Err(unknown(sp, "characteristic or ability", &w, known));
-            }
+            class.spell = Some(spell_def(env, item, text)?);
+        }
+        Some(kw @ ("static" | "defining")) if rs.char_id(kw).is_none() => {
+            ic.bump();
+            return Err(ic.err(&format!(
+                "the {kw} ability's rules text as a string after `{kw}`"
+            )));
+        }
+        Some(w) if rs.char_id(w).is_some() => printed(env, item, &mut ic, class, keywords)?,
+        _ => {
+            let (w, sp) = ic.name_or_string("a characteristic, `static`, `defining` or `spell`")?;
+            let known = rs.characteristics.iter().map(|c| c.name.as_str()).chain([
+                "static",
+                "defining",
+                "spell",
+                "trait",
+                "reaction",
+                "replacement",
+            ]);
+            return Err(unknown(sp, "characteristic or ability", &w, known));
         }
     }
-    // The abilities characteristic: printed keywords, the abilities its printed symbols give
-    // (CR 305.6: a Forest's mana ability), then static abilities in order.
-    if let Some(ac) = rs.char_of_kind(CharKind::Abilities) {
-        let mut list = keywords;
-        let printed_set = |c: rulecraft_core::CharId| {
-            printed.iter().find_map(|(x, v)| match v {
-                Value::Symbols(s) if *x == c => Some(s.clone()),
-                _ => None,
-            })
-        };
-        for i in &rs.intrinsic {
-            let concerned = printed_set(i.when.0).is_some_and(|s| s.contains(&i.when.1));
-            if let (true, Some(set)) = (concerned, printed_set(i.char)) {
-                for a in i.of(&set) {
-                    if !list.contains(a) {
-                        list.push(a.clone());
-                    }
-                }
-            }
+    Ok(())
+}
+
+/// `CHAR: VALUE`, a printed characteristic; printed abilities are the class's keywords.
+fn printed(
+    env: &Env,
+    item: &Stmt,
+    ic: &mut Cursor,
+    class: &mut ObjectClass,
+    keywords: &mut Vec<Ability>,
+) -> Res<()> {
+    let rs = &env.ruleset;
+    no_block(item)?;
+    let (w, at) = ic.name("a characteristic")?;
+    let ch = char_named(env, &w, at)?;
+    ic.expect_punct(":")?;
+    if class.printed.iter().any(|(c, _)| *c == ch)
+        || (rs.char(ch).kind == CharKind::Abilities && !keywords.is_empty())
+    {
+        return Err(Diagnostic::new(at, format!("`{w}` is printed twice")));
+    }
+    let v = printed_value(rs.char(ch).kind, ic, at)?;
+    ic.finish()?;
+    match v {
+        Value::Abilities(list) => *keywords = list.to_vec(),
+        v => class.printed.push((ch, v)),
+    }
+    Ok(())
+}
+
+/// The abilities characteristic: printed keywords, the abilities its printed symbols give
+/// (CR 305.6: a Forest's mana ability), then static abilities in order.
+fn abilities_printed(
+    env: &Env,
+    s: &Stmt,
+    id: ClassId,
+    class: &mut ObjectClass,
+    keywords: Vec<Ability>,
+) -> Res<()> {
+    let rs = &env.ruleset;
+    let Some(ac) = rs.char_of_kind(CharKind::Abilities) else {
+        if class.statics.is_empty() {
+            return Ok(());
         }
-        for (i, d) in statics.iter().enumerate() {
-            list.push(Ability::Static {
-                class: id,
-                index: i as u16,
-                text: d.text.clone(),
-            });
-        }
-        printed.retain(|(c, _)| *c != ac);
-        printed.push((ac, Value::Abilities(list.into())));
-    } else if !statics.is_empty() {
         return Err(Diagnostic::new(
             s.head[0].span,
             "this ruleset declares no `abilities` characteristic, so objects cannot have static abilities",
         ));
-    }
-    Ok(ObjectClass {
-        enters_as_copy,
-        attaches_to,
-        responses,
-        name,
-        printed,
-        statics,
-        spell,
-    })
-}
-
-fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
-    let mut targets: Vec<TargetSpec> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut unnamed: Option<Span> = None;
-    let mut effects = Vec::new();
-    let mut one_shots = Vec::new();
-    let items = block(s, "the spell")?;
-    // The targets come first so that effects know which they may name.
-    for item in items {
-        let mut c = Cursor::new(&item.head);
-        if c.eat_word("target") {
-            no_block(item)?;
-            let name = if c.peek().is_some_and(|t| t.is_punct(":")) {
-                None
-            } else {
-                Some(c.name_or_string("`:` or the target's name")?)
-            };
-            c.expect_punct(":")?;
-            let cond = condition(env, &mut c, Allow::default())?;
-            c.finish()?;
-            // One unnamed target, or every target named (each is an instance of "target").
-            let clash = matches!(
-                (&name, unnamed, targets.is_empty()),
-                (None, _, false) | (Some(_), Some(_), _)
-            );
-            if clash {
-                return Err(Diagnostic::new(
-                    item.head[0].span,
-                    "a spell with several targets names each: `target \"first\": ...`, `target \"second\": ...`",
-                ));
-            }
-            match name {
-                None => unnamed = Some(item.head[0].span),
-                Some((n, sp)) => {
-                    if names.contains(&n) {
-                        return Err(Diagnostic::new(sp, format!("target `{n}` is named twice")));
-                    }
-                    if names.len() >= u8::MAX as usize {
-                        return Err(Diagnostic::new(
-                            sp,
-                            "too many targets: expected at most 255",
-                        ));
-                    }
-                    names.push(n);
+    };
+    let mut list = keywords;
+    let printed_set = |c: rulecraft_core::CharId| {
+        class.printed.iter().find_map(|(x, v)| match v {
+            Value::Symbols(s) if *x == c => Some(s.clone()),
+            _ => None,
+        })
+    };
+    for i in &rs.intrinsic {
+        let concerned = printed_set(i.when.0).is_some_and(|s| s.contains(&i.when.1));
+        if let (true, Some(set)) = (concerned, printed_set(i.char)) {
+            for a in i.of(&set) {
+                if !list.contains(a) {
+                    list.push(a.clone());
                 }
             }
-            targets.push(TargetSpec {
-                name: names
-                    .last()
-                    .filter(|_| unnamed.is_none())
-                    .map(|n| Arc::from(n.as_str())),
-                cond,
-            });
         }
     }
+    for (i, d) in class.statics.iter().enumerate() {
+        list.push(Ability::Static {
+            class: id,
+            index: i as u16,
+            text: d.text.clone(),
+        });
+    }
+    class.printed.retain(|(c, _)| *c != ac);
+    class.printed.push((ac, Value::Abilities(list.into())));
+    Ok(())
+}
+
+/// `spell "text" { ... }`: its targets, then its effects (each after its duration) and one-shot
+/// changes, in order.
+fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
+    let items = block(s, "the spell")?;
+    // The targets come first so that effects know which they may name.
+    let (targets, names) = spell_targets(env, items)?;
+    let mut effects = Vec::new();
+    let mut one_shots = Vec::new();
     let has_target = !targets.is_empty();
     let kind = EffectKind::Spell { has_target };
     let allow = Allow {
@@ -315,92 +282,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             effects.push((d, Arc::new(def)));
             continue;
         }
-        if c.eat_words(&["turn", "target"]) {
-            no_block(item)?;
-            if !has_target {
-                return Err(Diagnostic::new(
-                    item.head[0].span,
-                    "`turn target` needs the spell to have a `target:`",
-                ));
-            }
-            let at = target_ref(&mut c, &names)?;
-            c.expect_word("face")?;
-            let face_down = if c.eat_word("down") {
-                true
-            } else if c.eat_word("up") {
-                false
-            } else {
-                return Err(c.err("`up` or `down`"));
-            };
-            c.finish()?;
-            one_shots.push(match at {
-                Some(index) => OneShot::TurnTargetAt { index, face_down },
-                None => OneShot::TurnTargets { face_down },
-            });
-            continue;
-        }
-        if c.eat_word("put") {
-            // `put 1 flying counter on target`: on each target (CR 122.6).
-            no_block(item)?;
-            let (count, csp) = c.number("how many counters")?;
-            if count <= 0 {
-                return Err(Diagnostic::new(
-                    csp,
-                    "expected a positive number of counters",
-                ));
-            }
-            let (k, ksp) = c.name_or_string("a counter")?;
-            let counter = env.ruleset.counter_id(&k).ok_or_else(|| {
-                unknown(
-                    ksp,
-                    "counter",
-                    &k,
-                    env.ruleset.counters.iter().map(|c| c.name.as_str()),
-                )
-            })?;
-            if !c.eat_word("counter") {
-                c.eat_word("counters");
-            }
-            c.expect_word("on")?;
-            c.expect_word("target")?;
-            if !has_target {
-                return Err(Diagnostic::new(
-                    item.head[0].span,
-                    "`put ... on target` needs the spell to have a `target:`",
-                ));
-            }
-            c.finish()?;
-            one_shots.push(OneShot::PutCounters { counter, count });
-            continue;
-        }
-        if c.eat_words(&["move", "target"]) {
-            no_block(item)?;
-            let at = target_ref(&mut c, &names)?;
-            c.expect_word("to")?;
-            c.expect_punct(":")?;
-            if !has_target {
-                return Err(Diagnostic::new(
-                    item.head[0].span,
-                    "`move target` needs the spell to have a `target:`",
-                ));
-            }
-            let (z, zs) = c.name("a zone")?;
-            let zone = env.ruleset.zone_id(&z).ok_or_else(|| {
-                unknown(
-                    zs,
-                    "zone",
-                    &z,
-                    env.ruleset.zones.iter().map(|z| z.name.as_str()),
-                )
-            })?;
-            c.finish()?;
-            one_shots.push(match at {
-                Some(i) => OneShot::MoveTargetAt(i, zone),
-                None => OneShot::MoveTargets(zone),
-            });
-            continue;
-        }
-        return Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {`, `move target to:`, `turn target` or `put N COUNTER on target`"));
+        one_shots.push(one_shot(env, item, &mut c, has_target, &names)?);
     }
     Ok(Spell {
         text: Arc::from(text.as_str()),
@@ -408,4 +290,144 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         effects,
         one_shots,
     })
+}
+
+/// A spell's `target [NAME]: COND` lines: one unnamed target, or every target named (each is an
+/// instance of "target", CR 115.1); the targets and their names.
+fn spell_targets(env: &Env, items: &[Stmt]) -> Res<(Vec<TargetSpec>, Vec<String>)> {
+    let mut targets: Vec<TargetSpec> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut unnamed: Option<Span> = None;
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        if !c.eat_word("target") {
+            continue;
+        }
+        no_block(item)?;
+        let name = if c.peek().is_some_and(|t| t.is_punct(":")) {
+            None
+        } else {
+            Some(c.name_or_string("`:` or the target's name")?)
+        };
+        c.expect_punct(":")?;
+        let cond = condition(env, &mut c, Allow::default())?;
+        c.finish()?;
+        let clash = matches!(
+            (&name, unnamed, targets.is_empty()),
+            (None, _, false) | (Some(_), Some(_), _)
+        );
+        if clash {
+            return Err(Diagnostic::new(
+                item.head[0].span,
+                "a spell with several targets names each: `target \"first\": ...`, `target \"second\": ...`",
+            ));
+        }
+        match name {
+            None => unnamed = Some(item.head[0].span),
+            Some((n, sp)) => {
+                if names.contains(&n) {
+                    return Err(Diagnostic::new(sp, format!("target `{n}` is named twice")));
+                }
+                if names.len() >= u8::MAX as usize {
+                    return Err(Diagnostic::new(
+                        sp,
+                        "too many targets: expected at most 255",
+                    ));
+                }
+                names.push(n);
+            }
+        }
+        targets.push(TargetSpec {
+            name: names
+                .last()
+                .filter(|_| unnamed.is_none())
+                .map(|n| Arc::from(n.as_str())),
+            cond,
+        });
+    }
+    Ok((targets, names))
+}
+
+/// A spell's one-shot change: `turn target face up|down`, `put N COUNTER on target` or
+/// `move target to: ZONE`.
+fn one_shot(
+    env: &Env,
+    item: &Stmt,
+    c: &mut Cursor,
+    has_target: bool,
+    names: &[String],
+) -> Res<OneShot> {
+    let needs_target = |what: &str| {
+        Diagnostic::new(
+            item.head[0].span,
+            format!("`{what}` needs the spell to have a `target:`"),
+        )
+    };
+    if c.eat_words(&["turn", "target"]) {
+        no_block(item)?;
+        if !has_target {
+            return Err(needs_target("turn target"));
+        }
+        let at = target_ref(c, names)?;
+        c.expect_word("face")?;
+        let face_down = if c.eat_word("down") {
+            true
+        } else if c.eat_word("up") {
+            false
+        } else {
+            return Err(c.err("`up` or `down`"));
+        };
+        c.finish()?;
+        return Ok(match at {
+            Some(index) => OneShot::TurnTargetAt { index, face_down },
+            None => OneShot::TurnTargets { face_down },
+        });
+    }
+    if c.eat_word("put") {
+        // `put 1 flying counter on target`: on each target (CR 122.6).
+        no_block(item)?;
+        let (count, csp) = c.number("how many counters")?;
+        if count <= 0 {
+            return Err(Diagnostic::new(
+                csp,
+                "expected a positive number of counters",
+            ));
+        }
+        let (k, ksp) = c.name_or_string("a counter")?;
+        let counter = env.ruleset.counter_id(&k).ok_or_else(|| {
+            unknown(
+                ksp,
+                "counter",
+                &k,
+                env.ruleset.counters.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if !c.eat_word("counter") {
+            c.eat_word("counters");
+        }
+        c.expect_word("on")?;
+        c.expect_word("target")?;
+        if !has_target {
+            return Err(needs_target("put ... on target"));
+        }
+        c.finish()?;
+        return Ok(OneShot::PutCounters { counter, count });
+    }
+    if c.eat_words(&["move", "target"]) {
+        no_block(item)?;
+        let at = target_ref(c, names)?;
+        c.expect_word("to")?;
+        c.expect_punct(":")?;
+        if !has_target {
+            return Err(needs_target("move target"));
+        }
+        let (z, zs) = c.name("a zone")?;
+        let zone = zone(env, &z, zs)?;
+        c.finish()?;
+        return Ok(match at {
+            Some(i) => OneShot::MoveTargetAt(i, zone),
+            None => OneShot::MoveTargets(zone),
+        });
+    }
+    Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {`, `move target to:`, `turn target` or `put N COUNTER on target`"))
 }
