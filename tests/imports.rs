@@ -1,6 +1,7 @@
 //! The core crate's files import each other without a circle, and the game state sits at the
 //! bottom: `state` imports only data (ids, values, objects, the ruleset and content), never the
 //! layer system, conditions' evaluation, actions or the event procedure that read or change it.
+//! The language crate's files import each other without a circle too.
 //!
 //! A file depends on another when it names an item there by path (`use crate::a::b::X`,
 //! `super::X`, or `crate::a::X` inline). A path is taken to the deepest file it reaches; a
@@ -11,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/core/src");
+const LANG_SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/lang/src");
 
 /// Every `.rs` file under `dir`, as module paths (`["events", "procedure"]`; `mod.rs` is the
 /// folder's path; `lib.rs` is `[]`).
@@ -65,11 +67,33 @@ fn code(text: &str) -> String {
     out
 }
 
+/// A `use` tree without its renamings (`a as b`) and whitespace.
+fn unaliased(tree: &str) -> String {
+    let words: Vec<&str> = tree.split_whitespace().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "as" && i + 1 < words.len() {
+            // The new name, up to what closes or separates it (`lc,` or `lc}`).
+            let w = words[i + 1];
+            let end = w
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(w.len());
+            out.push_str(&w[end..]);
+            i += 2;
+        } else {
+            out.push_str(words[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Expands a `use` tree (`a::{b, c::{d, e}}`) into its paths.
 fn expand(tree: &str) -> Vec<String> {
-    let tree: String = tree.chars().filter(|c| !c.is_whitespace()).collect();
+    let tree = unaliased(tree);
     let Some(open) = tree.find('{') else {
-        return vec![tree.split(" as ").next().unwrap().to_string()];
+        return vec![tree];
     };
     let prefix = &tree[..open];
     let inner = &tree[open + 1..tree.rfind('}').unwrap()];
@@ -195,9 +219,15 @@ fn name(m: &[String]) -> String {
     }
 }
 
+/// The core crate's import graph.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(SRC)
+}
+
+/// The import graph of the crate whose sources are under `src`: each file and those it names.
+fn graph_of(src: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut all = BTreeMap::new();
-    files(Path::new(SRC), &[], &mut all);
+    files(Path::new(src), &[], &mut all);
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (m, p) in &all {
         let text = std::fs::read_to_string(p).unwrap();
@@ -279,6 +309,33 @@ fn the_core_has_no_import_circle() {
 }
 
 #[test]
+fn the_language_has_no_import_circle() {
+    let g = graph_of(LANG_SRC);
+    for f in [
+        "lib",
+        "lower",
+        "lower/content",
+        "lower/events",
+        "lower/ruleset",
+    ] {
+        assert!(
+            g.contains_key(f),
+            "no file {f} under {LANG_SRC}: update this test with the layout"
+        );
+    }
+    let found = circles(&g);
+    assert!(
+        found.is_empty(),
+        "files of the language import each other in a circle: {}",
+        found
+            .iter()
+            .map(|c| format!("{{{}}}", c.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+}
+
+#[test]
 fn the_state_imports_only_data() {
     let g = graph();
     let below = reach(&g, "state");
@@ -321,13 +378,27 @@ fn the_checker_sees_circles() {
     assert!(p.contains(&"crate::e".to_string()), "{p:?}");
     assert!(p.contains(&"super::x::Y::new".to_string()), "{p:?}");
     assert!(!p.iter().any(|x| x.contains("z::Q")), "{p:?}");
+    let p = paths(&code(
+        "use crate::a::{b as lb, c::{self as lc}, d as e};\nuse super::f as g;\n",
+    ));
+    for want in [
+        "crate::a::b",
+        "crate::a::c::self",
+        "crate::a::d",
+        "super::f",
+    ] {
+        assert!(p.contains(&want.to_string()), "{want}: {p:?}");
+    }
 }
 
-/// Prints the graph (`cargo test --test imports -- --ignored --nocapture`).
+/// Prints the graphs (`cargo test --test imports -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn print_the_import_graph() {
-    for (n, deps) in graph() {
-        println!("{n} -> {}", deps.into_iter().collect::<Vec<_>>().join(", "));
+    for (src, g) in [(SRC, graph()), (LANG_SRC, graph_of(LANG_SRC))] {
+        println!("{src}:");
+        for (n, deps) in g {
+            println!("{n} -> {}", deps.into_iter().collect::<Vec<_>>().join(", "));
+        }
     }
 }

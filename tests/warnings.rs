@@ -47,3 +47,25 @@ fn the_bundled_files_draw_none() {
     }
     assert_eq!(loader.warning_lines(), Vec::<String>::new());
 }
+
+/// A user's report: an operation listing a basic land type beside a creature type (`subtypes +=
+/// island, saproling`) is written with the abilities the land type gives (CR 305.6-305.7), and
+/// `subtypes has saproling` elsewhere drew "no ruleset, content or choice names the symbol". Every
+/// symbol an operation lists is named: there, in a characteristic with categories (`subtypes =
+/// goblin`, CR 205.1a) and in an effect a trait starts.
+#[test]
+fn every_symbol_an_operation_lists_is_named() {
+    let mut loader = Loader::new();
+    let rules = Path::new("rulesets/mtg-2020.rules");
+    let env = loader.ruleset(rules, None).expect("ruleset loads");
+    let content = loader
+        .content(
+            &env,
+            rules,
+            &[PathBuf::from("tests/data/warn-intrinsic.cards")],
+            None,
+        )
+        .expect("the content loads");
+    assert_eq!(content.classes.len(), 4);
+    assert_eq!(loader.warning_lines(), Vec::<String>::new());
+}

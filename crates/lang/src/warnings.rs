@@ -7,12 +7,14 @@ use crate::diagnostics::{did_you_mean, Diagnostic};
 use crate::lower::SymbolNote;
 use rulecraft_core::content::Content;
 use rulecraft_core::effect::{Change, EffectDef, SymRef};
+use rulecraft_core::events::response::Deed;
 use rulecraft_core::ruleset::Ruleset;
 use rulecraft_core::{Ability, Symbol, Value};
 use std::collections::HashSet;
 
 /// The words a game can give objects: every symbol and keyword the ruleset's face-down values, the
-/// content's printed values and operations, and the choices name; the words a template or a word
+/// content's printed values, the operations of its effects (static, spell and started by a
+/// response or rule), and the choices name; the words a template or a word
 /// replacement can make.
 struct Produced {
     names: HashSet<String>,
@@ -43,8 +45,25 @@ impl Produced {
             for def in class.statics.iter().chain(spells) {
                 p.effect(def, choices);
             }
+            for r in &class.responses {
+                p.deeds(r.costs.iter().chain(&r.deeds), choices);
+            }
+        }
+        for r in &rs.rules {
+            p.deeds(r.costs.iter().chain(&r.deeds), choices);
         }
         p
+    }
+
+    /// The effects a response starts, now or in a delayed effect.
+    fn deeds<'a>(&mut self, deeds: impl IntoIterator<Item = &'a Deed>, choices: &[Symbol]) {
+        for d in deeds {
+            match d {
+                Deed::Effect { def, .. } => self.effect(def, choices),
+                Deed::Delayed(delayed) => self.deeds(&delayed.deeds, choices),
+                _ => {}
+            }
+        }
     }
 
     fn value(&mut self, v: &Value) {
@@ -65,26 +84,33 @@ impl Produced {
 
     fn effect(&mut self, def: &EffectDef, choices: &[Symbol]) {
         for op in &def.ops {
-            match &op.change {
-                Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => {
-                    self.names.extend(l.set.iter().map(|s| s.to_string()))
+            self.change(&op.change, choices);
+        }
+    }
+
+    fn change(&mut self, change: &Change, choices: &[Symbol]) {
+        match change {
+            Change::SetSymbols(l)
+            | Change::SetInCategories { set: l, .. }
+            | Change::AddSymbols(l)
+            | Change::RemoveSymbols(l) => self.names.extend(l.set.iter().map(|s| s.to_string())),
+            // A change to symbols that give abilities (CR 305.6-305.7) names what it lists.
+            Change::WithIntrinsic { change, .. } => self.change(change, choices),
+            Change::SetAbilities(l)
+            | Change::AddAbilities(l)
+            | Change::RemoveAbilities(l)
+            | Change::MergeAbilities(l) => self.abilities(l),
+            Change::SetValues(vals) => vals.iter().for_each(|(_, v)| self.value(v)),
+            Change::AbilitiesPer { template, .. } => {
+                if let Some((a, b)) = template.split_once("{}") {
+                    self.templates.push((a.to_string(), b.to_string()));
                 }
-                Change::SetAbilities(l)
-                | Change::AddAbilities(l)
-                | Change::RemoveAbilities(l)
-                | Change::MergeAbilities(l) => self.abilities(l),
-                Change::SetValues(vals) => vals.iter().for_each(|(_, v)| self.value(v)),
-                Change::AbilitiesPer { template, .. } => {
-                    if let Some((a, b)) = template.split_once("{}") {
-                        self.templates.push((a.to_string(), b.to_string()));
-                    }
-                }
-                Change::ReplaceWord(_, to) => match to {
-                    SymRef::Lit(s) => self.parts.push(s.to_string()),
-                    SymRef::Chosen(_) => self.parts.extend(choices.iter().map(|s| s.to_string())),
-                },
-                _ => {}
             }
+            Change::ReplaceWord(_, to) => match to {
+                SymRef::Lit(s) => self.parts.push(s.to_string()),
+                SymRef::Chosen(_) => self.parts.extend(choices.iter().map(|s| s.to_string())),
+            },
+            _ => {}
         }
     }
 

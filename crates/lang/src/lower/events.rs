@@ -2,8 +2,10 @@
 //! kinds and their changes, the steps run at every timing point, and the triggered traits,
 //! Reactions, replacement effects, rulebook effects and delayed effects that answer occurrences.
 
+use super::common::{zone, zone_list};
 use super::cond::{condition, num, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::effect::{duration, effect, EffectKind};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
@@ -188,7 +190,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let (z, zs) = c.name("a zone or a zone parameter")?;
         let zone = match kind.param(&z) {
             Some(i) if kind.params[i as usize].kind == ParamKind::Zone => ParamOr::Param(i),
-            _ => ParamOr::Const(super::ruleset::zone(env, &z, zs)?),
+            _ => ParamOr::Const(zone(env, &z, zs)?),
         };
         kind.changes.push(Primitive::Move { object, zone });
         return c.finish();
@@ -545,7 +547,7 @@ fn response(
                 c.bump();
                 c.expect_word("in")?;
                 c.expect_punct(":")?;
-                zones.extend(super::ruleset::zone_list(env, &mut c)?);
+                zones.extend(zone_list(env, &mut c)?);
                 c.finish()?;
             }
             "cost" | "optional" => {
@@ -574,8 +576,7 @@ fn response(
                     params: &params,
                     ..Allow::default()
                 };
-                let Some(duration) = super::content::duration(env, &mut c, allow, has_target)?
-                else {
+                let Some(duration) = duration(env, &mut c, allow, has_target)? else {
                     return Err(c.err(
                         "a duration: `until end of turn`, `while source in play`, `effect`, `until your next turn` or `for as long as:`",
                     ));
@@ -586,12 +587,12 @@ fn response(
                 } else {
                     Vec::new()
                 };
-                let def = super::content::effect(
+                let def = effect(
                     env,
                     item,
                     text,
                     false,
-                    super::content::EffectKind::Spell { has_target },
+                    EffectKind::Spell { has_target },
                     &named,
                     &params,
                 )?;
@@ -841,7 +842,7 @@ fn arg(
         }
         ParamKind::Zone => {
             let (z, zs) = c.name("a zone")?;
-            Ok(ArgExpr::Zone(super::ruleset::zone(env, &z, zs)?))
+            Ok(ArgExpr::Zone(zone(env, &z, zs)?))
         }
         ParamKind::Counter => {
             let rs = &env.ruleset;

@@ -1,11 +1,14 @@
 //! Lowering: statements to the core's definitions, checking every name against the ruleset.
 
+pub mod common;
 pub mod cond;
 pub mod content;
 pub mod cursor;
+pub mod effect;
 pub mod events;
 pub mod ruleset;
 pub mod scenario;
+pub mod values;
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;

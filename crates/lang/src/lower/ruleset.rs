@@ -1,8 +1,11 @@
 //! Ruleset files (docs/language.md, "Rulesets"): characteristics, player properties, zones,
 //! counters, terms, layers and sublayers, state-based checks.
 
+use super::common::{term_stmt, zone};
 use super::cond::{condition, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::events::{event_decl, rule_decl, timing_decl};
+use super::values::{ability, printed_value};
 use super::{block, no_block, Env};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
@@ -130,25 +133,6 @@ fn check_order(env: &Env, spans: &[crate::diagnostics::Span]) -> Res<()> {
             }
         }
     }
-    Ok(())
-}
-
-/// `term NAME: COND`, in a ruleset or a content file: a name for a condition, usable after it.
-pub fn term_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
-    no_block(s)?;
-    let mut c = Cursor::new(&s.head);
-    c.expect_word("term")?;
-    let (name, ns) = c.name("a term name")?;
-    if env.terms.contains_key(&name) {
-        return Err(Diagnostic::new(
-            ns,
-            format!("term `{name}` is declared twice"),
-        ));
-    }
-    c.expect_punct(":")?;
-    let cond = condition(env, &mut c, Allow::default())?;
-    c.finish()?;
-    env.terms.insert(name, cond);
     Ok(())
 }
 
@@ -404,16 +388,16 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     unknown(sp, "characteristic", &n, known)
                 })?;
                 ic.expect_punct("=")?;
-                let v = super::content::printed_value(env.ruleset.char(id).kind, &mut ic, sp)?;
+                let v = printed_value(env.ruleset.char(id).kind, &mut ic, sp)?;
                 ic.finish()?;
                 env.ruleset.face_down.push((id, v));
             }
         }
         "categories" => categories(env, s, &mut c)?,
         "intrinsic" => intrinsic(env, s, &mut c)?,
-        "event" | "period" | "turn" => super::events::event_decl(env, s)?,
-        "timing" => super::events::timing_decl(env, s)?,
-        "rule" => super::events::rule_decl(env, s)?,
+        "event" | "period" | "turn" => event_decl(env, s)?,
+        "timing" => timing_decl(env, s)?,
+        "rule" => rule_decl(env, s)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -611,7 +595,7 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
             ));
         }
         ic.expect_punct(":")?;
-        let a = super::content::ability(&mut ic)?;
+        let a = ability(&mut ic)?;
         ic.finish()?;
         abilities.push((sym, a));
     }
@@ -621,22 +605,6 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
         abilities,
     });
     Ok(())
-}
-
-/// The zone of this name, or `unknown zone` with the ruleset's zones.
-pub(crate) fn zone(
-    env: &Env,
-    z: &str,
-    zs: crate::diagnostics::Span,
-) -> Res<rulecraft_core::ZoneId> {
-    env.ruleset.zone_id(z).ok_or_else(|| {
-        unknown(
-            zs,
-            "zone",
-            z,
-            env.ruleset.zones.iter().map(|z| z.name.as_str()),
-        )
-    })
 }
 
 fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecraft_core::CharId> {
@@ -832,16 +800,4 @@ fn slots(env: &Env, c: &mut Cursor) -> Res<Vec<Slot>> {
     }
     c.finish()?;
     Ok(out)
-}
-
-/// `ZONE, ZONE, ...` (`works in:`).
-pub(crate) fn zone_list(env: &Env, c: &mut Cursor) -> Res<Vec<rulecraft_core::ZoneId>> {
-    let mut zones = Vec::new();
-    loop {
-        let (z, zs) = c.name("a zone")?;
-        zones.push(zone(env, &z, zs)?);
-        if !c.eat_punct(",") {
-            return Ok(zones);
-        }
-    }
 }

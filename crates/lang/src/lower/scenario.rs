@@ -1,6 +1,7 @@
 //! Scenario files (docs/language.md, "Scenarios"): set-up, steps and expectations, lowered against
 //! the scenario's ruleset and content.
 
+use super::common::term_stmt;
 use super::content::{add_classes, is_class, is_term};
 use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
@@ -261,7 +262,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         let mut e = env.clone();
         e.notes.take();
         for item in items.iter().filter(|i| is_term(i)) {
-            super::ruleset::term_stmt(&mut e, item)?;
+            term_stmt(&mut e, item)?;
         }
         with_terms = e;
         &with_terms
