@@ -109,12 +109,12 @@ impl GameState {
     /// where one of them no longer happens, none does.
     fn fall_together(&mut self, fi: usize) {
         let f = self.frame(fi);
+        let mut dead_roots: Vec<usize> =
+            f.occs.iter().filter(|o| !o.alive).map(|o| o.link).collect();
+        dead_roots.sort_unstable();
+        dead_roots.dedup();
         let dead: Vec<usize> = (0..f.occs.len())
-            .filter(|&k| {
-                let root = f.occs[k].link;
-                f.occs.iter().any(|o| o.link == root && !o.alive)
-            })
-            .filter(|&k| f.occs[k].alive)
+            .filter(|&k| f.occs[k].alive && dead_roots.binary_search(&f.occs[k].link).is_ok())
             .collect();
         let f = self.frame_mut(fi);
         for k in dead {

@@ -151,20 +151,23 @@ impl GameState {
     }
 
     pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
+        // A card's `leaves_play` stands or falls with its `changes_zone` (one pass, by card).
         let b = self.builtin;
-        let link = |k: usize, o: &Occurrence| -> usize {
-            if o.event != b.leaves_play {
-                return k;
+        let mut moving: rustc_hash::FxHashMap<Arg, usize> = Default::default();
+        for (k, o) in occurrences.iter().enumerate() {
+            if o.event == b.changes_zone {
+                if let Some(card) = o.args.first() {
+                    moving.entry(*card).or_insert(k);
+                }
             }
-            occurrences
-                .iter()
-                .position(|c| c.event == b.changes_zone && c.args.first() == o.args.first())
-                .unwrap_or(k)
-        };
+        }
         let links: Vec<usize> = occurrences
             .iter()
             .enumerate()
-            .map(|(k, o)| link(k, o))
+            .map(|(k, o)| match o.args.first() {
+                Some(card) if o.event == b.leaves_play => moving.get(card).copied().unwrap_or(k),
+                _ => k,
+            })
             .collect();
         let frame = Frame {
             occs: occurrences
