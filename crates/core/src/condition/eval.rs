@@ -632,14 +632,17 @@ impl Ctx<'_> {
     }
 }
 
-/// Whether two values have a symbol in common; the set of every symbol shares any symbol.
+/// Whether two values have a symbol in common. A set of every symbol but some (every creature type:
+/// every subtype but the other sets' ones, CR 702.73a, 205.3m) shares a symbol with a finite set
+/// only where that set holds one it does not lack: a changeling shares no creature type with a
+/// Vehicle (an artifact type, CR 205.3g). Two such sets always share one (each lacks finitely many).
 fn shares(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Symbols(a), Value::Symbols(b)) => {
-            (a.is_every() && !b.is_empty())
-                || (b.is_every() && !a.is_empty())
-                || a.iter().any(|s| b.contains(s))
-        }
+        (Value::Symbols(a), Value::Symbols(b)) => match (a.is_every(), b.is_every()) {
+            (true, true) => true,
+            (false, _) => a.iter().any(|s| b.contains(s)),
+            (true, false) => b.iter().any(|s| a.contains(s)),
+        },
         _ => false,
     }
 }

@@ -193,241 +193,528 @@ pub struct ReadLog {
     pub every: Footprint,
 }
 
+/// A node of a condition or of a numeric expression in it: what a walk over them meets.
+#[derive(Clone, Copy, Debug)]
+pub enum Node<'a> {
+    Cond(&'a Cond),
+    Num(&'a NumExpr),
+}
+
+/// Where a walk meets a node: what holds it, within the tree walked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// Inside an aggregate's condition (`exists`, `count`, `sum`, `count(... among ...)`): there
+    /// the tested object is each object counted, and `outer` the subject around the aggregate.
+    pub in_aggregate: bool,
+    /// Inside an `attached to`: tested on the object the subject is attached to.
+    pub on_host: bool,
+}
+
+/// What a walk does after meeting a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Goes on to the nodes under it.
+    Enter,
+    /// Leaves out the nodes under it.
+    Skip,
+    /// Ends the walk.
+    Stop,
+}
+
+/// The nodes directly under a node, in written order.
+enum Under<'a> {
+    Two(Node<'a>, Node<'a>),
+    One(Node<'a>),
+    /// The first of an `and` or `or`, and the others.
+    List(&'a Cond, &'a [Cond]),
+}
+
+/// A stack that keeps its first `N` entries in place and the others on the heap: a walk over the
+/// trees most content has allocates nothing.
+struct Stack<T, const N: usize> {
+    near: [T; N],
+    len: usize,
+    far: Vec<T>,
+}
+
+impl<T: Copy, const N: usize> Stack<T, N> {
+    /// An empty stack (`fill` only fills the room).
+    fn new(fill: T) -> Self {
+        Stack {
+            near: [fill; N],
+            len: 0,
+            far: Vec::new(),
+        }
+    }
+    fn push(&mut self, t: T) {
+        if self.len < N {
+            self.near[self.len] = t;
+            self.len += 1;
+        } else {
+            self.far.push(t);
+        }
+    }
+    fn pop(&mut self) -> Option<T> {
+        if let Some(t) = self.far.pop() {
+            return Some(t);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.near[self.len])
+    }
+}
+
+impl<'a> Node<'a> {
+    /// Walks this node and every node under it, in written order, each before the nodes under it:
+    /// `enter` says at each whether to go under it, and `leave` is told of each node `enter` let
+    /// the walk go under, once the nodes under it are done (inner aggregates before those holding
+    /// them). The nodes still to visit are kept in a list, not in calls, so the deepest trees the
+    /// loader accepts need no more stack than a leaf, and each node is met once. True if `enter`
+    /// stopped the walk.
+    pub fn walk(
+        self,
+        enter: impl FnMut(Node<'a>, Place) -> Flow,
+        leave: impl FnMut(Node<'a>),
+    ) -> bool {
+        self.visit::<true>(enter, leave)
+    }
+
+    /// Whether this node or a node under it satisfies `f`, told where each is (stopping at the
+    /// first that does).
+    pub fn any(self, mut f: impl FnMut(Node<'a>, Place) -> bool) -> bool {
+        self.visit::<false>(
+            |n, at| if f(n, at) { Flow::Stop } else { Flow::Enter },
+            |_| {},
+        )
+    }
+
+    /// `walk`, telling `leave` of nodes only where `LEAVE`.
+    fn visit<const LEAVE: bool>(
+        self,
+        mut enter: impl FnMut(Node<'a>, Place) -> Flow,
+        mut leave: impl FnMut(Node<'a>),
+    ) -> bool {
+        #[derive(Clone, Copy)]
+        enum Task<'a> {
+            Enter(Node<'a>, Place),
+            /// The conditions of an `and` or `or` still to enter, in order.
+            Rest(&'a [Cond], Place),
+            Leave(Node<'a>),
+        }
+        let mut stack = Stack::<Task, 8>::new(Task::Leave(self));
+        let mut next = Some((self, Place::default()));
+        loop {
+            let (node, at) = match next.take() {
+                Some(n) => n,
+                None => match stack.pop() {
+                    None => return false,
+                    Some(Task::Enter(n, at)) => (n, at),
+                    Some(Task::Rest(cs, at)) => match cs.split_first() {
+                        Some((c, rest)) => {
+                            if !rest.is_empty() {
+                                stack.push(Task::Rest(rest, at));
+                            }
+                            (Node::Cond(c), at)
+                        }
+                        None => continue,
+                    },
+                    Some(Task::Leave(n)) => {
+                        leave(n);
+                        continue;
+                    }
+                },
+            };
+            match enter(node, at) {
+                Flow::Enter => {}
+                Flow::Skip => continue,
+                Flow::Stop => return true,
+            }
+            let Some(under) = node.under() else {
+                if LEAVE {
+                    leave(node);
+                }
+                continue;
+            };
+            if LEAVE {
+                stack.push(Task::Leave(node));
+            }
+            let inner = match node {
+                Node::Cond(Cond::AttachedTo(_)) => Place {
+                    on_host: true,
+                    ..at
+                },
+                n if n.is_aggregate() => Place {
+                    in_aggregate: true,
+                    ..at
+                },
+                _ => at,
+            };
+            // The first node under it comes next; the others wait their turn on the stack.
+            next = Some(match under {
+                Under::Two(a, b) => {
+                    stack.push(Task::Enter(b, inner));
+                    (a, inner)
+                }
+                Under::One(a) => (a, inner),
+                Under::List(c, rest) => {
+                    if !rest.is_empty() {
+                        stack.push(Task::Rest(rest, inner));
+                    }
+                    (Node::Cond(c), inner)
+                }
+            });
+        }
+    }
+
+    /// The nodes directly under this one; `None` for none.
+    fn under(self) -> Option<Under<'a>> {
+        Some(match self {
+            Node::Cond(Cond::And(cs) | Cond::Or(cs)) => {
+                let (c, rest) = cs.split_first()?;
+                Under::List(c, rest)
+            }
+            Node::Cond(Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c))
+            | Node::Num(NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c)) => {
+                Under::One(Node::Cond(c))
+            }
+            Node::Cond(Cond::Cmp(a, _, b)) => Under::Two(Node::Num(a), Node::Num(b)),
+            Node::Num(
+                NumExpr::Add(a, b)
+                | NumExpr::Sub(a, b)
+                | NumExpr::Mul(a, b)
+                | NumExpr::Max(a, b)
+                | NumExpr::Min(a, b),
+            ) => Under::Two(Node::Num(a), Node::Num(b)),
+            Node::Num(NumExpr::Neg(a)) => Under::One(Node::Num(a)),
+            _ => return None,
+        })
+    }
+
+    /// Whether this node is an aggregate over every object: its condition is tested on each.
+    pub fn is_aggregate(self) -> bool {
+        matches!(
+            self,
+            Node::Cond(Cond::Exists(_))
+                | Node::Num(NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..))
+        )
+    }
+
+    /// The object whose values this node reads (a symbol, a number, counters), or whose symbols
+    /// the tested object's are compared with (`shares`).
+    fn object(self) -> Option<ObjRef> {
+        match self {
+            Node::Cond(
+                Cond::Has(r, ..)
+                | Cond::HasKind(r, ..)
+                | Cond::HasChoice(r, ..)
+                | Cond::Shares(r, _),
+            )
+            | Node::Num(
+                NumExpr::Char(r, _)
+                | NumExpr::SetSize(r, _)
+                | NumExpr::Counters(r, _)
+                | NumExpr::AllCounters(r),
+            ) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The player this node tests the subject against, or reads a property of.
+    fn player(self) -> Option<PlayerRef> {
+        match self {
+            Node::Cond(Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r))
+            | Node::Num(NumExpr::Prop(r, _)) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Whether this node, not counting those under it, reads more than the tested object's own
+    /// values and the fixed context: another object's values, every object's (aggregates), a
+    /// player's property, the subject around it (`outer`).
+    fn reads_beyond_subject(self) -> bool {
+        match self {
+            Node::Cond(
+                Cond::Exists(_)
+                | Cond::OnTop(_)
+                | Cond::IsOuter
+                | Cond::AttachedTo(_)
+                | Cond::LegallyAttached,
+            )
+            | Node::Num(
+                NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..),
+            ) => true,
+            n => n.object().is_some_and(|r| r != ObjRef::This),
+        }
+    }
+
+    fn uses_targets(self) -> bool {
+        self.any(|n, _| {
+            matches!(n, Node::Cond(Cond::IsTarget | Cond::IsTargetAt(_)))
+                || matches!(n.player(), Some(PlayerRef::Target(_)))
+        })
+    }
+
+    fn reads_occurrence(self) -> bool {
+        self.any(|n, _| {
+            matches!(
+                n,
+                Node::Cond(Cond::IsParam(_)) | Node::Num(NumExpr::Param(_))
+            ) || matches!(n.object(), Some(ObjRef::Param(_)))
+                || matches!(n.player(), Some(PlayerRef::Param(_)))
+        })
+    }
+
+    fn refers_outer(self) -> bool {
+        self.visit::<false>(
+            |n, _| {
+                if matches!(n, Node::Cond(Cond::IsOuter)) || n.object() == Some(ObjRef::Outer) {
+                    Flow::Stop
+                } else if n.is_aggregate() {
+                    // Inside, `outer` is this level's own subject.
+                    Flow::Skip
+                } else {
+                    Flow::Enter
+                }
+            },
+            |_| {},
+        )
+    }
+
+    fn reads_counters(self) -> bool {
+        self.any(|n, _| {
+            matches!(
+                n,
+                Node::Num(NumExpr::Counters(..) | NumExpr::AllCounters(_))
+            )
+        })
+    }
+
+    fn is_local(self) -> bool {
+        !self.any(|n, _| n.reads_beyond_subject())
+    }
+
+    fn names_source(self) -> bool {
+        self.any(|n, _| match n {
+            // A choice is the source's.
+            Node::Cond(
+                Cond::IsSource
+                | Cond::IsAttached
+                | Cond::Linked
+                | Cond::HasChoice(..)
+                | Cond::Named(_, Word::Choice(_)),
+            ) => true,
+            n => n.object().is_some_and(names_source),
+        })
+    }
+
+    fn refers_to_others(self) -> bool {
+        self.any(|n, _| match n {
+            Node::Cond(
+                Cond::OnTop(_)
+                | Cond::IsOuter
+                | Cond::Shares(..)
+                | Cond::AttachedTo(_)
+                | Cond::LegallyAttached,
+            ) => true,
+            n => n.object().is_some_and(|r| r != ObjRef::This),
+        })
+    }
+
+    fn reads(self, controller: Option<CharId>, out: &mut Footprint) {
+        self.visit::<false>(
+            |n, _| {
+                match n {
+                    // What each class's `attaches to:` reads is not known here; `legally
+                    // attached` is allowed only in state-based checks, which test every object
+                    // after every change.
+                    Node::Cond(Cond::LegallyAttached | Cond::ControlledBy(_)) => {
+                        if let Some(c) = controller {
+                            out.add_char(c);
+                        }
+                    }
+                    Node::Cond(Cond::Has(_, ch, sym)) => out.add_name(*ch, sym.clone()),
+                    // The symbol a choice names is not known here: any change to the
+                    // characteristic.
+                    Node::Cond(
+                        Cond::HasChoice(_, ch, _)
+                        | Cond::Shares(_, ch)
+                        | Cond::Named(ch, _)
+                        | Cond::HasKind(_, ch, _),
+                    )
+                    | Node::Num(
+                        NumExpr::Char(_, ch)
+                        | NumExpr::SetSize(_, ch)
+                        | NumExpr::Sum(ch, _)
+                        | NumExpr::Distinct(ch, _),
+                    ) => out.add_char(*ch),
+                    Node::Num(NumExpr::Prop(_, p)) => out.add_prop(*p),
+                    _ => {}
+                }
+                Flow::Enter
+            },
+            |_| {},
+        );
+    }
+
+    fn aggregates(self, out: &mut Vec<Aggregate<'a>>) {
+        self.walk(
+            |_, _| Flow::Enter,
+            |n| match n {
+                Node::Cond(c @ Cond::Exists(_)) => out.push(Aggregate::Exists(c)),
+                Node::Num(e) if e.is_aggregate() => out.push(Aggregate::Number(e)),
+                _ => {}
+            },
+        );
+    }
+}
+
 impl Cond {
+    /// Whether this condition, or a condition or expression in it, satisfies `f` (see
+    /// `Node::walk`).
+    pub fn any_node<'a>(&'a self, f: impl FnMut(Node<'a>, Place) -> bool) -> bool {
+        Node::Cond(self).any(f)
+    }
+
     /// Whether the condition refers to the spell's targets.
     pub fn uses_targets(&self) -> bool {
-        let player = |r: &PlayerRef| matches!(r, PlayerRef::Target(_));
-        match self {
-            Cond::IsTarget | Cond::IsTargetAt(_) => true,
-            Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r) => player(r),
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::uses_targets),
-            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.uses_targets(),
-            Cond::Cmp(a, _, b) => a.uses_targets() || b.uses_targets(),
-            _ => false,
-        }
+        Node::Cond(self).uses_targets()
     }
 
     /// Whether the condition reads the occurrence a response answers (`event PARAM`): it has a
     /// value only while that response runs.
     pub fn reads_occurrence(&self) -> bool {
-        let obj = |r: &ObjRef| matches!(r, ObjRef::Param(_));
-        let player = |r: &PlayerRef| matches!(r, PlayerRef::Param(_));
-        match self {
-            Cond::IsParam(_) => true,
-            Cond::ControlledBy(r) | Cond::OwnedBy(r) | Cond::IsPlayer(r) => player(r),
-            Cond::Has(r, ..)
-            | Cond::HasKind(r, ..)
-            | Cond::Shares(r, _)
-            | Cond::HasChoice(r, ..) => obj(r),
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_occurrence),
-            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads_occurrence(),
-            Cond::Cmp(a, _, b) => a.reads_occurrence() || b.reads_occurrence(),
-            _ => false,
-        }
+        Node::Cond(self).reads_occurrence()
     }
 
     /// Whether the condition, at its own level, refers to `outer`: the subject of the condition
     /// around it. (Inside a nested `exists` or `count`, `outer` is this level's own subject.)
     pub fn refers_outer(&self) -> bool {
-        match self {
-            Cond::IsOuter => true,
-            Cond::Has(r, ..)
-            | Cond::HasChoice(r, ..)
-            | Cond::Shares(r, _)
-            | Cond::HasKind(r, ..) => *r == ObjRef::Outer,
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_outer),
-            Cond::Not(c) | Cond::AttachedTo(c) => c.refers_outer(),
-            Cond::Cmp(a, _, b) => a.refers_outer() || b.refers_outer(),
-            _ => false,
-        }
+        Node::Cond(self).refers_outer()
     }
 
     /// Whether the condition reads how many counters an object has.
     pub fn reads_counters(&self) -> bool {
-        match self {
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_counters),
-            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads_counters(),
-            Cond::Cmp(a, _, b) => a.reads_counters() || b.reads_counters(),
-            _ => false,
-        }
+        Node::Cond(self).reads_counters()
     }
 
     /// Whether the condition, tested on an object, reads only that object's values (besides the
     /// fixed context: "you", which objects are the source and targets, zones and owners).
     pub fn is_local(&self) -> bool {
-        match self {
-            Cond::True
-            | Cond::InZone(_)
-            | Cond::InPlay
-            | Cond::ControlledBy(_)
-            | Cond::OwnedBy(_)
-            | Cond::IsSource
-            | Cond::IsTarget
-            | Cond::IsAttached
-            | Cond::IsPlayer(_)
-            | Cond::AnyPlayer
-            | Cond::FaceDown
-            | Cond::Linked
-            | Cond::Named(..)
-            | Cond::IsTargetAt(_)
-            | Cond::IsParam(_)
-            | Cond::AnyObject => true,
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().all(Cond::is_local),
-            Cond::Not(c) => c.is_local(),
-            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) | Cond::HasKind(r, _, _) => {
-                *r == ObjRef::This
-            }
-            Cond::Shares(r, _) => *r == ObjRef::This,
-            Cond::Cmp(a, _, b) => a.is_local() && b.is_local(),
-            // `outer` is not part of the context a test of the tested object alone has; the
-            // others read the values of other objects (the one it is attached to).
-            Cond::Exists(_)
-            | Cond::OnTop(_)
-            | Cond::IsOuter
-            | Cond::AttachedTo(_)
-            | Cond::LegallyAttached => false,
-        }
+        Node::Cond(self).is_local()
     }
-}
 
-impl Cond {
     /// Whether the condition, tested on an object, reads only that object's values and those of
     /// the object it is attached to: `attached to` a local test, and `legally attached` where
     /// `attachments_local` (every class's `attaches to:` is local, `Content::attachments_read_locally`).
     pub fn is_local_or_host(&self, attachments_local: bool) -> bool {
-        match self {
-            Cond::And(cs) | Cond::Or(cs) => {
-                cs.iter().all(|c| c.is_local_or_host(attachments_local))
-            }
-            Cond::Not(c) => c.is_local_or_host(attachments_local),
-            Cond::AttachedTo(c) => c.is_local(),
-            Cond::LegallyAttached => attachments_local,
-            c => c.is_local(),
-        }
+        !self.any_node(|n, at| match n {
+            // Tested on the host; inside, only a local test.
+            Node::Cond(Cond::AttachedTo(_)) => at.on_host,
+            Node::Cond(Cond::LegallyAttached) => at.on_host || !attachments_local,
+            n => n.reads_beyond_subject(),
+        })
+    }
+
+    /// Whether the condition refers to the effect's source (so its answers depend on which object
+    /// the source is).
+    pub fn names_source(&self) -> bool {
+        Node::Cond(self).names_source()
+    }
+
+    /// Whether the condition reads another object than the one tested, other than through
+    /// aggregates (`source.colors has red`, `on top of graveyard`).
+    pub fn refers_to_others(&self) -> bool {
+        Node::Cond(self).refers_to_others()
+    }
+
+    /// Adds every characteristic and property this condition reads; `controller` is the ruleset's
+    /// controller characteristic, read by "you control".
+    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
+        Node::Cond(self).reads(controller, out)
+    }
+
+    /// The aggregates in this condition, inner ones before the ones that hold them.
+    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
+        Node::Cond(self).aggregates(out)
     }
 }
 
 impl NumExpr {
-    /// The expressions an arithmetic expression combines (none for the others).
-    fn operands(&self) -> [Option<&NumExpr>; 2] {
-        match self {
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => [Some(a), Some(b)],
-            NumExpr::Neg(a) => [Some(a), None],
-            _ => [None, None],
-        }
+    /// Whether this expression, or an expression or condition in it, satisfies `f` (see
+    /// `Node::walk`).
+    pub fn any_node<'a>(&'a self, f: impl FnMut(Node<'a>, Place) -> bool) -> bool {
+        Node::Num(self).any(f)
     }
 
     /// Whether the expression refers to the spell's targets.
     pub fn uses_targets(&self) -> bool {
-        match self {
-            NumExpr::Prop(r, _) => matches!(r, PlayerRef::Target(_)),
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.uses_targets(),
-            _ => self
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::uses_targets),
-        }
+        Node::Num(self).uses_targets()
     }
 
     /// Whether the expression reads the occurrence a response answers (see
     /// `Cond::reads_occurrence`).
     pub fn reads_occurrence(&self) -> bool {
-        match self {
-            NumExpr::Param(_) => true,
-            NumExpr::Char(r, _)
-            | NumExpr::SetSize(r, _)
-            | NumExpr::Counters(r, _)
-            | NumExpr::AllCounters(r) => matches!(r, ObjRef::Param(_)),
-            NumExpr::Prop(r, _) => matches!(r, PlayerRef::Param(_)),
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
-                c.reads_occurrence()
-            }
-            _ => self
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::reads_occurrence),
-        }
+        Node::Num(self).reads_occurrence()
     }
 
     /// Whether the expression, at its own level, refers to `outer` (see `Cond::refers_outer`).
     pub fn refers_outer(&self) -> bool {
-        match self {
-            NumExpr::Char(r, _)
-            | NumExpr::SetSize(r, _)
-            | NumExpr::Counters(r, _)
-            | NumExpr::AllCounters(r) => *r == ObjRef::Outer,
-            _ => self
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::refers_outer),
-        }
+        Node::Num(self).refers_outer()
     }
 
     /// Whether the expression reads how many counters an object has.
     pub fn reads_counters(&self) -> bool {
-        match self {
-            NumExpr::Counters(..) | NumExpr::AllCounters(_) => true,
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.reads_counters(),
-            _ => self
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::reads_counters),
-        }
+        Node::Num(self).reads_counters()
     }
 
     /// Whether the expression reads no value at all (a number written in the content).
     pub fn is_constant(&self) -> bool {
-        match self {
-            NumExpr::Const(_) | NumExpr::Nothing => true,
-            e @ (NumExpr::Add(..)
-            | NumExpr::Sub(..)
-            | NumExpr::Mul(..)
-            | NumExpr::Max(..)
-            | NumExpr::Min(..)
-            | NumExpr::Neg(_)) => e.operands().into_iter().flatten().all(NumExpr::is_constant),
-            _ => false,
-        }
+        !self.any_node(|n, _| {
+            !matches!(
+                n,
+                Node::Num(
+                    NumExpr::Const(_)
+                        | NumExpr::Nothing
+                        | NumExpr::Add(..)
+                        | NumExpr::Sub(..)
+                        | NumExpr::Mul(..)
+                        | NumExpr::Max(..)
+                        | NumExpr::Min(..)
+                        | NumExpr::Neg(_)
+                )
+            )
+        })
     }
 
     /// Whether the expression, for a tested object, reads only that object's values (no aggregate,
     /// no other object, no player's property).
     pub fn is_local(&self) -> bool {
-        match self {
-            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Fixed(_) => true,
-            NumExpr::Char(r, _)
-            | NumExpr::SetSize(r, _)
-            | NumExpr::Counters(r, _)
-            | NumExpr::AllCounters(r) => *r == ObjRef::This,
-            NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => {
-                false
-            }
-            e => e.operands().into_iter().flatten().all(NumExpr::is_local),
-        }
+        Node::Num(self).is_local()
     }
-}
 
-impl Cond {
-    /// Whether the condition refers to the effect's source (so its answers depend on which object
-    /// the source is).
+    /// Whether the expression refers to the effect's source.
     pub fn names_source(&self) -> bool {
-        match self {
-            // A choice is the source's.
-            Cond::IsSource | Cond::IsAttached | Cond::Linked | Cond::HasChoice(..) => true,
-            Cond::Named(_, w) => matches!(w, Word::Choice(_)),
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(|c| c.names_source()),
-            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.names_source(),
-            Cond::Has(r, _, _) | Cond::Shares(r, _) | Cond::HasKind(r, _, _) => names_source(*r),
-            Cond::Cmp(a, _, b) => a.names_source() || b.names_source(),
-            _ => false,
-        }
+        Node::Num(self).names_source()
+    }
+
+    /// Whether the expression reads another object than the one tested, other than through
+    /// aggregates: the source, the object it is attached to, the top of a zone.
+    pub fn refers_to_others(&self) -> bool {
+        Node::Num(self).refers_to_others()
+    }
+
+    /// Adds every characteristic and property this expression reads.
+    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
+        Node::Num(self).reads(controller, out)
+    }
+
+    /// Whether this node is an aggregate over every object.
+    pub fn is_aggregate(&self) -> bool {
+        Node::Num(self).is_aggregate()
+    }
+
+    /// The aggregates in this expression, inner ones before the ones that hold them.
+    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
+        Node::Num(self).aggregates(out)
     }
 }
 
@@ -528,105 +815,6 @@ impl Footprint {
     }
 }
 
-impl Cond {
-    /// Adds every characteristic and property this condition reads; `controller` is the ruleset's
-    /// controller characteristic, read by "you control".
-    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
-        match self {
-            Cond::True
-            | Cond::InZone(_)
-            | Cond::InPlay
-            | Cond::IsSource
-            | Cond::IsTarget
-            | Cond::IsAttached
-            | Cond::IsPlayer(_)
-            | Cond::AnyPlayer
-            | Cond::FaceDown
-            | Cond::OnTop(_)
-            | Cond::Linked
-            | Cond::OwnedBy(_)
-            | Cond::IsOuter
-            | Cond::IsTargetAt(_)
-            | Cond::IsParam(_)
-            | Cond::AnyObject => {}
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.reads(controller, out)),
-            Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) => c.reads(controller, out),
-            // What each class's `attaches to:` reads is not known here; the condition is allowed
-            // only in state-based checks, which test every object after every change.
-            Cond::LegallyAttached => {
-                if let Some(c) = controller {
-                    out.add_char(c);
-                }
-            }
-            Cond::Has(_, ch, sym) => out.add_name(*ch, sym.clone()),
-            // The symbol a choice names is not known here: any change to the characteristic.
-            Cond::HasChoice(_, ch, _)
-            | Cond::Shares(_, ch)
-            | Cond::Named(ch, _)
-            | Cond::HasKind(_, ch, _) => out.add_char(*ch),
-            Cond::Cmp(a, _, b) => {
-                a.reads(controller, out);
-                b.reads(controller, out);
-            }
-            Cond::ControlledBy(_) => {
-                if let Some(c) = controller {
-                    out.add_char(c);
-                }
-            }
-        }
-    }
-}
-
-impl NumExpr {
-    /// Whether the expression refers to the effect's source.
-    pub fn names_source(&self) -> bool {
-        match self {
-            NumExpr::Char(r, _)
-            | NumExpr::SetSize(r, _)
-            | NumExpr::Counters(r, _)
-            | NumExpr::AllCounters(r) => names_source(*r),
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => c.names_source(),
-            e => e
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::names_source),
-        }
-    }
-
-    /// Adds every characteristic and property this expression reads.
-    pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
-        match self {
-            NumExpr::Const(_)
-            | NumExpr::Nothing
-            | NumExpr::Param(_)
-            | NumExpr::Counters(..)
-            | NumExpr::AllCounters(_)
-            | NumExpr::Fixed(_) => {}
-            NumExpr::Char(_, c) | NumExpr::SetSize(_, c) => out.add_char(*c),
-            NumExpr::Prop(_, p) => out.add_prop(*p),
-            NumExpr::Count(c) => c.reads(controller, out),
-            NumExpr::Sum(ch, c) => {
-                out.add_char(*ch);
-                c.reads(controller, out);
-            }
-            NumExpr::Distinct(ch, c) => {
-                out.add_char(*ch);
-                c.reads(controller, out);
-            }
-            NumExpr::Add(a, b)
-            | NumExpr::Sub(a, b)
-            | NumExpr::Mul(a, b)
-            | NumExpr::Max(a, b)
-            | NumExpr::Min(a, b) => {
-                a.reads(controller, out);
-                b.reads(controller, out);
-            }
-            NumExpr::Neg(a) => a.reads(controller, out),
-        }
-    }
-}
-
 /// An aggregate in a condition or expression: a value that depends on every object, the same for
 /// every subject tested (`count`, `sum`, `exists`...). Kept by the address of its node.
 #[derive(Clone, Copy, Debug)]
@@ -666,121 +854,132 @@ impl<'a> Aggregate<'a> {
     }
 }
 
-impl NumExpr {
-    /// Whether this node is an aggregate over every object.
-    pub fn is_aggregate(&self) -> bool {
-        matches!(
-            self,
-            NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..)
-        )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn has(r: ObjRef) -> Cond {
+        Cond::Has(r, CharId(0), Symbol::new("goblin"))
     }
 
-    /// The aggregates in this expression, inner ones before the ones that hold them.
-    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
-        match self {
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
-                c.aggregates(out);
-                out.push(Aggregate::Number(self));
+    fn count(c: Cond) -> NumExpr {
+        NumExpr::Count(Box::new(c))
+    }
+
+    /// A chain of `levels` nestings of every kind (`not`, `and`, `exists`, `attached to`, a
+    /// comparison of a negated `count`) around `inner`, and how many aggregates it holds.
+    fn chain(levels: usize, inner: Cond) -> (Cond, usize) {
+        let mut c = inner;
+        let mut aggregates = 0;
+        for i in 0..levels {
+            c = match i % 5 {
+                0 => Cond::Not(Box::new(c)),
+                1 => Cond::And(vec![Cond::InPlay, c]),
+                2 => Cond::Exists(Box::new(c)),
+                3 => Cond::AttachedTo(Box::new(c)),
+                _ => Cond::Cmp(
+                    NumExpr::Neg(Box::new(count(c))),
+                    CmpOp::Lt,
+                    NumExpr::Const(0),
+                ),
+            };
+            aggregates += matches!(i % 5, 2 | 4) as usize;
+        }
+        (c, aggregates)
+    }
+
+    /// Takes a chain apart a level at a time: dropping it whole recurses as deep as it goes.
+    fn dismantle(mut c: Cond) {
+        loop {
+            c = match c {
+                Cond::Not(x) | Cond::Exists(x) | Cond::AttachedTo(x) => *x,
+                Cond::And(mut v) => match v.pop() {
+                    Some(x) => x,
+                    None => return,
+                },
+                Cond::Cmp(NumExpr::Neg(e), ..) => match *e {
+                    NumExpr::Count(x) => *x,
+                    _ => return,
+                },
+                _ => return,
             }
-            e => e
-                .operands()
-                .into_iter()
-                .flatten()
-                .for_each(|x| x.aggregates(out)),
         }
     }
 
-    /// Whether the expression reads another object than the one tested, other than through
-    /// aggregates: the source, the object it is attached to, the top of a zone.
-    pub fn refers_to_others(&self) -> bool {
-        match self {
-            NumExpr::Char(r, _)
-            | NumExpr::SetSize(r, _)
-            | NumExpr::Counters(r, _)
-            | NumExpr::AllCounters(r) => *r != ObjRef::This,
-            NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c) => {
-                c.refers_to_others()
-            }
-            e => e
-                .operands()
-                .into_iter()
-                .flatten()
-                .any(NumExpr::refers_to_others),
-        }
-    }
-}
-
-impl Cond {
-    /// The aggregates in this condition, inner ones before the ones that hold them.
-    pub fn aggregates<'a>(&'a self, out: &mut Vec<Aggregate<'a>>) {
-        match self {
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.aggregates(out)),
-            Cond::Not(c) | Cond::AttachedTo(c) => c.aggregates(out),
-            Cond::Exists(c) => {
-                c.aggregates(out);
-                out.push(Aggregate::Exists(self));
-            }
-            Cond::Cmp(a, _, b) => {
-                a.aggregates(out);
-                b.aggregates(out);
-            }
-            Cond::True
-            | Cond::Has(..)
-            | Cond::InZone(_)
-            | Cond::InPlay
-            | Cond::ControlledBy(_)
-            | Cond::OwnedBy(_)
-            | Cond::IsSource
-            | Cond::IsTarget
-            | Cond::IsAttached
-            | Cond::IsPlayer(_)
-            | Cond::AnyPlayer
-            | Cond::FaceDown
-            | Cond::OnTop(_)
-            | Cond::Linked
-            | Cond::IsOuter
-            | Cond::Shares(..)
-            | Cond::HasChoice(..)
-            | Cond::Named(..)
-            | Cond::IsTargetAt(_)
-            | Cond::IsParam(_)
-            | Cond::HasKind(..)
-            | Cond::AnyObject
-            | Cond::LegallyAttached => {}
-        }
+    /// Far deeper than the loader accepts (512 levels): every walk goes to the bottom without
+    /// a call per level, so a test thread's stack is enough.
+    #[test]
+    fn walks_need_no_stack_per_level() {
+        let (c, aggregates) = chain(200_000, Cond::And(vec![Cond::IsOuter, Cond::IsTarget]));
+        assert!(c.uses_targets());
+        assert!(c.refers_to_others());
+        assert!(!c.refers_outer(), "`outer` is under aggregates");
+        assert!(!c.reads_counters() && !c.names_source() && !c.reads_occurrence());
+        assert!(!c.is_local() && !c.is_local_or_host(true));
+        let mut f = Footprint::default();
+        c.reads(None, &mut f);
+        assert!(f.is_empty());
+        let mut a = Vec::new();
+        c.aggregates(&mut a);
+        assert_eq!(a.len(), aggregates);
+        dismantle(c);
     }
 
-    /// Whether the condition reads another object than the one tested, other than through
-    /// aggregates (`source.colors has red`, `on top of graveyard`).
-    pub fn refers_to_others(&self) -> bool {
-        match self {
-            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::refers_to_others),
-            Cond::Not(c) | Cond::Exists(c) => c.refers_to_others(),
-            Cond::Has(r, _, _) | Cond::HasChoice(r, _, _) | Cond::HasKind(r, _, _) => {
-                *r != ObjRef::This
-            }
-            Cond::Cmp(a, _, b) => a.refers_to_others() || b.refers_to_others(),
-            Cond::OnTop(_)
-            | Cond::IsOuter
-            | Cond::Shares(..)
-            | Cond::AttachedTo(_)
-            | Cond::LegallyAttached => true,
-            Cond::True
-            | Cond::InZone(_)
-            | Cond::InPlay
-            | Cond::ControlledBy(_)
-            | Cond::OwnedBy(_)
-            | Cond::IsSource
-            | Cond::IsTarget
-            | Cond::IsAttached
-            | Cond::IsPlayer(_)
-            | Cond::AnyPlayer
-            | Cond::FaceDown
-            | Cond::Linked
-            | Cond::Named(..)
-            | Cond::IsTargetAt(_)
-            | Cond::IsParam(_)
-            | Cond::AnyObject => false,
-        }
+    /// Inside `exists` or `count`, `outer` names this level's subject, not the one around it.
+    #[test]
+    fn refers_outer_looks_at_its_own_level() {
+        assert!(Cond::Not(Box::new(has(ObjRef::Outer))).refers_outer());
+        assert!(!Cond::Exists(Box::new(Cond::IsOuter)).refers_outer());
+        let outer_power = NumExpr::Char(ObjRef::Outer, CharId(1));
+        assert!(NumExpr::Add(Box::new(NumExpr::Const(1)), Box::new(outer_power)).refers_outer());
+        assert!(!count(has(ObjRef::Outer)).refers_outer());
+        let c = Cond::Cmp(count(Cond::IsOuter), CmpOp::Gt, NumExpr::Const(0));
+        assert!(!c.refers_outer());
+    }
+
+    /// The aggregates come inner first, then the one holding them, in written order.
+    #[test]
+    fn aggregates_come_inner_first() {
+        let c = Cond::And(vec![
+            Cond::Exists(Box::new(Cond::Cmp(
+                count(has(ObjRef::This)),
+                CmpOp::Gt,
+                NumExpr::Const(0),
+            ))),
+            Cond::Exists(Box::new(Cond::InPlay)),
+        ]);
+        let Cond::And(parts) = &c else { unreachable!() };
+        let Cond::Exists(first) = &parts[0] else {
+            unreachable!()
+        };
+        let Cond::Cmp(inner, ..) = &**first else {
+            unreachable!()
+        };
+        let mut a = Vec::new();
+        c.aggregates(&mut a);
+        let keys: Vec<usize> = a.iter().map(|x| x.key()).collect();
+        assert_eq!(
+            keys,
+            vec![
+                Aggregate::Number(inner).key(),
+                Aggregate::Exists(&parts[0]).key(),
+                Aggregate::Exists(&parts[1]).key(),
+            ]
+        );
+    }
+
+    /// `attached to C` reads the host, where C is a local test; a host's host is beyond it.
+    #[test]
+    fn local_or_host_goes_one_attachment_deep() {
+        let on_host = Cond::AttachedTo(Box::new(has(ObjRef::This)));
+        assert!(!on_host.is_local());
+        assert!(on_host.is_local_or_host(false));
+        assert!(Cond::Not(Box::new(on_host.clone())).is_local_or_host(false));
+        assert!(!Cond::AttachedTo(Box::new(on_host)).is_local_or_host(true));
+        assert!(Cond::LegallyAttached.is_local_or_host(true));
+        assert!(!Cond::LegallyAttached.is_local_or_host(false));
+        assert!(!Cond::AttachedTo(Box::new(Cond::LegallyAttached)).is_local_or_host(true));
+        let counted = Cond::AttachedTo(Box::new(Cond::Exists(Box::new(Cond::InPlay))));
+        assert!(!counted.is_local_or_host(true));
     }
 }
