@@ -13,6 +13,7 @@ pub mod kind;
 pub mod occurrence;
 pub(crate) mod procedure;
 pub mod response;
+mod runs;
 mod state_checks;
 pub mod tasks;
 

@@ -1,0 +1,488 @@
+//! A response going through its parts, as a task of its own: its targets (the orderer first
+//! picks who chooses when several players do), its costs (an occurrence each; one that does not
+//! happen stops it), then its deeds, each occurrence going through its own points before the next
+//! deed (the "CE Timing" priority rule).
+
+use super::occurrence::{Logged, Occurrence, Responder, Why};
+use super::procedure::amount_of;
+use super::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
+use super::tasks::{ActiveDelayed, Cand, Key, Mode, Run, Task};
+use crate::condition::eval::Ctx;
+use crate::condition::Subject;
+use crate::decision::DecisionRequest;
+use crate::error::ActionError;
+use crate::ids::{ObjectId, PlayerId};
+use crate::state::GameState;
+use crate::timing::Point;
+use crate::value::Arg;
+use std::sync::Arc;
+
+impl GameState {
+    pub(super) fn start_run(
+        &mut self,
+        fi: usize,
+        point: Point,
+        c: Cand,
+        why: Why,
+        step: &Arc<str>,
+    ) -> Result<(), ActionError> {
+        let (def, source, you, targets, bound) = self.response_of(c.key);
+        let f = self.frame(fi);
+        let depth = f.depth;
+        let occurrence = f.occs[c.occ].occ.clone();
+        self.frame_mut(fi).used.push((c.occ, c.key));
+        if let Key::Delayed(id) = c.key {
+            // A delayed trigger answers the first of its events and never another.
+            self.timing_mut().delayed.retain(|d| d.id != id);
+        }
+        self.log_at(
+            depth,
+            Logged::Response {
+                occurrence,
+                point,
+                step: step.clone(),
+                by: Responder {
+                    source,
+                    text: def.text.clone(),
+                },
+                why,
+            },
+        );
+        let run = Run {
+            frame: fi,
+            occ: c.occ,
+            def,
+            source,
+            you,
+            targets,
+            bound,
+            picked: Vec::new(),
+            picking: None,
+            part: 0,
+            awaiting_cost: false,
+            paying: false,
+            depth: depth + 1,
+        };
+        self.timing_mut().tasks.push(Task::Run(Box::new(run)));
+        Ok(())
+    }
+
+    pub(super) fn advance_run(&mut self, ri: usize) -> Result<(), ActionError> {
+        let Task::Run(r) = &self.timing.tasks[ri] else {
+            unreachable!()
+        };
+        let r = (**r).clone();
+        if r.awaiting_cost {
+            self.run_mut(ri).awaiting_cost = false;
+            if !self.timing.last_happened {
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: "its cost was not paid".into(),
+                    },
+                );
+                self.timing_mut().tasks.truncate(ri);
+                return Ok(());
+            }
+        }
+        let nt = r.def.targets.len();
+        let nc = r.def.costs.len();
+        let nd = r.def.deeds.len();
+        if r.part < nt {
+            return self.choose_targets(ri, &r);
+        } else if r.part < nt + nc {
+            if r.part == nt && r.def.optional_costs && !r.paying {
+                // Pay or decline, now or never.
+                let params = self.params_of(&r);
+                let costs: Vec<Occurrence> = r
+                    .def
+                    .costs
+                    .iter()
+                    .filter_map(|c| match c {
+                        Deed::Occur { event, args } => {
+                            let v: Option<Vec<Arg>> =
+                                args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
+                            v.map(|v| Occurrence::new(*event, v))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                self.pending = Some(Arc::new(DecisionRequest::PayCost {
+                    player: r.you.unwrap_or(self.orderer()),
+                    response: r.def.text.clone(),
+                    costs,
+                }));
+                return Ok(());
+            }
+            self.run_mut(ri).part += 1;
+            let deed = r.def.costs[r.part - nt].clone();
+            let pushes = matches!(deed, Deed::Occur { .. } | Deed::Instead { .. });
+            if pushes {
+                self.run_mut(ri).awaiting_cost = true;
+            }
+            self.do_deed(&r, &deed)?;
+        } else if r.part < nt + nc + nd {
+            self.run_mut(ri).part += 1;
+            let deed = r.def.deeds[r.part - nt - nc].clone();
+            self.do_deed(&r, &deed)?;
+        } else {
+            self.timing_mut().tasks.truncate(ri);
+        }
+        Ok(())
+    }
+
+    /// Who chooses a response's target of that index.
+    pub(super) fn chooser_of(&self, r: &Run, i: usize, params: &[Arg]) -> PlayerId {
+        let fallback = r.you.unwrap_or(self.orderer());
+        let Some(Some(p)) = r.def.choosers.get(i) else {
+            return fallback;
+        };
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, r.source, r.you, &r.targets).with_params(params);
+        let this = match r.source {
+            Some(s) => Subject::Object(s),
+            None => Subject::Player(fallback),
+        };
+        ctx.player(*p, this).unwrap_or(fallback)
+    }
+
+    /// The next target: when players other than one still have to choose, the player who orders
+    /// conflicts picks who chooses next; then that player picks among the legal targets (a
+    /// single legal one is taken without asking). With none, the response does nothing.
+    pub(super) fn choose_targets(&mut self, ri: usize, r: &Run) -> Result<(), ActionError> {
+        let nt = r.def.targets.len();
+        let params = self.params_of(r);
+        if r.picked.len() != nt {
+            self.run_mut(ri).picked = vec![None; nt];
+        }
+        let picked = &self.run_mut(ri).picked.clone();
+        let next = match r.picking {
+            Some(i) => i,
+            None => {
+                let remaining: Vec<usize> = (0..nt).filter(|i| picked[*i].is_none()).collect();
+                let choosers: Vec<PlayerId> = remaining
+                    .iter()
+                    .map(|i| self.chooser_of(r, *i, &params))
+                    .collect();
+                if choosers.iter().any(|c| *c != choosers[0]) {
+                    let player = self.orderer();
+                    self.timing_mut().offered = Vec::new();
+                    self.timing_mut().offered_targets = remaining;
+                    self.pending = Some(Arc::new(DecisionRequest::OrderChoices {
+                        player,
+                        response: r.def.text.clone(),
+                        choosers,
+                    }));
+                    return Ok(());
+                }
+                remaining[0]
+            }
+        };
+        let so_far: Vec<Subject> = picked.iter().flatten().copied().collect();
+        let options =
+            self.legal_targets(&r.def.targets[next].cond, r.source, r.you, &so_far, &params);
+        match options.len() {
+            0 => {
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: "it has no legal target".into(),
+                    },
+                );
+                self.timing_mut().tasks.truncate(ri);
+            }
+            1 => self.set_target(ri, next, options[0]),
+            _ => {
+                let player = self.chooser_of(r, next, &params);
+                self.run_mut(ri).picking = Some(next);
+                self.timing_mut().offered = Vec::new();
+                self.pending = Some(Arc::new(DecisionRequest::ChooseTarget {
+                    player,
+                    response: r.def.text.clone(),
+                    options,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn set_target(&mut self, ri: usize, i: usize, t: Subject) {
+        let run = self.run_mut(ri);
+        run.picked[i] = Some(t);
+        run.picking = None;
+        run.part += 1;
+        if run.part == run.picked.len() {
+            run.targets = run.picked.iter().flatten().copied().collect();
+        }
+    }
+
+    /// The arguments a response's expressions read: the occurrence it answers, as it is now, or
+    /// for a delayed effect those it was set up with.
+    pub(super) fn params_of(&self, r: &Run) -> Vec<Arg> {
+        match &r.bound {
+            Some(b) => b.clone(),
+            None => self.frame(r.frame).occs[r.occ].occ.args.clone(),
+        }
+    }
+
+    pub(super) fn eval_arg(&self, r: &Run, a: &ArgExpr, params: &[Arg]) -> Option<Arg> {
+        // After an object left play, what the response names is looked up as it was just before
+        // (last-known information).
+        let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+        look.arg_value(a, r.source, r.you, &r.targets, params)
+    }
+
+    /// An argument's value for a response with this source, "you", targets and occurrence.
+    pub(super) fn arg_value(
+        &self,
+        a: &ArgExpr,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: &[Subject],
+        params: &[Arg],
+    ) -> Option<Arg> {
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        let this = match source {
+            Some(s) => Subject::Object(s),
+            None => Subject::Player(you.unwrap_or(self.active)),
+        };
+        match a {
+            ArgExpr::Param(i) => params.get(*i as usize).copied(),
+            ArgExpr::Target(i) => match targets.get(*i as usize) {
+                Some(Subject::Object(o)) => Some(Arg::Object(*o)),
+                Some(Subject::Player(p)) => Some(Arg::Player(*p)),
+                None => None,
+            },
+            ArgExpr::Object(o) => ctx.object_ref(*o, this).map(Arg::Object),
+            ArgExpr::ControllerOf(o) => ctx
+                .object_ref(*o, this)
+                .and_then(|x| ctx.controller_of(x))
+                .map(Arg::Player),
+            ArgExpr::Player(p) => ctx.player(*p, this).map(Arg::Player),
+            ArgExpr::Number(e) => ctx.eval(e, this).map(Arg::Number),
+            ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
+            ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
+            ArgExpr::Property(q) => Some(Arg::Property(*q)),
+        }
+    }
+
+    /// The occurrence a response answers no longer happens (negated, prevented, substituted):
+    /// it and its frame's depth, if it was still to happen.
+    pub(super) fn end_answered(&mut self, r: &Run) -> Option<(Occurrence, u16)> {
+        let f = self.frame_mut(r.frame);
+        let occ = &mut f.occs[r.occ];
+        if !occ.alive {
+            return None;
+        }
+        occ.alive = false;
+        Some((occ.occ.clone(), f.depth))
+    }
+
+    pub(super) fn do_deed(&mut self, r: &Run, deed: &Deed) -> Result<(), ActionError> {
+        let params = self.params_of(r);
+        let eval_args = |s: &GameState, args: &[ArgExpr]| -> Option<Vec<Arg>> {
+            args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
+        };
+        match deed {
+            Deed::Occur { event, args } => match eval_args(self, args) {
+                Some(args) => {
+                    self.push_frame(vec![Occurrence::new(*event, args)], Mode::Plain, r.depth)
+                }
+                None => {
+                    self.timing_mut().last_happened = false;
+                    self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: format!(
+                                "`{}` names no object or player now",
+                                self.ruleset.event(*event).name
+                            ),
+                        },
+                    );
+                }
+            },
+            Deed::Prevent => {
+                if let Some((occurrence, depth)) = self.end_answered(r) {
+                    self.log_at(
+                        depth,
+                        Logged::Prevented {
+                            occurrence,
+                            by: r.responder(),
+                        },
+                    );
+                }
+            }
+            Deed::Instead { event, args } => {
+                let Some(args) = eval_args(self, args) else {
+                    return Ok(());
+                };
+                let with = Occurrence::new(*event, args);
+                if let Some((occurrence, depth)) = self.end_answered(r) {
+                    self.log_at(
+                        depth,
+                        Logged::Substituted {
+                            occurrence,
+                            by: r.responder(),
+                            with: with.clone(),
+                        },
+                    );
+                    self.push_frame(vec![with], Mode::Plain, r.depth);
+                }
+            }
+            Deed::ChangeAmount(e) => {
+                let Some(Arg::Number(by)) = self.eval_arg(r, &ArgExpr::Number(e.clone()), &params)
+                else {
+                    return Ok(());
+                };
+                let f = self.frame(r.frame);
+                let occ = &f.occs[r.occ];
+                let Some(a) = self.ruleset.event(occ.occ.event).amount else {
+                    return Ok(());
+                };
+                let from = amount_of(&occ.occ.args, super::kind::Amount::Param(a));
+                let to = (from + by).max(0);
+                let depth = f.depth;
+                let f = self.frame_mut(r.frame);
+                let before = f.occs[r.occ].occ.clone();
+                f.occs[r.occ].occ.args[a as usize] = Arg::Number(to);
+                self.log_at(
+                    depth,
+                    Logged::Amount {
+                        occurrence: before,
+                        from,
+                        to,
+                        by: r.responder(),
+                    },
+                );
+            }
+            Deed::SetParam { param, to } => {
+                let Some(v) = self.eval_arg(r, to, &params) else {
+                    return Ok(());
+                };
+                let f = self.frame(r.frame);
+                let depth = f.depth;
+                let before = f.occs[r.occ].occ.clone();
+                let name = self.ruleset.event(before.event).params[*param as usize]
+                    .name
+                    .clone();
+                self.frame_mut(r.frame).occs[r.occ].occ.args[*param as usize] = v;
+                self.log_at(
+                    depth,
+                    Logged::Param {
+                        occurrence: before,
+                        param: name,
+                        to: v,
+                        by: r.responder(),
+                    },
+                );
+            }
+            Deed::Effect { duration, def } => self.start_response_effect(r, duration, def, &params),
+            Deed::Delayed(def) => {
+                let t = self.timing_mut();
+                let id = t.next_delayed;
+                t.next_delayed += 1;
+                let resp = Arc::new(ResponseDef {
+                    kind: ResponseKind::Delayed,
+                    text: def.text.clone(),
+                    trigger: def.trigger.clone(),
+                    condition: None,
+                    targets: Vec::new(),
+                    choosers: Vec::new(),
+                    costs: Vec::new(),
+                    optional_costs: false,
+                    deeds: def.deeds.clone(),
+                    zones: Vec::new(),
+                    during: None,
+                });
+                let turn = match def.lasting {
+                    Lasting::ThisTurn => Some(self.turn),
+                    Lasting::ThisGame => None,
+                };
+                let d = ActiveDelayed {
+                    id,
+                    def: resp,
+                    source: r.source,
+                    you: r.you,
+                    targets: r.targets.clone(),
+                    bound: params.clone(),
+                    turn,
+                };
+                self.timing_mut().delayed.push(d);
+                self.log_at(
+                    r.depth,
+                    Logged::Delayed {
+                        by: r.responder(),
+                        text: def.text.clone(),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// A response's continuous effect starts: its subjects are locked now, looked up as they were
+    /// just before an object left play where the response answers that (last-known
+    /// information), and its numbers are fixed now.
+    pub(super) fn start_response_effect(
+        &mut self,
+        r: &Run,
+        duration: &crate::effect::Duration,
+        def: &Arc<crate::effect::EffectDef>,
+        params: &[Arg],
+    ) {
+        use crate::effect::CreatedEffect;
+        let Some(source) = r.source else {
+            self.log_at(
+                r.depth,
+                Logged::Fizzled {
+                    by: r.responder(),
+                    why: "a rule has no source to start an effect from".into(),
+                },
+            );
+            return;
+        };
+        let you = r.you.unwrap_or(self.orderer());
+        let (subs, fixed) = {
+            let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+            let sheet = &look.derived().sheet;
+            let ctx =
+                Ctx::new(look, sheet, Some(source), Some(you), &r.targets).with_params(params);
+            let subs = crate::layers::subjects(&ctx, &def.affects);
+            let fixed = crate::action::apply::fix_numbers(&ctx, def, &subs);
+            (subs, fixed)
+        };
+        let locked = self.locked(&def.affects, &subs);
+        let duration = crate::action::apply::duration_for(duration, you, || {
+            r.targets.iter().find_map(|t| match t {
+                Subject::Object(o) => Some(self.controller_now(*o)),
+                Subject::Player(_) => None,
+            })
+        });
+        let source_name = self.obj(source).name.clone();
+        // Its id and timestamp are given as it starts.
+        self.make(crate::kernel::Change::StartEffect(Box::new(
+            CreatedEffect {
+                id: 0,
+                source,
+                source_name,
+                controller: you,
+                timestamp: crate::ids::Timestamp(0),
+                duration,
+                def: fixed,
+                locked,
+                targets: Arc::from(&r.targets[..]),
+            },
+        )));
+        self.log_at(
+            r.depth,
+            Logged::EffectStarts {
+                by: r.responder(),
+                subjects: subs.len(),
+            },
+        );
+    }
+}
