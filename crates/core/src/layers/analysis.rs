@@ -7,7 +7,9 @@ use super::change::{
     add_cell, apply_in_place, cells_of, footprint_of, op_params, op_probe, subject_of,
 };
 use super::dependency::{Analysis, CellReads, DepKind, Dims, Instruction, Probe};
-use super::derive::{all_subjects, objects_of, start, static_exists, subjects, Deriver};
+use super::derive::Deriver;
+use super::footprint::objects_of;
+use super::start::{all_subjects, start, static_exists, subjects};
 use crate::condition::eval::Ctx;
 use crate::condition::{Cell, Footprint, Reads, Subject};
 use crate::effect::{Affects, EffectDef};

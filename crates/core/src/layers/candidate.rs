@@ -1,13 +1,16 @@
 //! The effects that may apply in a layer: static abilities, created effects, counters and
-//! face-down values (CR 613.1), each with its timestamp (CR 613.7), its source and its "you".
+//! face-down values (CR 613.1), each with its timestamp (CR 613.7), its source and its "you";
+//! gathered for each layer (`gather`).
 
 use crate::condition::eval::Ctx;
 use crate::condition::{Reads, Subject};
 use crate::effect::{EffectDef, Locked};
-use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, Timestamp};
+use crate::ids::{ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
+use crate::object::GameObject;
 use crate::state::sheet::Sheet;
 use crate::state::GameState;
-use crate::value::Value;
+use crate::value::{Ability, Value};
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 /// The subjects of an effect, in id order, shared by the places that keep them.
@@ -150,4 +153,89 @@ pub(super) fn you_of(
         },
         None => Some(state.obj(src).controller),
     }
+}
+
+/// An effect that began applying, with the subjects it applies to in every later layer; `None` if
+/// it did not exist when its first part would have applied.
+pub(super) type Started = HashMap<EffectKey, (Candidate, Option<Subjects>)>;
+
+/// Effects with a part in `layer`: static abilities of objects in play (as their abilities stand
+/// now), created effects, counters if this layer applies them, and every effect already started.
+pub(super) fn gather(
+    state: &GameState,
+    sheet: &Sheet,
+    layer: LayerId,
+    started: &Started,
+    grants: &HashMap<(ObjectId, Ability), Timestamp>,
+    visit: Option<&[u32]>,
+) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = started
+        .values()
+        .filter(|(c, s)| s.is_some() && matches!(&c.body, Body::Effect(d) if d.has_layer(layer)))
+        .map(|(c, _)| c.clone())
+        .collect();
+    let layer_def = &state.ruleset.layers[layer.index()];
+    let mut objects: Vec<&GameObject> = state.objects().collect();
+    if let Some(rank) = visit {
+        objects.sort_by_key(|o| rank[o.id.index()]);
+    }
+    for o in objects {
+        let in_play = state.in_play(o.id);
+        if layer_def.face_down && o.face_down && !state.ruleset.face_down.is_empty() {
+            out.push(Candidate {
+                key: EffectKey::FaceDown(o.id),
+                body: Body::FaceDown,
+                timestamp: o.timestamp,
+                defining: false,
+                source: Some(o.id),
+                source_name: o.name.clone(),
+                created: None,
+            });
+        }
+        if let Some(ac) = state.abilities_char {
+            if let Value::Abilities(list) = &sheet.objects[o.id.index()][ac.index()] {
+                for a in list.iter() {
+                    let Ability::Static { class, index, .. } = a else {
+                        continue;
+                    };
+                    let def = &state.content.class(*class).statics[*index as usize];
+                    // A static ability works in play, or in the other zones it names.
+                    if !in_play && !def.zones.contains(&o.zone) {
+                        continue;
+                    }
+                    let key = EffectKey::Static {
+                        object: o.id,
+                        class: *class,
+                        index: *index,
+                    };
+                    if def.has_layer(layer) && !started.contains_key(&key) {
+                        let granted = grants.get(&(o.id, a.clone())).copied();
+                        out.push(Candidate {
+                            key,
+                            body: Body::Effect(def.clone()),
+                            timestamp: granted.map_or(o.timestamp, |g| g.max(o.timestamp)),
+                            defining: def.defining,
+                            source: Some(o.id),
+                            source_name: o.name.clone(),
+                            created: None,
+                        });
+                    }
+                }
+            }
+        }
+        // Counters where their kind changes something: numbers in the layer that applies
+        // counters, a keyword counter's ability where its operation applies (CR 613.1f).
+        for (i, p) in o.counters.iter().enumerate() {
+            if state.ruleset.counters[p.kind.index()].applies_in(&state.ruleset, layer) {
+                out.push(Candidate::counter(o, i, p));
+            }
+        }
+    }
+    for e in state.effects() {
+        let key = EffectKey::Created(e.id);
+        if e.def.has_layer(layer) && !started.contains_key(&key) {
+            out.push(Candidate::created(e));
+        }
+    }
+    out
 }

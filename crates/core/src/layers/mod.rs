@@ -6,11 +6,25 @@
 
 mod analysis;
 mod candidate;
+mod categories;
 mod change;
 mod dependency;
 mod derive;
+mod dirty;
+mod footprint;
+#[cfg(feature = "test-hooks")]
+mod hooks;
 mod incremental;
+mod kept;
+mod order;
+mod replay;
+mod start;
+mod step;
+mod trail;
 mod values;
 
-pub use derive::{copiable_values, derive, derive_permuted, derive_upto, subjects};
-pub use incremental::{recomputation_outcomes, verify_recomputation};
+pub use derive::derive;
+#[cfg(feature = "test-hooks")]
+pub use hooks::{derive_permuted, derive_upto, recomputation_outcomes, verify_recomputation};
+pub use start::subjects;
+pub use values::copiable_values;

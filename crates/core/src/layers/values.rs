@@ -1,7 +1,8 @@
 //! A state's derived values: worked out when first read, shared by its clones, and after a change
-//! worked out again from the last derivation for what the change reaches.
+//! worked out again from the last derivation for what the change reaches; an object's copiable
+//! values.
 
-use super::derive::derive;
+use super::derive::{derive, derive_layers};
 use super::incremental::derive_after;
 use crate::error::ActionError;
 use crate::ids::{CharId, ObjectId, PlayerId, PropId};
@@ -9,6 +10,19 @@ use crate::state::derived::Derived;
 use crate::state::GameState;
 use crate::value::Value;
 use std::sync::Arc;
+
+/// The copiable values of an object now: its values after the copy and face-down layers
+/// (CR 613.2c; Cranial Insertion, "Order of Operations", 2020, layer 1b: "The copiable values of
+/// an object are the end result of applying layers 1a and 1b").
+pub fn copiable_values(state: &GameState, o: ObjectId) -> Vec<(CharId, Value)> {
+    let d = derive_layers(state, state.ruleset.copiable_layers(), false);
+    state
+        .ruleset
+        .copiable
+        .iter()
+        .map(|c| (*c, d.sheet.objects[o.index()][c.index()].clone()))
+        .collect()
+}
 
 impl GameState {
     /// Characteristics of every object and properties of every player after all layers, computed
