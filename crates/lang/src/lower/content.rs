@@ -171,7 +171,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
                     ));
                 }
                 let kind = rs.char(ch).kind;
-                let v = printed_value(kind, &mut ic, first.span)?;
+                let v = env.symbols.value(printed_value(kind, &mut ic, first.span)?);
                 if let Value::Abilities(list) = v {
                     keywords = list.to_vec();
                     ic.finish()?;
@@ -335,7 +335,7 @@ fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor) -> Res<Sym
         ));
     }
     if !(all_then_word && category(c).is_some()) {
-        return sym_list(c);
+        return Ok(env.symbols.list(sym_list(c)?));
     }
     let mut out = SymList::default();
     loop {
@@ -350,7 +350,7 @@ fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor) -> Res<Sym
                 if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
                     out.chosen = true;
                 } else {
-                    out.set.insert(Symbol::new(&w));
+                    out.set.insert(env.symbol(&w));
                 }
             }
         }
@@ -612,7 +612,9 @@ pub(crate) fn effect(
                 SlotTarget::Char(ch) => Change::RemoveSymbols(sym_list_in(env, ch, &mut c)?),
                 SlotTarget::Prop(_) => unreachable!("symbols are characteristics"),
             },
-            (CharKind::Abilities, '=') => Change::SetAbilities(abilities(&mut c)?),
+            (CharKind::Abilities, '=') => {
+                Change::SetAbilities(env.symbols.abilities(&abilities(&mut c)?))
+            }
             (CharKind::Abilities, '+')
                 if matches!(&c.peek().map(|t| &t.tok), Some(Tok::Str(s)) if s.contains("{}"))
                     && c.peek_at(1).is_some_and(|t| t.is_word("for")) =>
@@ -651,8 +653,12 @@ pub(crate) fn effect(
                 let among = condition(env, &mut c, allow)?;
                 Change::AbilitiesOf { kind, among }
             }
-            (CharKind::Abilities, '+') => Change::AddAbilities(abilities(&mut c)?),
-            (CharKind::Abilities, _) => Change::RemoveAbilities(abilities(&mut c)?),
+            (CharKind::Abilities, '+') => {
+                Change::AddAbilities(env.symbols.abilities(&abilities(&mut c)?))
+            }
+            (CharKind::Abilities, _) => {
+                Change::RemoveAbilities(env.symbols.abilities(&abilities(&mut c)?))
+            }
             (CharKind::Controller, '=') => {
                 let (w, sp) = c.name("`you`, `owner`, `active` or `target`")?;
                 Change::SetPlayer(match w.as_str() {
