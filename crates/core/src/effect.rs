@@ -197,7 +197,8 @@ impl EffectDef {
     /// The name a static ability with this effect has in an ability list (its rules text), for
     /// reads of whether an object still has it.
     pub fn ability_name(&self) -> &Symbol {
-        self.text_symbol.get_or_init(|| Symbol::new(&self.text))
+        self.text_symbol
+            .get_or_init(|| Symbol::from(self.text.clone()))
     }
 
     pub fn has_layer(&self, layer: LayerId) -> bool {

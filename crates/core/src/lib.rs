@@ -8,6 +8,7 @@
 //! value is computed by the layer system ([`GameState::derived`]) and can be explained
 //! ([`GameState::explain`]); every occurrence is logged with why each response came when it did
 //! ([`GameState::log`]).
+#![forbid(unsafe_code)]
 
 pub mod action;
 pub mod condition;

@@ -2,16 +2,16 @@
 
 use crate::ids::{ClassId, PlayerId};
 use serde::Serialize;
-use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-/// A name such as a color, a type or a keyword ability. Symbols are interned: every symbol with
-/// the same text shares one allocation, so two symbols are equal exactly when they share it.
-#[derive(Clone, Debug, PartialOrd, Ord, Serialize)]
+/// A name such as a color, a type or a keyword ability. Two symbols are equal when their text is:
+/// a symbol is made anywhere without a shared table, so making one takes no lock. A loader gives
+/// every symbol of one ruleset and its content the same allocation for the same text, so most
+/// comparisons end at one pointer test. Ordered and hashed by the text.
+#[derive(Clone, Debug, Serialize)]
 pub struct Symbol(Arc<str>);
 
-/// Hashes the text, as equal symbols share it.
 impl std::hash::Hash for Symbol {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         self.0.hash(h)
@@ -19,29 +19,60 @@ impl std::hash::Hash for Symbol {
 }
 
 impl PartialEq for Symbol {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return true;
+        }
+        // Most symbols that differ, differ in length or first letter: no call compares the rest.
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        a.len() == b.len() && a.first() == b.first() && a == b
     }
 }
 
 impl Eq for Symbol {}
 
-impl Symbol {
-    pub fn new(s: &str) -> Self {
-        static TABLE: OnceLock<Mutex<HashSet<Arc<str>>>> = OnceLock::new();
-        let mut table = TABLE
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(a) = table.get(s) {
-            return Symbol(a.clone());
+impl PartialOrd for Symbol {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Symbol {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return std::cmp::Ordering::Equal;
         }
-        let a: Arc<str> = Arc::from(s);
-        table.insert(a.clone());
-        Symbol(a)
+        self.0.cmp(&other.0)
+    }
+}
+
+/// A table of symbols looks one up by its text (hashing and equality are the text's).
+impl std::borrow::Borrow<str> for Symbol {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A symbol whose text is already shared (a static ability's rules text): no copy is made.
+impl From<Arc<str>> for Symbol {
+    fn from(text: Arc<str>) -> Self {
+        Symbol(text)
+    }
+}
+
+impl Symbol {
+    /// A symbol with its own copy of the text.
+    pub fn new(s: &str) -> Self {
+        Symbol(Arc::from(s))
     }
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+    /// Whether the two share one allocation (and so are equal without reading the text).
+    pub fn shares(&self, other: &Symbol) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -469,6 +500,25 @@ mod tests {
         let mut j = SymbolSet::every_but(&set(&["x"]));
         j.intersect(&SymbolSet::every_but(&set(&["y"])));
         assert_eq!(j, SymbolSet::every_but(&set(&["x", "y"])));
+    }
+
+    #[test]
+    fn symbols_made_apart_are_equal_by_their_text() {
+        use std::hash::{BuildHasher, RandomState};
+        let (a, b) = (Symbol::new("goblin"), Symbol::new("goblin"));
+        assert!(!a.shares(&b));
+        assert_eq!(a, b);
+        assert!(a.clone().shares(&a));
+        assert_ne!(a, Symbol::new("elf"));
+        assert_ne!(a, Symbol::new("goblins"));
+        let h = RandomState::new();
+        assert_eq!(h.hash_one(&a), h.hash_one(&b));
+        assert_eq!(a.cmp(&b), std::cmp::Ordering::Equal);
+        assert!(Symbol::new("elf") < a && a < Symbol::new("zombie"));
+        // Sets built from either find the other's symbols.
+        let set: SymbolSet = [Symbol::new("elf"), a].into_iter().collect();
+        assert!(set.contains(&b));
+        assert_eq!(set, [b, Symbol::new("elf")].into_iter().collect());
     }
 }
 

@@ -4,6 +4,7 @@
 //! [`lower`] modules, which check names against the ruleset and build the core's definitions. Every
 //! error is a [`diagnostics::Diagnostic`] naming file, line and column. [`loader`] finds the files a
 //! scenario names; [`scenario`] runs scenarios against the core.
+#![forbid(unsafe_code)]
 
 pub mod diagnostics;
 pub mod lexer;

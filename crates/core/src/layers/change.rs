@@ -337,36 +337,40 @@ pub(super) fn change(
                 .collect();
         }
         Change::ReplaceWord(from, to) => {
-            let word = |r: &crate::effect::SymRef| -> Option<String> {
+            let word = |r: &crate::effect::SymRef| -> Option<Symbol> {
                 match r {
-                    crate::effect::SymRef::Lit(s) => Some(s.to_string()),
-                    crate::effect::SymRef::Chosen(i) => ctx.source.and_then(|s| {
-                        ctx.state
-                            .obj(s)
-                            .choices
-                            .get(*i as usize)
-                            .map(|x| x.to_string())
-                    }),
+                    crate::effect::SymRef::Lit(s) => Some(s.clone()),
+                    crate::effect::SymRef::Chosen(i) => ctx
+                        .source
+                        .and_then(|s| ctx.state.obj(s).choices.get(*i as usize).cloned()),
                 }
             };
             let (Some(from), Some(to)) = (word(from), word(to)) else {
                 return Vec::new();
             };
-            let swap = |s: &str| crate::value::Symbol::new(&s.replace(&from, &to));
+            // The symbol itself where the word is not in it, the new word where it is the whole
+            // symbol: only a word inside a longer one ("swampwalk") makes new text.
+            let swap = |s: &Symbol| {
+                if *s == from {
+                    to.clone()
+                } else if !s.as_str().contains(from.as_str()) {
+                    s.clone()
+                } else {
+                    Symbol::new(&s.as_str().replace(from.as_str(), to.as_str()))
+                }
+            };
             match cur {
                 Value::Abilities(list) => Value::Abilities(
                     list.iter()
                         .map(|a| match a {
-                            Ability::Keyword(k) => Ability::Keyword(swap(k.as_str())),
+                            Ability::Keyword(k) => Ability::Keyword(swap(k)),
                             other => other.clone(),
                         })
                         .collect(),
                 ),
                 // Every symbol but some keeps every symbol: there is no word to replace.
                 Value::Symbols(set) if set.is_every() => Value::Symbols(set.clone()),
-                Value::Symbols(set) => {
-                    Value::Symbols(set.iter().map(|s| swap(s.as_str())).collect())
-                }
+                Value::Symbols(set) => Value::Symbols(set.iter().map(swap).collect()),
                 other => other.clone(),
             }
         }
@@ -403,9 +407,7 @@ pub(super) fn change(
                 syms
             });
             for s in syms.iter() {
-                let a = Ability::Keyword(crate::value::Symbol::new(
-                    &template.replace("{}", s.as_str()),
-                ));
+                let a = Ability::Keyword(Symbol::new(&template.replace("{}", s.as_str())));
                 if !have.contains(&a) {
                     have.push(a);
                 }
@@ -1205,7 +1207,7 @@ impl Touch {
     ) -> Option<Touch> {
         let name = |a: &Ability| match a {
             Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
-            Ability::Static { text, .. } => Symbol::new(text),
+            Ability::Static { text, .. } => Symbol::from(text.clone()),
         };
         let all = || Touch::Names(intrinsic.abilities.iter().map(|(_, a)| name(a)).collect());
         let of = |l: &crate::effect::SymList| -> Vec<Symbol> {
@@ -1253,7 +1255,7 @@ impl Touch {
                 l.iter()
                     .map(|a| match a {
                         Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
-                        Ability::Static { text, .. } => Symbol::new(text),
+                        Ability::Static { text, .. } => Symbol::from(text.clone()),
                     })
                     .collect(),
             )

@@ -7,7 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
 use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
 use rulecraft_core::ruleset::CharKind;
-use rulecraft_core::{AbilityKind, Symbol};
+use rulecraft_core::AbilityKind;
 
 /// Words that end a condition's implicit "and" run.
 const STOP: [&str; 5] = ["or", "and", "then", "to", "of"];
@@ -471,7 +471,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                         if bare {
                             env.note_symbol(sym_span, ch, &sym, lacks);
                         }
-                        Cond::Has(obj, ch, Symbol::new(&sym))
+                        Cond::Has(obj, ch, env.symbol(&sym))
                     }
                 };
                 return Ok(if lacks {

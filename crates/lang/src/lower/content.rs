@@ -198,7 +198,7 @@ fn printed(
     {
         return Err(Diagnostic::new(at, format!("`{w}` is printed twice")));
     }
-    let v = printed_value(rs.char(ch).kind, ic, at)?;
+    let v = env.symbols.value(printed_value(rs.char(ch).kind, ic, at)?);
     ic.finish()?;
     match v {
         Value::Abilities(list) => *keywords = list.to_vec(),

@@ -351,8 +351,12 @@ fn symbols_change(env: &Env, c: &mut Cursor, ch: CharId, op: char) -> Res<Change
 /// (`activated abilities of ...`).
 fn abilities_change(env: &Env, c: &mut Cursor, op: char, allow: Allow) -> Res<Change> {
     match op {
-        '=' => return Ok(Change::SetAbilities(abilities(c)?)),
-        '-' => return Ok(Change::RemoveAbilities(abilities(c)?)),
+        '=' => return Ok(Change::SetAbilities(env.symbols.abilities(&abilities(c)?))),
+        '-' => {
+            return Ok(Change::RemoveAbilities(
+                env.symbols.abilities(&abilities(c)?),
+            ))
+        }
         _ => {}
     }
     let template = matches!(&c.peek().map(|t| &t.tok), Some(Tok::Str(s)) if s.contains("{}"))
@@ -392,7 +396,7 @@ fn abilities_change(env: &Env, c: &mut Cursor, op: char, allow: Allow) -> Res<Ch
         let among = condition(env, c, allow)?;
         return Ok(Change::AbilitiesOf { kind, among });
     }
-    Ok(Change::AddAbilities(abilities(c)?))
+    Ok(Change::AddAbilities(env.symbols.abilities(&abilities(c)?)))
 }
 
 /// After `controller =`: `you`, `owner`, `active [player]` or, in a spell, `target [NAME]`

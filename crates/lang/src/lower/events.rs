@@ -17,7 +17,7 @@ use rulecraft_core::events::response::{
     ArgExpr, Deed, DelayedDef, Pattern, ResponseDef, ResponseKind, Trigger,
 };
 use rulecraft_core::timing::{Point, Responds, Taking, TimingStep};
-use rulecraft_core::{EventId, Symbol};
+use rulecraft_core::EventId;
 use std::sync::Arc;
 
 /// `event NAME(PARAM: KIND, ...) { CHANGE ... }`, or `period` / `turn` for a period.
@@ -253,7 +253,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
             kind.changes.push(Primitive::State {
                 object: i,
                 char: ch,
-                symbol: Symbol::new(&sym),
+                symbol: env.symbol(&sym),
                 on: !negative,
             });
         }

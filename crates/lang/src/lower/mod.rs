@@ -14,7 +14,9 @@ use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
 use cursor::Res;
 use rulecraft_core::condition::Cond;
+use rulecraft_core::effect::SymList;
 use rulecraft_core::ruleset::Ruleset;
+use rulecraft_core::value::{Ability, Symbol, SymbolSet, Value};
 use std::collections::HashMap;
 
 /// A loaded ruleset with its terms, the names conditions may use ("creature", "permanent"), and
@@ -28,6 +30,65 @@ pub struct Env {
     pub notes: Notes,
     /// A state-based check's condition is being read (`legally attached` is allowed there).
     pub checking: bool,
+    /// The symbols read so far for this ruleset and what is loaded against it (`Env::symbol`).
+    pub symbols: Symbols,
+}
+
+/// One table of symbols per loaded ruleset, shared by the environments made from it (content,
+/// scenarios): every symbol read with the same text shares one allocation, so symbols compare by
+/// one pointer test in play. Used only while loading (behind a lock, as `Notes`); play makes or
+/// compares symbols without it.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<Symbol>>>);
+
+impl Symbols {
+    /// The symbol with this text: the one read before, or a new one kept for later.
+    pub fn get(&self, w: &str) -> Symbol {
+        let mut table = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = table.get(w) {
+            return s.clone();
+        }
+        let s = Symbol::new(w);
+        table.insert(s.clone());
+        s
+    }
+    /// A set read without the table, its symbols from the table.
+    pub fn set(&self, set: &SymbolSet) -> SymbolSet {
+        let get = |s: &Symbol| self.get(s.as_str());
+        if set.is_every() {
+            SymbolSet::every_but(&set.lacks().map(get).collect())
+        } else {
+            set.iter().map(get).collect()
+        }
+    }
+    /// An operation's symbols read without the table, from the table.
+    pub fn list(&self, l: SymList) -> SymList {
+        SymList {
+            set: self.set(&l.set),
+            chosen: l.chosen,
+        }
+    }
+    /// Abilities read without the table, their names from the table.
+    pub fn abilities(&self, list: &[Ability]) -> Vec<Ability> {
+        list.iter()
+            .map(|a| match a {
+                Ability::Keyword(k) => Ability::Keyword(self.get(k.as_str())),
+                Ability::Kinded { kind, name } => Ability::Kinded {
+                    kind: *kind,
+                    name: self.get(name.as_str()),
+                },
+                other => other.clone(),
+            })
+            .collect()
+    }
+    /// A value read without the table (a printed value), its symbols and abilities from the table.
+    pub fn value(&self, v: Value) -> Value {
+        match v {
+            Value::Symbols(set) => Value::Symbols(self.set(&set)),
+            Value::Abilities(list) => Value::Abilities(self.abilities(&list).into()),
+            other => other,
+        }
+    }
 }
 
 /// A symbol written after `has` or `lacks` in a condition, with where and of which characteristic.
@@ -65,6 +126,11 @@ impl Notes {
 }
 
 impl Env {
+    /// A symbol as written, shared with every symbol of the same text read for this ruleset.
+    pub fn symbol(&self, w: &str) -> Symbol {
+        self.symbols.get(w)
+    }
+
     /// A term by name; a plural `s` is accepted (`creatures`).
     pub fn term(&self, w: &str) -> Option<&Cond> {
         self.terms

@@ -16,7 +16,7 @@ use rulecraft_core::ruleset::{
     Category, ChangeClass, CharDef, CharKind, CounterDef, Intrinsic, LayerDef, PropDef, Slot,
     StateCheck, ZoneDef,
 };
-use rulecraft_core::{Ability, Symbol};
+use rulecraft_core::Ability;
 
 const KINDS: [&str; 7] = [
     "number",
@@ -269,7 +269,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     let (k, _) = c.name_or_string("an ability name")?;
                     ops.push(Op {
                         target: SlotTarget::Char(a),
-                        change: Change::AddAbilities(vec![Ability::Keyword(Symbol::new(&k))]),
+                        change: Change::AddAbilities(vec![Ability::Keyword(env.symbol(&k))]),
                         layer: UNPLACED,
                         continuous: false,
                     });
@@ -512,7 +512,7 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
             let mut list = Vec::new();
             loop {
                 let (w, wsp) = ic.name_or_string("a symbol or `others`")?;
-                let sym = Symbol::new(&w);
+                let sym = env.symbol(&w);
                 if let Some(x) = env
                     .ruleset
                     .categories_of(ch)
@@ -534,7 +534,7 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
         env.ruleset.categories.push(Category {
             char: ch,
             name,
-            by: by.map(|b| (b, names.iter().map(|(n, _)| Symbol::new(n)).collect())),
+            by: by.map(|b| (b, names.iter().map(|(n, _)| env.symbol(n)).collect())),
             members,
         });
     }
@@ -587,7 +587,7 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
         no_block(item)?;
         let mut ic = Cursor::new(&item.head);
         let (sym, ssp) = ic.name_or_string("a symbol")?;
-        let sym = Symbol::new(&sym);
+        let sym = env.symbol(&sym);
         if abilities.iter().any(|(x, _)| *x == sym) {
             return Err(Diagnostic::new(
                 ssp,
@@ -601,7 +601,7 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     }
     env.ruleset.intrinsic.push(Intrinsic {
         char: ch,
-        when: (by, Symbol::new(&w)),
+        when: (by, env.symbol(&w)),
         abilities,
     });
     Ok(())

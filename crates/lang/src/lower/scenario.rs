@@ -988,7 +988,7 @@ impl Cx<'_> {
                 ));
             }
             let (s, _) = c.name_or_string("a symbol")?;
-            let sym = Symbol::new(&s);
+            let sym = self.env.symbol(&s);
             return Ok(Expect::Char {
                 obj,
                 ch,
@@ -1013,7 +1013,7 @@ impl Cx<'_> {
                 Want::Equals(Value::Symbols(if names.len() == 1 && names[0] == "all" {
                     rulecraft_core::SymbolSet::every()
                 } else {
-                    names.iter().map(|s| Symbol::new(s)).collect()
+                    names.iter().map(|s| self.env.symbol(s)).collect()
                 }))
             }
             CharKind::Abilities => Want::Abilities(self.names(c, "an ability")?),

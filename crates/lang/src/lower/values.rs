@@ -104,7 +104,7 @@ pub(crate) fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor)
         ));
     }
     if !(all_then_word && category(c).is_some()) {
-        return sym_list(c);
+        return Ok(env.symbols.list(sym_list(c)?));
     }
     let mut out = SymList::default();
     loop {
@@ -119,7 +119,7 @@ pub(crate) fn sym_list_in(env: &Env, ch: rulecraft_core::CharId, c: &mut Cursor)
                 if w == "chosen" && matches!(c.toks[c.pos - 1].tok, Tok::Word(_)) {
                     out.chosen = true;
                 } else {
-                    out.set.insert(Symbol::new(&w));
+                    out.set.insert(env.symbol(&w));
                 }
             }
         }
