@@ -47,9 +47,9 @@ impl Token {
     }
 }
 
-const PUNCT: [&str; 19] = [
+const PUNCT: [&str; 20] = [
     "+=", "-=", "<=", ">=", "==", "!=", "{", "}", "(", ")", ",", ":", ";", ".", "=", "+", "-", "*",
-    "<",
+    "/", "<",
 ];
 
 /// Splits text into tokens; the first bad character or unclosed string is an error.

@@ -538,6 +538,9 @@ impl Ctx<'_> {
             NumExpr::Add(a, b) => self.eval(a, this)?.checked_add(self.eval(b, this)?)?,
             NumExpr::Sub(a, b) => self.eval(a, this)?.checked_sub(self.eval(b, this)?)?,
             NumExpr::Mul(a, b) => self.eval(a, this)?.checked_mul(self.eval(b, this)?)?,
+            NumExpr::Div(a, b) => self
+                .eval(a, this)?
+                .checked_div_euclid(self.eval(b, this)?)?,
             NumExpr::Neg(a) => self.eval(a, this)?.checked_neg()?,
             NumExpr::Fixed(list) => list.iter().find(|(s, _)| *s == this)?.1?,
         })
@@ -587,6 +590,7 @@ impl Ctx<'_> {
             NumExpr::Add(a, b)
             | NumExpr::Sub(a, b)
             | NumExpr::Mul(a, b)
+            | NumExpr::Div(a, b)
             | NumExpr::Max(a, b)
             | NumExpr::Min(a, b) => self.probe(a, this, xs, out) && self.probe(b, this, xs, out),
             NumExpr::Neg(a) => self.probe(a, this, xs, out),

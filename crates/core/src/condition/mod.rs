@@ -91,6 +91,9 @@ pub enum NumExpr {
     Add(Box<NumExpr>, Box<NumExpr>),
     Sub(Box<NumExpr>, Box<NumExpr>),
     Mul(Box<NumExpr>, Box<NumExpr>),
+    /// Divided, rounded down ("half the counters, rounded down": CR 107.1a; no number when
+    /// dividing by zero).
+    Div(Box<NumExpr>, Box<NumExpr>),
     Neg(Box<NumExpr>),
     /// A number fixed when a spell resolved, for each subject it locked (CR 608.2h, 611.2c: "+X/+0
     /// where X is its power" takes X once); no number for any other subject. Reads nothing.
@@ -381,6 +384,7 @@ impl<'a> Node<'a> {
                 NumExpr::Add(a, b)
                 | NumExpr::Sub(a, b)
                 | NumExpr::Mul(a, b)
+                | NumExpr::Div(a, b)
                 | NumExpr::Max(a, b)
                 | NumExpr::Min(a, b),
             ) => Under::Two(Node::Num(a), Node::Num(b)),
@@ -677,6 +681,7 @@ impl NumExpr {
                         | NumExpr::Add(..)
                         | NumExpr::Sub(..)
                         | NumExpr::Mul(..)
+                        | NumExpr::Div(..)
                         | NumExpr::Max(..)
                         | NumExpr::Min(..)
                         | NumExpr::Neg(_)

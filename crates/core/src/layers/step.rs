@@ -156,6 +156,7 @@ pub(super) fn reads_own(e: &NumExpr) -> bool {
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
         | NumExpr::Mul(a, b)
+        | NumExpr::Div(a, b)
         | NumExpr::Max(a, b)
         | NumExpr::Min(a, b) => reads_own(a) || reads_own(b),
         NumExpr::Neg(a) => reads_own(a),
@@ -175,6 +176,7 @@ pub(super) fn own_reads(e: &NumExpr, out: &mut Vec<CharId>) {
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
         | NumExpr::Mul(a, b)
+        | NumExpr::Div(a, b)
         | NumExpr::Max(a, b)
         | NumExpr::Min(a, b) => {
             own_reads(a, out);
@@ -209,7 +211,7 @@ fn moves_by(e: &NumExpr, deltas: &FxHashMap<usize, i64>) -> Option<i64> {
             }
             _ => None,
         },
-        NumExpr::Max(a, b) | NumExpr::Min(a, b) => {
+        NumExpr::Max(a, b) | NumExpr::Min(a, b) | NumExpr::Div(a, b) => {
             (moves_by(a, deltas)? == 0 && moves_by(b, deltas)? == 0).then_some(0)
         }
         _ => Some(0),

@@ -58,6 +58,7 @@ pub fn num_size(e: &NumExpr) -> usize {
         NumExpr::Add(a, b)
         | NumExpr::Sub(a, b)
         | NumExpr::Mul(a, b)
+        | NumExpr::Div(a, b)
         | NumExpr::Max(a, b)
         | NumExpr::Min(a, b) => num_size(a).saturating_add(num_size(b)),
         NumExpr::Neg(a) => num_size(a),
@@ -659,15 +660,23 @@ fn product(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     let mut chain = 0;
     loop {
         let from = c.pos;
-        if !c.eat_punct("*") {
+        let times = if c.eat_punct("*") {
+            true
+        } else if c.eat_punct("/") {
+            false
+        } else {
             c.unnest(chain);
             return Ok(e);
-        }
+        };
         chain += 1;
         c.nest()?;
         let r = atom(env, c, allow)?;
         budget(c, from, &mut total, num_size(&r) + 1, "expression")?;
-        e = NumExpr::Mul(Box::new(e), Box::new(r));
+        e = if times {
+            NumExpr::Mul(Box::new(e), Box::new(r))
+        } else {
+            NumExpr::Div(Box::new(e), Box::new(r))
+        };
     }
 }
 
