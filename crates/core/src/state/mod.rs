@@ -16,9 +16,10 @@ use std::sync::{Arc, OnceLock};
 
 pub mod changes;
 pub mod derived;
+pub mod save;
 pub mod sheet;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Player {
     pub name: Arc<str>,
 }
