@@ -8,7 +8,7 @@ use super::{GameState, Player};
 use crate::content::Content;
 use crate::decision::DecisionRequest;
 use crate::effect::CreatedEffect;
-use crate::events::tasks::{Key, Task, Timing};
+use crate::events::tasks::{Key, Stage, Task, Timing};
 use crate::ids::{
     CharId, ClassId, CounterId, EventId, LayerId, ObjectId, PlayerId, PropId, ZoneId,
 };
@@ -244,7 +244,13 @@ impl GameState {
         let timing = s
             .timing
             .map_snapshots(&mut |n: &SavedState| self.restore(n.clone()))?;
-        check_timing(&timing, &s.objects, &self.content, &self.ruleset)?;
+        check_timing(
+            &timing,
+            s.pending.as_deref(),
+            &s.objects,
+            &self.content,
+            &self.ruleset,
+        )?;
         g.players = s.players.into();
         g.player_props = Arc::new(s.player_props);
         g.objects = s.objects;
@@ -290,6 +296,7 @@ impl GameState {
 /// of it, a response key names a response that exists.
 fn check_timing<S>(
     t: &Timing<S>,
+    pending: Option<&DecisionRequest>,
     objects: &[Arc<GameObject>],
     content: &Content,
     ruleset: &Ruleset,
@@ -302,13 +309,14 @@ fn check_timing<S>(
                 .is_some_and(|c| usize::from(i) < c.responses.len())
         }),
         Key::Rule(i) => usize::from(i) < ruleset.rules.len(),
-        Key::Delayed(_) => true,
+        Key::Delayed(id) => t.delayed.iter().any(|d| d.id == id),
     };
     for (at, task) in t.tasks.iter().enumerate() {
         match task {
             Task::Frame(f) => {
                 let n = f.occs.len();
-                if f.stage >= f.mode.stages().len()
+                if n == 0
+                    || f.stage >= f.mode.stages().len()
                     || f.occs.iter().any(|o| o.link >= n)
                     || f.used.iter().any(|(i, k)| *i >= n || !key_ok(k))
                 {
@@ -325,14 +333,41 @@ fn check_timing<S>(
                     Some(Task::Frame(f)) if r.frame < at => f,
                     _ => return Err(format!("task {at}: a response to no frame")),
                 };
+                let nt = r.def.targets.len();
                 if r.occ >= frame.occs.len()
-                    || r.picked.len() > r.def.targets.len()
-                    || r.picking.is_some_and(|p| p >= r.def.targets.len())
+                    || !(r.picked.is_empty() || r.picked.len() == nt)
+                    || r.picking.is_some_and(|p| p >= nt)
+                    || r.part > nt + r.def.costs.len() + r.def.deeds.len()
                 {
                     return Err(format!("task {at}: a bad response run"));
                 }
             }
         }
+    }
+    // The decision pending is one the task on top asks (CR 117.3: a player is asked only when
+    // the game is at that point).
+    let top = t.tasks.last();
+    let fits = match pending {
+        None | Some(DecisionRequest::OrderTimestamps { .. }) => true,
+        Some(
+            DecisionRequest::ChooseNext { options, .. } | DecisionRequest::React { options, .. },
+        ) => {
+            matches!(top, Some(Task::Frame(f))
+                if matches!(f.mode.stages()[f.stage], Stage::At(_))
+                    && options.len() == t.offered.len()
+                    && t.offered.iter().all(|c| c.occ < f.occs.len() && key_ok(&c.key)))
+        }
+        Some(DecisionRequest::OrderChoices { choosers, .. }) => {
+            matches!(top, Some(Task::Run(r))
+                if choosers.len() == t.offered_targets.len()
+                    && t.offered_targets.iter().all(|i| *i < r.def.targets.len()))
+        }
+        Some(DecisionRequest::PayCost { .. } | DecisionRequest::ChooseTarget { .. }) => {
+            matches!(top, Some(Task::Run(_)))
+        }
+    };
+    if !fits {
+        return Err("the pending decision is not the one the game is at".into());
     }
     Ok(())
 }
