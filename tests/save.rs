@@ -85,7 +85,8 @@ fn every_scenario_goes_on_identically_after_save_and_load() {
         }
     }
     eprintln!(
-        "{steps} steps saved, {under_way} with occurrences under way, {snapshots} with a snapshot"
+        "{steps} steps saved, {under_way} with occurrences under way, {snapshots} with a \
+         snapshot; the largest save {largest} bytes"
     );
     assert!(steps > 500, "{steps} steps saved and loaded");
     assert!(under_way > 0 && snapshots > 0);

@@ -18,7 +18,7 @@ use crate::value::{Symbol, Value};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::cell::Cell;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// What every save begins with.
 pub const SAVE_MAGIC: &str = "rulecraft-save";
@@ -139,7 +139,7 @@ impl GameState {
         };
         SavedState {
             players: self.players.to_vec(),
-            player_props: (*self.player_props).clone(),
+            player_props: self.player_props.to_vec(),
             objects: self.objects.clone(),
             effects: self.effects.clone(),
             active: self.active,
@@ -217,7 +217,6 @@ impl GameState {
     /// The state a saved state stands for, on this state's ruleset and content, with what is
     /// derived rebuilt; checks what the ids cannot say alone.
     fn restore(&self, s: SavedState) -> Result<GameState, String> {
-        let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
         if s.players.is_empty() || s.players.len() > usize::from(u8::MAX) {
             return Err(format!("a game of {} players", s.players.len()));
         }
@@ -251,45 +250,34 @@ impl GameState {
             &self.content,
             &self.ruleset,
         )?;
-        g.players = s.players.into();
-        g.player_props = Arc::new(s.player_props);
-        g.objects = s.objects;
-        g.effects = s.effects;
-        g.active = s.active;
-        g.turn = s.turn;
-        g.next_timestamp = s.next_timestamp;
-        g.next_effect_id = s.next_effect_id;
-        g.pending = s.pending;
-        g.timing = Arc::new(timing);
-        g.rebuild_indexes();
-        Ok(g)
+        Ok(self.from_parts(Parts {
+            players: s.players,
+            player_props: s.player_props,
+            objects: s.objects,
+            effects: s.effects,
+            active: s.active,
+            turn: s.turn,
+            next_timestamp: s.next_timestamp,
+            next_effect_id: s.next_effect_id,
+            pending: s.pending,
+            timing,
+        }))
     }
+}
 
-    /// The indexes `push_object`, `set_zone` and `set_attached` keep, built from the objects.
-    fn rebuild_indexes(&mut self) {
-        let n = self.objects.len();
-        let mut by_class: rustc_hash::FxHashMap<ClassId, Vec<ObjectId>> = Default::default();
-        let mut in_play = Vec::new();
-        let mut bits = vec![0u64; n.div_ceil(64)];
-        let mut pairs = Vec::new();
-        for o in &self.objects {
-            by_class.entry(o.class).or_default().push(o.id);
-            if self.ruleset.zone(o.zone).in_play {
-                bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
-                in_play.push(o.id);
-            }
-            if let Some(h) = o.attached_to {
-                pairs.push((h, o.id));
-            }
-        }
-        pairs.sort_unstable();
-        self.by_class = Arc::new(by_class);
-        self.in_play = Arc::new(in_play);
-        self.in_play_bits = Arc::new(bits);
-        self.attachments = Arc::new(pairs);
-        self.base = OnceLock::new();
-        self.touch();
-    }
+/// What a game state holds besides its ruleset, its content and what is derived: what a save
+/// records.
+pub(crate) struct Parts {
+    pub(crate) players: Vec<Player>,
+    pub(crate) player_props: Vec<Vec<Value>>,
+    pub(crate) objects: Vec<Arc<GameObject>>,
+    pub(crate) effects: Vec<Arc<CreatedEffect>>,
+    pub(crate) active: PlayerId,
+    pub(crate) turn: u32,
+    pub(crate) next_timestamp: u64,
+    pub(crate) next_effect_id: u32,
+    pub(crate) pending: Option<Arc<DecisionRequest>>,
+    pub(crate) timing: Timing<GameState>,
 }
 
 /// Checks the indexes inside the timing state: a run names a frame before it and an occurrence
