@@ -68,6 +68,21 @@ pub struct GameState {
     pub(crate) timing: Arc<crate::events::tasks::Timing<GameState>>,
 }
 
+/// What a game state holds besides its ruleset, its content and what is derived: what a save
+/// records.
+pub(crate) struct Parts {
+    pub(crate) players: Vec<Player>,
+    pub(crate) player_props: Vec<Vec<Value>>,
+    pub(crate) objects: Vec<Arc<GameObject>>,
+    pub(crate) effects: Vec<Arc<CreatedEffect>>,
+    pub(crate) active: PlayerId,
+    pub(crate) turn: u32,
+    pub(crate) next_timestamp: u64,
+    pub(crate) next_effect_id: u32,
+    pub(crate) pending: Option<Arc<DecisionRequest>>,
+    pub(crate) timing: crate::events::tasks::Timing<GameState>,
+}
+
 /// A derivation kept for the next one to start from, with what changed since it was made.
 #[derive(Clone, Debug)]
 pub(crate) struct Since {
@@ -470,9 +485,9 @@ impl GameState {
         }
     }
 
-    /// The game that saved parts make, on this game's ruleset and content (`save`), with what is
+    /// The game that saved parts make (`save`), on this game's ruleset and content, with what is
     /// derived from them rebuilt.
-    pub(crate) fn from_parts(&self, p: save::Parts) -> GameState {
+    pub(crate) fn from_parts(&self, p: Parts) -> GameState {
         let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
         g.players = p.players.into();
         g.player_props = Arc::new(p.player_props);

@@ -4,7 +4,7 @@
 //! system's derivation, the base values, the indexes of objects in play, of attachments and by
 //! class) are rebuilt on load.
 
-use super::{GameState, Player};
+use super::{GameState, Parts, Player};
 use crate::content::Content;
 use crate::decision::DecisionRequest;
 use crate::effect::CreatedEffect;
@@ -263,21 +263,6 @@ impl GameState {
             timing,
         }))
     }
-}
-
-/// What a game state holds besides its ruleset, its content and what is derived: what a save
-/// records.
-pub(crate) struct Parts {
-    pub(crate) players: Vec<Player>,
-    pub(crate) player_props: Vec<Vec<Value>>,
-    pub(crate) objects: Vec<Arc<GameObject>>,
-    pub(crate) effects: Vec<Arc<CreatedEffect>>,
-    pub(crate) active: PlayerId,
-    pub(crate) turn: u32,
-    pub(crate) next_timestamp: u64,
-    pub(crate) next_effect_id: u32,
-    pub(crate) pending: Option<Arc<DecisionRequest>>,
-    pub(crate) timing: Timing<GameState>,
 }
 
 /// Checks the indexes inside the timing state: a run names a frame before it and an occurrence
