@@ -487,7 +487,7 @@ impl GameState {
 
     /// The game that saved parts make (`save`), on this game's ruleset and content, with what is
     /// derived from them rebuilt.
-    pub(crate) fn from_parts(&self, p: Parts) -> GameState {
+    pub(crate) fn with_parts(&self, p: Parts) -> GameState {
         let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
         g.players = p.players.into();
         g.player_props = Arc::new(p.player_props);

@@ -250,7 +250,7 @@ impl GameState {
             &self.content,
             &self.ruleset,
         )?;
-        Ok(self.from_parts(Parts {
+        Ok(self.with_parts(Parts {
             players: s.players,
             player_props: s.player_props,
             objects: s.objects,
