@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// What the engine needs a player to decide before the game can go on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum DecisionRequest {
     /// CR 613.7: objects that would receive a timestamp simultaneously are ordered by the active
     /// player. The answer lists every object once, earliest first.
@@ -90,7 +90,7 @@ impl DecisionRequest {
 }
 
 /// An answer to a [`DecisionRequest`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Choice {
     /// An order of the objects in the request, earliest first.
     Order(Vec<ObjectId>),

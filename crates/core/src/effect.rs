@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// The kind of an operation, which with its target decides its layer (CR 613.4: 7b set, 7c modify,
 /// 7d switch, 7e in the 2017 CR; layers 4-6 add and remove).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum OpKind {
     Set,
     Modify,
@@ -38,14 +38,14 @@ impl OpKind {
 
 /// Symbols an operation names: written ones, and the symbol chosen for the source as it entered
 /// ("choose a creature type", "naming Goblin").
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SymList {
     pub set: SymbolSet,
     pub chosen: bool,
 }
 
 /// One change an effect makes to a characteristic or player property.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Change {
     SetNumber(NumExpr),
     Modify(NumExpr),
@@ -103,7 +103,7 @@ pub enum Change {
 }
 
 /// The object a copy or text effect takes values from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum CopySource {
     /// The spell's target (its first object target).
     Target,
@@ -114,7 +114,7 @@ pub enum CopySource {
 }
 
 /// A word an operation names: written, or one of the source's choices.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum SymRef {
     Lit(Symbol),
     Chosen(u8),
@@ -143,7 +143,7 @@ impl Change {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Op {
     pub target: SlotTarget,
     pub change: Change,
@@ -155,14 +155,14 @@ pub struct Op {
 }
 
 /// Whom an effect applies to: objects or players matching a condition.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Affects {
     Objects(Cond),
     Players(Cond),
 }
 
 /// An effect as written in content: a static ability's, or one a spell creates.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct EffectDef {
     /// The rules text, shown in explanations.
     pub text: Arc<str>,
@@ -271,7 +271,7 @@ impl EffectDef {
 }
 
 /// How long a created effect lasts.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Duration {
     UntilEndOfTurn,
     /// Until its source leaves play.
@@ -290,7 +290,7 @@ pub enum Duration {
 }
 
 /// Whose next turn ends an effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum TurnOf {
     /// The spell's caster.
     You,
@@ -321,14 +321,14 @@ impl PartialEq for Duration {
 /// Who an effect locked in when it was created (CR 611.2c: a resolved spell's effect affects
 /// the objects determined when it resolved). Objects are named with their incarnation, so an object
 /// that changed zones is a new object and no longer affected.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Locked {
     Objects(Vec<(ObjectId, u32)>),
     Players(Vec<PlayerId>),
 }
 
 /// A continuous effect created by a resolving spell or ability.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct CreatedEffect {
     pub id: u32,
     pub source: ObjectId,

@@ -35,14 +35,16 @@ id!(/// A layer or sublayer, in application order.
 
 /// When an object entered its zone, became attached, or an effect was created (CR 613.7).
 /// Timestamps only grow; a later timestamp is applied later within a layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub struct Timestamp(pub u64);
 
 id!(/// An event kind declared by the ruleset.
     EventId(u16));
 
 /// A value slot an effect writes: an object's characteristic or a player's property.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SlotTarget {
     Char(CharId),
     Prop(PropId),

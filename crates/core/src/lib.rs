@@ -36,5 +36,6 @@ pub use events::{LogEntry, Logged, Occurrence, ResponseOption};
 pub use ids::{CharId, ClassId, EventId, ObjectId, PlayerId, PropId, Timestamp, ZoneId};
 pub use ruleset::Ruleset;
 pub use state::derived::Derived;
+pub use state::save::{SaveError, SAVE_MAGIC, SAVE_VERSION};
 pub use state::GameState;
 pub use value::{Ability, AbilityKind, Arg, Symbol, SymbolSet, Value};

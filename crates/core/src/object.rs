@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 /// Counters of one kind placed at one time; their timestamp orders them in a layer that applies
 /// counters by timestamp (layer 7c, CR 613.4c).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CounterPlacement {
     pub kind: CounterId,
     pub count: i64,
     pub timestamp: Timestamp,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct GameObject {
     pub id: ObjectId,
     /// The name the game refers to this object by (its class name, or a scenario's alias).

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 /// A timing point of an occurrence. A period (a phase, a turn, a duel) has two more: "after it
 /// begins" and "before it ends", inside it; "before" it begins and "after" it ends are outside it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub enum Point {
     /// "Before X", "before X would happen", "before X begins".
     Before,
@@ -39,7 +41,7 @@ impl Point {
 }
 
 /// Which responses a step takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Responds {
     /// Effects that negate, prevent or substitute the occurrence itself (they make it not happen).
     Replacements,
@@ -61,7 +63,7 @@ impl Responds {
 }
 
 /// How the responses of a step are taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Taking {
     /// Each happens at once, in full, one at a time; when more than one could happen next, the
     /// active player chooses which, as they happen (each exactly once).
@@ -73,7 +75,7 @@ pub enum Taking {
 }
 
 /// One step of the procedure at every timing point.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TimingStep {
     /// The step's name in the log and in explanations ("A", "B", "C").
     pub name: Arc<str>,
@@ -82,7 +84,7 @@ pub struct TimingStep {
 }
 
 /// The procedure run at every timing point, in order.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TimingProcedure {
     pub steps: Vec<TimingStep>,
 }

@@ -86,7 +86,7 @@ impl fmt::Display for Symbol {
 /// symbol but a few ("all creature types", layer 4: changeling, CR 702.73a; CR 205.3m: every
 /// creature type and no other). Sets are shared: a copy costs a reference count, and a change
 /// builds a new set.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct SymbolSet {
     /// The members; where `all`, the symbols it lacks.
     syms: Arc<[Symbol]>,
@@ -282,7 +282,7 @@ impl SymbolSet {
 
 /// An ability an object has: a keyword, one of the static abilities written on an object class,
 /// or an ability of another kind named by its text.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
 pub enum Ability {
     /// A keyword or other static ability named by its text ("flying").
     Keyword(Symbol),
@@ -298,7 +298,9 @@ pub enum Ability {
 
 /// The kinds of abilities (CR 113.3): static, activated, triggered; mana abilities (CR 605) are
 /// activated abilities of their own kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 pub enum AbilityKind {
     Static,
     Activated,
@@ -358,7 +360,7 @@ impl fmt::Display for Ability {
 }
 
 /// The value of one characteristic or player property.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum Value {
     /// A number, or `None` where the game says there is none ("no maximum hand size").
     Number(Option<i64>),
@@ -525,7 +527,7 @@ mod tests {
 /// An argument of an event occurrence: an object, a player, a number, or one of the ruleset's
 /// zones, counter kinds and player properties (a built-in event carries its whole change as
 /// arguments: where a card moves, which counters are placed).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum Arg {
     Object(crate::ids::ObjectId),
     Player(crate::ids::PlayerId),

@@ -170,10 +170,17 @@ pub fn lex(file: FileId, text: &str) -> Result<Vec<Token>, Diagnostic> {
             }
             _ => {
                 let rest = &text[i..];
+                // `/` glued between signs and digits (`+1/+1`) is a counter's name written
+                // without quotes, not a division.
+                let glued_slash = rest.starts_with('/') && {
+                    let run = glued_run(text, start);
+                    run.len() > 1 && run.chars().all(|c| "+-/0123456789".contains(c))
+                };
                 let p = PUNCT
                     .iter()
                     .chain([">"].iter())
-                    .find(|p| rest.starts_with(**p));
+                    .find(|p| rest.starts_with(**p))
+                    .filter(|_| !glued_slash);
                 match p {
                     Some(p) => {
                         i += p.len();

@@ -69,6 +69,19 @@ pub fn find(
 /// Runs every step of a scenario, stopping at the first step that cannot be carried out.
 /// `stop_after`: run only the first N steps (for `explain --step`).
 pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
+    run_with(env, sc, stop_after, None)
+}
+
+/// A state between two steps, made another way (a test saves and loads it).
+pub type Between<'a> = &'a mut dyn FnMut(&GameState) -> Result<GameState, String>;
+
+/// `run`, with `between` applied to the state after every step.
+pub fn run_with(
+    env: &Env,
+    sc: &Scenario,
+    stop_after: Option<usize>,
+    mut between: Option<Between>,
+) -> Report {
     let players: Vec<&str> = sc.players.iter().map(|s| s.as_str()).collect();
     let new = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players);
     // The scenario's `active:` player is checked as it loads.
@@ -128,6 +141,20 @@ pub fn run(env: &Env, sc: &Scenario, stop_after: Option<usize>) -> Report {
             });
             ran_all = false;
             break;
+        }
+        if let Some(f) = between.as_mut() {
+            match f(&state) {
+                Ok(s) => state = s,
+                Err(message) => {
+                    report.failures.push(Failure {
+                        at: step.span,
+                        message,
+                        explanation: None,
+                    });
+                    ran_all = false;
+                    break;
+                }
+            }
         }
         asked = state.pending_decision().map(|_| asked.unwrap_or(step.span));
     }

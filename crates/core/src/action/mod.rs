@@ -12,7 +12,7 @@ pub mod apply;
 pub use crate::error::ActionError;
 
 /// A new object to put into a zone.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct NewObject {
     pub class: ClassId,
     /// The name to refer to it by; defaults to the class name.
@@ -49,7 +49,7 @@ impl NewObject {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Action {
     /// Objects enter a zone. More than one entering an in-play zone at once get their timestamps in
     /// an order the active player chooses (CR 613.7).
@@ -118,7 +118,7 @@ pub enum Action {
 }
 
 /// What an action did besides its own change.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub created: Vec<ObjectId>,
     /// Objects moved by state-based checks, with the check's name.

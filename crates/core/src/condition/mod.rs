@@ -10,14 +10,14 @@ pub mod eval;
 
 /// One target a spell takes: what a legal one is, and its name where the spell names its targets
 /// ("target \"first\": creature you control").
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TargetSpec {
     pub name: Option<std::sync::Arc<str>>,
     pub cond: Cond,
 }
 
 /// An object relative to the one being tested.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ObjRef {
     /// The object being tested ("it").
     This,
@@ -37,7 +37,7 @@ pub enum ObjRef {
 }
 
 /// A player relative to the effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum PlayerRef {
     /// The source's controller.
     You,
@@ -55,7 +55,7 @@ pub enum PlayerRef {
     Param(u8),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum CmpOp {
     Lt,
     Le,
@@ -65,7 +65,7 @@ pub enum CmpOp {
     Ne,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum NumExpr {
     Const(i64),
     /// The number argument of that index of the occurrence a response answers ("the gain").
@@ -100,7 +100,7 @@ pub enum NumExpr {
     Fixed(std::sync::Arc<[(Subject, Option<i64>)]>),
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Cond {
     True,
     And(Vec<Cond>),
@@ -160,7 +160,7 @@ pub enum Cond {
 }
 
 /// A word a condition names: written, or one of the source's choices ("the chosen name").
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Word {
     Lit(std::sync::Arc<str>),
     Choice(u8),
@@ -169,7 +169,9 @@ pub enum Word {
 /// Characteristic values of every object and player: the base values, a derivation in progress, or
 /// its result.
 /// What a condition is tested on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 pub enum Subject {
     Object(ObjectId),
     Player(PlayerId),

@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// What a parameter of an event holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ParamKind {
     Object,
     Player,
@@ -48,14 +48,14 @@ impl ParamKind {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ParamDef {
     pub name: Arc<str>,
     pub kind: ParamKind,
 }
 
 /// A number a change uses: one of the event's number parameters, or a constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Amount {
     Param(u8),
     Const(i64),
@@ -63,7 +63,7 @@ pub enum Amount {
 
 /// A zone, counter kind or property a change uses: one of the event's parameters, or one named
 /// in the ruleset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ParamOr<T> {
     Param(u8),
     Const(T),
@@ -73,7 +73,7 @@ pub enum ParamOr<T> {
 /// occurrence's arguments. An occurrence's changes are made by the kernel
 /// (`kernel::Change`); a move or counters a ruleset's own event declares are occurrences of the
 /// built-in `changes_zone` (and `leaves_play`) and `counters_placed` of their own.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Primitive {
     /// Add (`on`) or remove a symbol from an object's state characteristic ("bows": `bowed`).
     State {
@@ -116,7 +116,7 @@ pub enum Primitive {
 }
 
 /// An event kind: "a Personality bows", "a player gains Honor", "the Dynasty Phase".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct EventKind {
     pub name: Arc<str>,
     pub params: Vec<ParamDef>,

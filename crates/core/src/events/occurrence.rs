@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// One occurrence of an event kind, with its arguments in the order of the kind's parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Occurrence {
     pub event: EventId,
     pub args: Vec<Arg>,
@@ -20,14 +20,14 @@ impl Occurrence {
 }
 
 /// Which response answered: its source (none for the ruleset's own) and its rules text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Responder {
     pub source: Option<ObjectId>,
     pub text: Arc<str>,
 }
 
 /// Why a response came when it did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Why {
     /// Nothing else could happen at that moment.
     Only,
@@ -38,7 +38,7 @@ pub enum Why {
 }
 
 /// One line of the log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Logged {
     /// The occurrence starts through its timing points.
     Starts { occurrence: Occurrence },
@@ -98,7 +98,7 @@ pub enum Logged {
 }
 
 /// A log line and how deep it is: responses inside responses are deeper.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LogEntry {
     pub depth: u16,
     pub what: Logged,
@@ -142,6 +142,23 @@ impl Log {
         }
         out.reverse();
         out
+    }
+}
+
+/// A log is saved as its entries, oldest first.
+impl Serialize for Log {
+    fn serialize<Ser: serde::Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        s.collect_seq(self.entries())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Log {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut log = Log::default();
+        for e in Vec::<LogEntry>::deserialize(d)? {
+            log.push(e);
+        }
+        Ok(log)
     }
 }
 

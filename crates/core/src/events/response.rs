@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// What kind of response it is, which decides the step that takes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ResponseKind {
     /// A triggered trait of a card: happens when triggered (step B in the "CE Timing" rules).
     Trait,
@@ -49,7 +49,7 @@ impl ResponseKind {
 /// One event a trigger answers, with a condition on each parameter (`None`: any). An object or
 /// player parameter's condition is tested on that object or player, with the response's source
 /// as "this" and its controller as "you".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Pattern {
     pub event: EventId,
     pub filters: Vec<Option<Cond>>,
@@ -57,7 +57,7 @@ pub struct Pattern {
 
 /// "Before a Personality bows", "after your Dynasty Phase ends", "the next time he straightens
 /// or moves home": a timing point of one of these events.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Trigger {
     pub point: Point,
     /// Joined by "or": a delayed trigger answers the first of them to happen, and never another.
@@ -65,7 +65,7 @@ pub struct Trigger {
 }
 
 /// An argument of an occurrence a response makes, worked out as it happens.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum ArgExpr {
     /// The argument of that index of the occurrence answered (for a delayed effect, of the one
     /// answered when it was set up).
@@ -84,7 +84,7 @@ pub enum ArgExpr {
 }
 
 /// One thing a response does, in order.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Deed {
     /// An occurrence of an event ("gain 1 Honor", "bow him"): it goes through its own timing
     /// points before the next deed (the "CE Timing" priority rule).
@@ -111,7 +111,7 @@ pub enum Deed {
 }
 
 /// How long a delayed trigger waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Lasting {
     /// "The next time" by default: this turn only.
     ThisTurn,
@@ -120,7 +120,7 @@ pub enum Lasting {
 }
 
 /// "The next time X (or Y): do Z".
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct DelayedDef {
     pub text: Arc<str>,
     pub trigger: Trigger,
@@ -129,7 +129,7 @@ pub struct DelayedDef {
 }
 
 /// A response: what triggers it, whether it may happen, and what it does.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ResponseDef {
     pub kind: ResponseKind,
     /// The rules text, shown in requests and in the log.

@@ -8,11 +8,11 @@ use crate::condition::Subject;
 use crate::ids::{ObjectId, PlayerId};
 use crate::timing::Point;
 use crate::value::Arg;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// One response a decision offers: its source, its rules text, and the occurrence it answers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResponseOption {
     pub source: Option<ObjectId>,
     pub text: Arc<str>,
@@ -21,7 +21,7 @@ pub struct ResponseOption {
 
 /// The timing state of a game (`S`: the game state, which a last-known-information snapshot
 /// copies): work under way, delayed effects waiting, periods open, the log.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Timing<S> {
     pub(crate) tasks: Vec<Task<S>>,
     pub(crate) delayed: Vec<ActiveDelayed>,
@@ -71,9 +71,50 @@ impl<S> Timing<S> {
     pub fn is_idle(&self) -> bool {
         self.tasks.is_empty()
     }
+
+    /// The same timing state with each last-known-information snapshot made another way (a game
+    /// state to its saved form, and back).
+    pub(crate) fn map_snapshots<T, E>(
+        &self,
+        f: &mut dyn FnMut(&S) -> Result<T, E>,
+    ) -> Result<Timing<T>, E> {
+        let mut tasks = Vec::with_capacity(self.tasks.len());
+        for t in &self.tasks {
+            tasks.push(match t {
+                Task::Run(r) => Task::Run(r.clone()),
+                Task::Frame(fr) => Task::Frame(Box::new(Frame {
+                    occs: fr.occs.clone(),
+                    mode: fr.mode,
+                    stage: fr.stage,
+                    step: fr.step,
+                    st: fr.st.clone(),
+                    depth: fr.depth,
+                    snapshot: match &fr.snapshot {
+                        Some(s) => Some(Arc::new(f(s)?)),
+                        None => None,
+                    },
+                    used: fr.used.clone(),
+                    action: fr.action.clone(),
+                    state_checks: fr.state_checks,
+                })),
+            });
+        }
+        Ok(Timing {
+            tasks,
+            delayed: self.delayed.clone(),
+            periods: self.periods.clone(),
+            log: self.log.clone(),
+            next_delayed: self.next_delayed,
+            last_happened: self.last_happened,
+            offered: self.offered.clone(),
+            offered_targets: self.offered_targets.clone(),
+            turns_begun: self.turns_begun,
+            outcome: self.outcome.clone(),
+        })
+    }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct ActiveDelayed {
     pub(crate) id: u32,
     pub(crate) def: Arc<ResponseDef>,
@@ -86,13 +127,13 @@ pub(crate) struct ActiveDelayed {
     pub(crate) turn: Option<u32>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum Task<S> {
     Frame(Box<Frame<S>>),
     Run(Box<Run>),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Mode {
     Plain,
     Begin,
@@ -101,7 +142,7 @@ pub(crate) enum Mode {
     AfterOnly,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Stage {
     At(Point),
     Change,
@@ -134,7 +175,7 @@ impl Mode {
 }
 
 /// Occurrences that happen at once, going through their timing points together.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Frame<S> {
     pub(crate) occs: Vec<Occ>,
     pub(crate) mode: Mode,
@@ -153,7 +194,7 @@ pub(crate) struct Frame<S> {
     pub(crate) state_checks: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Occ {
     pub(crate) occ: Occurrence,
     /// Not failed, prevented, substituted, or reduced to zero.
@@ -164,7 +205,7 @@ pub(crate) struct Occ {
     pub(crate) link: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) enum StepState {
     Fresh,
     Ordered(Vec<Cand>),
@@ -172,13 +213,13 @@ pub(crate) enum StepState {
 }
 
 /// A response that could answer an occurrence of the frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Cand {
     pub(crate) occ: usize,
     pub(crate) key: Key,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Key {
     /// The response of that index of the object's class.
     Object(ObjectId, u16),
@@ -189,7 +230,7 @@ pub(crate) enum Key {
 }
 
 /// A response going through its parts: targets, costs, deeds.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Run {
     /// The task index of the frame it answers.
     pub(crate) frame: usize,

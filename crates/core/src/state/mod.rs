@@ -16,9 +16,10 @@ use std::sync::{Arc, OnceLock};
 
 pub mod changes;
 pub mod derived;
+pub mod save;
 pub mod sheet;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Player {
     pub name: Arc<str>,
 }
@@ -65,6 +66,21 @@ pub struct GameState {
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>>>,
     /// Occurrences under way, delayed effects, open periods and the log.
     pub(crate) timing: Arc<crate::events::tasks::Timing<GameState>>,
+}
+
+/// What a game state holds besides its ruleset, its content and what is derived: what a save
+/// records.
+pub(crate) struct Parts {
+    pub(crate) players: Vec<Player>,
+    pub(crate) player_props: Vec<Vec<Value>>,
+    pub(crate) objects: Vec<Arc<GameObject>>,
+    pub(crate) effects: Vec<Arc<CreatedEffect>>,
+    pub(crate) active: PlayerId,
+    pub(crate) turn: u32,
+    pub(crate) next_timestamp: u64,
+    pub(crate) next_effect_id: u32,
+    pub(crate) pending: Option<Arc<DecisionRequest>>,
+    pub(crate) timing: crate::events::tasks::Timing<GameState>,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.
@@ -467,5 +483,50 @@ impl GameState {
             bits[id.index() / 64] |= 1 << (id.index() % 64);
             Arc::make_mut(&mut self.in_play).push(id);
         }
+    }
+
+    /// The game that saved parts make (`save`), on this game's ruleset and content, with what is
+    /// derived from them rebuilt.
+    pub(crate) fn with_parts(&self, p: Parts) -> GameState {
+        let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
+        g.players = p.players.into();
+        g.player_props = Arc::new(p.player_props);
+        g.objects = p.objects;
+        g.effects = p.effects;
+        g.active = p.active;
+        g.turn = p.turn;
+        g.next_timestamp = p.next_timestamp;
+        g.next_effect_id = p.next_effect_id;
+        g.pending = p.pending;
+        g.timing = Arc::new(p.timing);
+        g.rebuild_indexes();
+        g
+    }
+
+    /// The indexes `push_object`, `set_zone` and `set_attached` keep, built from the objects.
+    fn rebuild_indexes(&mut self) {
+        let n = self.objects.len();
+        let mut by_class: rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>> =
+            Default::default();
+        let mut in_play = Vec::new();
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut pairs = Vec::new();
+        for o in &self.objects {
+            by_class.entry(o.class).or_default().push(o.id);
+            if self.ruleset.zone(o.zone).in_play {
+                bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
+                in_play.push(o.id);
+            }
+            if let Some(h) = o.attached_to {
+                pairs.push((h, o.id));
+            }
+        }
+        pairs.sort_unstable();
+        self.by_class = Arc::new(by_class);
+        self.in_play = Arc::new(in_play);
+        self.in_play_bits = Arc::new(bits);
+        self.attachments = Arc::new(pairs);
+        self.base = OnceLock::new();
+        self.touch();
     }
 }
