@@ -6,7 +6,8 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
-use rulecraft_core::{CharId, ZoneId};
+use rulecraft_core::ids::CounterId;
+use rulecraft_core::{CharId, PropId, ZoneId};
 
 /// `term NAME: COND`, in a ruleset or a content file: a name for a condition, usable after it.
 pub fn term_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
@@ -40,6 +41,34 @@ pub(crate) fn zone(env: &Env, z: &str, zs: Span) -> Res<ZoneId> {
 }
 
 /// `ZONE, ZONE, ...` (`works in:`).
+/// A counter kind of the ruleset, by name (a string where it is not a plain word: `"+1/+1"`).
+pub(crate) fn counter_named(env: &Env, c: &mut Cursor) -> Res<CounterId> {
+    let rs = &env.ruleset;
+    let (n, sp) = c.name_or_string("a counter name")?;
+    rs.counter_id(&n).ok_or_else(|| {
+        unknown(
+            sp,
+            "counter",
+            &n,
+            rs.counters.iter().map(|c| c.name.as_str()),
+        )
+    })
+}
+
+/// A player property of the ruleset, by name.
+pub(crate) fn prop_named(env: &Env, c: &mut Cursor) -> Res<PropId> {
+    let rs = &env.ruleset;
+    let (n, sp) = c.name("a player property")?;
+    rs.prop_id(&n).ok_or_else(|| {
+        unknown(
+            sp,
+            "player property",
+            &n,
+            rs.props.iter().map(|p| p.name.as_str()),
+        )
+    })
+}
+
 pub(crate) fn zone_list(env: &Env, c: &mut Cursor) -> Res<Vec<ZoneId>> {
     let mut zones = Vec::new();
     loop {

@@ -844,32 +844,8 @@ fn arg(
             let (z, zs) = c.name("a zone")?;
             Ok(ArgExpr::Zone(zone(env, &z, zs)?))
         }
-        ParamKind::Counter => {
-            let rs = &env.ruleset;
-            let (k, ks) = c.name_or_string("a counter kind")?;
-            let counter = rs.counter_id(&k).ok_or_else(|| {
-                unknown(
-                    ks,
-                    "counter",
-                    &k,
-                    rs.counters.iter().map(|x| x.name.as_str()),
-                )
-            })?;
-            Ok(ArgExpr::Counter(counter))
-        }
-        ParamKind::Property => {
-            let rs = &env.ruleset;
-            let (p, ps) = c.name("a player property")?;
-            let prop = rs.prop_id(&p).ok_or_else(|| {
-                unknown(
-                    ps,
-                    "player property",
-                    &p,
-                    rs.props.iter().map(|x| x.name.as_str()),
-                )
-            })?;
-            Ok(ArgExpr::Property(prop))
-        }
+        ParamKind::Counter => Ok(ArgExpr::Counter(super::common::counter_named(env, c)?)),
+        ParamKind::Property => Ok(ArgExpr::Property(super::common::prop_named(env, c)?)),
     }
 }
 

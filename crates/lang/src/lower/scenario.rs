@@ -618,29 +618,11 @@ impl Cx<'_> {
     }
 
     fn counter(&self, c: &mut Cursor) -> Res<CounterId> {
-        let rs = &self.env.ruleset;
-        let (n, sp) = c.name_or_string("a counter name")?;
-        rs.counter_id(&n).ok_or_else(|| {
-            unknown(
-                sp,
-                "counter",
-                &n,
-                rs.counters.iter().map(|c| c.name.as_str()),
-            )
-        })
+        super::common::counter_named(self.env, c)
     }
 
     fn prop(&self, c: &mut Cursor) -> Res<PropId> {
-        let rs = &self.env.ruleset;
-        let (n, sp) = c.name("a player property")?;
-        rs.prop_id(&n).ok_or_else(|| {
-            unknown(
-                sp,
-                "player property",
-                &n,
-                rs.props.iter().map(|p| p.name.as_str()),
-            )
-        })
+        super::common::prop_named(self.env, c)
     }
 
     /// `"Card" [as alias] [for P] [in ZONE] [controlled by P] [attached to REF] [with N "counter", ...]`
@@ -769,15 +751,7 @@ impl Cx<'_> {
                         SArg::Counter(self.counter(c)?)
                     }
                     rulecraft_core::events::kind::ParamKind::Property => {
-                        let (n, sp) = c.name("a player property")?;
-                        SArg::Property(rs.prop_id(&n).ok_or_else(|| {
-                            unknown(
-                                sp,
-                                "player property",
-                                &n,
-                                rs.props.iter().map(|p| p.name.as_str()),
-                            )
-                        })?)
+                        SArg::Property(self.prop(c)?)
                     }
                 });
                 if c.eat_punct(")") {
