@@ -60,7 +60,7 @@ impl GameState {
             self.push_action(occs, action, 0);
         }
         self.run_timing()?;
-        Ok(self.timing_mut().outcome.take().unwrap_or_default())
+        Ok(self.take_outcome())
     }
 
     /// Takes an action through the event core as these occurrences.

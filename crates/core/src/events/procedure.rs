@@ -160,33 +160,31 @@ impl GameState {
     pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
         // A card's `leaves_play` stands or falls with its `changes_zone` (one pass, by card).
         let b = self.builtin;
-        let mut moving: rustc_hash::FxHashMap<Arg, usize> = Default::default();
-        for (k, o) in occurrences.iter().enumerate() {
-            if o.event == b.changes_zone {
-                if let Some(card) = o.args.first() {
+        let mut occs: Vec<Occ> = occurrences
+            .into_iter()
+            .enumerate()
+            .map(|(k, occ)| Occ {
+                occ,
+                alive: true,
+                happened: mode == Mode::AfterOnly,
+                link: k,
+            })
+            .collect();
+        if occs.iter().any(|o| o.occ.event == b.leaves_play) {
+            let mut moving: rustc_hash::FxHashMap<Arg, usize> = Default::default();
+            for (k, o) in occs.iter().enumerate() {
+                if let (true, Some(card)) = (o.occ.event == b.changes_zone, o.occ.args.first()) {
                     moving.entry(*card).or_insert(k);
                 }
             }
+            for o in occs.iter_mut().filter(|o| o.occ.event == b.leaves_play) {
+                if let Some(&root) = o.occ.args.first().and_then(|card| moving.get(card)) {
+                    o.link = root;
+                }
+            }
         }
-        let links: Vec<usize> = occurrences
-            .iter()
-            .enumerate()
-            .map(|(k, o)| match o.args.first() {
-                Some(card) if o.event == b.leaves_play => moving.get(card).copied().unwrap_or(k),
-                _ => k,
-            })
-            .collect();
         let frame = Frame {
-            occs: occurrences
-                .into_iter()
-                .zip(links)
-                .map(|(occ, link)| Occ {
-                    occ,
-                    alive: true,
-                    happened: mode == Mode::AfterOnly,
-                    link,
-                })
-                .collect(),
+            occs,
             mode,
             stage: 0,
             step: 0,

@@ -147,12 +147,12 @@ impl GameState {
                 value,
             } => self.set_property(player, prop, value),
             Change::AddProperty { player, prop, by } => {
-                if let Some(Some(v)) = self
+                let current = self
                     .player_props
                     .get(player.index())
                     .and_then(|p| p.get(prop.index()))
-                    .map(|v| Some(v.number().unwrap_or(0)))
-                {
+                    .map(|v| v.number().unwrap_or(0));
+                if let Some(v) = current {
                     self.set_property(player, prop, Some(v + by));
                 }
             }
