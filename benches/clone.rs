@@ -2,7 +2,7 @@
 //! Also measures a full derivation of that board, for reference.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::{GameState, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! most 5 microseconds.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::{Arg, GameState, ObjectId, Occurrence, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

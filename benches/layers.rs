@@ -8,8 +8,8 @@
 //!   effect starting and ending.
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
 use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

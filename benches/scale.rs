@@ -7,8 +7,8 @@
 //!   0.5 s, from the spell resolving to the checks settled.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
 use rulecraft_core::{GameState, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rulecraft_core::explain::describe::{describe_object, describe_player};
-use rulecraft_core::explain::Step;
+use rulecraft_core::model::explain::Step;
 use rulecraft_core::{CharId, GameState, ObjectId, PlayerId, Value};
 use rulecraft_lang::loader::{
     files_with_ext, missing_message, project_roots, LoadError, Loader, Located, SearchDir,
@@ -473,7 +473,7 @@ fn value_json(
 
 fn object_json(
     state: &GameState,
-    d: &rulecraft_core::state::derived::Derived,
+    d: &rulecraft_core::model::derived::Derived,
     o: ObjectId,
 ) -> Json {
     let rs = &state.ruleset();
@@ -512,7 +512,7 @@ fn object_json(
 
 fn player_json(
     state: &GameState,
-    d: &rulecraft_core::state::derived::Derived,
+    d: &rulecraft_core::model::derived::Derived,
     p: PlayerId,
 ) -> Json {
     let rs = &state.ruleset();

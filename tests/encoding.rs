@@ -22,7 +22,7 @@ fn a_byte_order_mark_is_skipped() {
     let theirs = loader
         .content(&env, rpath, &["content/mtg/creatures.cards".into()], None)
         .unwrap_or_else(|e| panic!("{}", loader.short(&e)));
-    let names = |c: &rulecraft_core::content::Content| {
+    let names = |c: &rulecraft_core::model::content::Content| {
         c.classes.iter().map(|k| k.name.clone()).collect::<Vec<_>>()
     };
     assert_eq!(names(&ours), names(&theirs));

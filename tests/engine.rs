@@ -1,9 +1,9 @@
 //! Engine behaviour through the public API: decisions, refused actions, determinism, and the two
 //! rule versions' different order of counters (the 2017 CR's layer 7d; CR 613.4c's 7c).
 
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::decision::{Choice, DecisionRequest};
-use rulecraft_core::error::ActionError;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
+use rulecraft_core::model::error::ActionError;
 use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::run;
@@ -244,7 +244,7 @@ fn overflow_has_no_value() {
 /// Doc's for the same reason.
 #[test]
 fn explanations_say_why_an_effect_waited() {
-    use rulecraft_core::explain::Reason;
+    use rulecraft_core::model::explain::Reason;
     let cases = [
         (
             "scenarios/layers/7c-skullbriar-phyrexian-ingester.scenario",

@@ -2,8 +2,8 @@
 //! illegal answer changes nothing, a state copied at a decision can be answered each way, and the
 //! same answers give the same log.
 
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::decision::{Choice, DecisionRequest};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
 use rulecraft_core::{Arg, GameState, ObjectId, Occurrence, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

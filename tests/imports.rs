@@ -1,7 +1,9 @@
-//! The core crate's files import each other without a circle, and the game state sits at the
-//! bottom: `state` imports only data (ids, values, objects, the ruleset and content), never the
-//! layer system, conditions' evaluation, actions or the event procedure that read or change it.
-//! The language crate's files import each other without a circle too.
+//! The core crate's folders are floors: each imports only folders on the floors below it, in the
+//! order ARCHITECTURE.md draws them (`FLOORS`): the plain data (`model`) at the bottom, the game
+//! state above it, then derivation (conditions' evaluation, explanations, the layer system), the
+//! kernel of changes, actions carried out, the event procedure, and the API at the crate root.
+//! Within a folder, files import each other without a circle. The language crate's files import
+//! each other without a circle too.
 //!
 //! A file depends on another when it names an item there by path (`use crate::a::b::X`,
 //! `super::X`, or `crate::a::X` inline). A path is taken to the deepest file it reaches; a
@@ -356,6 +358,92 @@ fn the_state_imports_only_data() {
             "the state reaches {above} through its imports: {below:?}"
         );
     }
+}
+
+/// The core's floors, bottom first: a folder imports only folders on lower floors. Folders on
+/// one floor do not import each other.
+const FLOORS: &[&[&str]] = &[
+    &["model"],
+    &["state"],
+    &["condition", "explain"],
+    &["layers"],
+    &["kernel"],
+    &["action"],
+    &["events"],
+    &["lib"],
+];
+
+/// The folder a file of the import graph is in (`lib` for the crate root).
+fn folder(file: &str) -> &str {
+    file.split('/').next().unwrap_or(file)
+}
+
+/// The imports that do not go down a floor: (from, to) file pairs.
+fn upward(g: &BTreeMap<String, BTreeSet<String>>) -> Result<Vec<(String, String)>, String> {
+    let floor = |f: &str| FLOORS.iter().position(|fl| fl.contains(&folder(f)));
+    let mut out = Vec::new();
+    for (from, deps) in g {
+        let Some(a) = floor(from) else {
+            return Err(format!(
+                "{from} is on no floor: put it in a folder of FLOORS (and ARCHITECTURE.md)"
+            ));
+        };
+        for to in deps {
+            let Some(b) = floor(to) else {
+                return Err(format!("{to} is on no floor"));
+            };
+            if folder(from) != folder(to) && b >= a {
+                out.push((from.clone(), to.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[test]
+fn each_folder_imports_only_the_floors_below_it() {
+    let g = graph();
+    for fl in FLOORS.iter().flat_map(|f| f.iter()) {
+        assert!(
+            g.keys().any(|k| folder(k) == *fl),
+            "no folder {fl} under {SRC}: update FLOORS with the layout"
+        );
+    }
+    let up = upward(&g).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        up.is_empty(),
+        "imports that run up or across the floors {FLOORS:?}: {}",
+        up.iter()
+            .map(|(a, b)| format!("{a} -> {b}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
+/// The floor check finds an import that runs up, one across a floor, and a file on no floor.
+#[test]
+fn the_floor_check_sees_upward_imports() {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    g.entry("model/ids".into()).or_default();
+    g.entry("state".into())
+        .or_default()
+        .insert("model/ids".into());
+    assert_eq!(upward(&g), Ok(vec![]));
+    g.entry("model/value".into())
+        .or_default()
+        .insert("state".into());
+    g.entry("condition/eval".into())
+        .or_default()
+        .insert("explain/describe".into());
+    assert_eq!(
+        upward(&g),
+        Ok(vec![
+            ("condition/eval".to_string(), "explain/describe".to_string()),
+            ("model/value".to_string(), "state".to_string()),
+        ])
+    );
+    g.entry("durations".into()).or_default();
+    assert!(upward(&g).is_err());
 }
 
 /// The checker itself finds a circle and a path through a re-export.

@@ -1,9 +1,9 @@
 //! Issue 3, recomputation after one change: a derivation starts at the first layer the change can
 //! reach and reuses the layers before it; its result is what deriving every layer gives.
 
-use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::layers::derive;
-use rulecraft_core::value::{Ability, Value};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::value::{Ability, Value};
 use rulecraft_core::{GameState, PlayerId, Symbol};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;
@@ -249,7 +249,7 @@ fn a_new_object_derives_every_layer() {
 mod boards {
     use super::*;
     use proptest::prelude::*;
-    use rulecraft_core::decision::{Choice, DecisionRequest};
+    use rulecraft_core::model::decision::{Choice, DecisionRequest};
 
     /// A board of the benchmark's cards (benches/data/board.cards): `counts` of each kind of
     /// permanent with effects, `creatures` creatures, and the spells resolved on some of them.
@@ -326,13 +326,15 @@ mod boards {
     }
 
     /// Whether no state-based check applies to any object in play.
-    fn settled(s: &GameState, sheet: &rulecraft_core::state::sheet::Sheet) -> bool {
+    fn settled(s: &GameState, sheet: &rulecraft_core::model::sheet::Sheet) -> bool {
         let ctx = rulecraft_core::condition::eval::Ctx::new(s, sheet, None, None, &[]);
         s.object_ids().filter(|o| s.in_play(*o)).all(|o| {
-            s.ruleset()
-                .state_checks
-                .iter()
-                .all(|c| !ctx.test(&c.condition, rulecraft_core::condition::Subject::Object(o)))
+            s.ruleset().state_checks.iter().all(|c| {
+                !ctx.test(
+                    &c.condition,
+                    rulecraft_core::model::condition::Subject::Object(o),
+                )
+            })
         })
     }
 
@@ -405,7 +407,7 @@ mod boards {
 mod any_change {
     use super::*;
     use proptest::prelude::*;
-    use rulecraft_core::decision::{Choice, DecisionRequest};
+    use rulecraft_core::model::decision::{Choice, DecisionRequest};
     use rulecraft_core::{ClassId, ObjectId};
 
     fn mixed_game() -> GameState {

@@ -3,9 +3,9 @@
 //! decide (CR 613). Boards are built at random from the bundled cards.
 
 use proptest::prelude::*;
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::condition::Subject;
 use rulecraft_core::layers::derive_permuted;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::condition::Subject;
 use rulecraft_core::{ClassId, GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::{files_with_ext, Loader};
 use std::path::Path;

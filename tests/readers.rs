@@ -2,9 +2,9 @@
 //! wrong (a bad zone is `NoSuchZone`, not `NoSuchObject`), never a panic, and a refused action
 //! changes nothing (the state saves to the same bytes before and after).
 
-use rulecraft_core::action::{Action, NewObject};
 use rulecraft_core::explain::describe::{describe_char, describe_object, describe_player};
-use rulecraft_core::ids::CounterId;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::ids::CounterId;
 use rulecraft_core::{
     ActionError, Arg, CharId, ClassId, GameState, ObjectId, Occurrence, PlayerId, PropId, ZoneId,
 };

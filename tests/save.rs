@@ -1,8 +1,8 @@
 //! Saving and loading a game (docs/save-format.md): a loaded game goes on exactly as the saved one
 //! would have, a save loaded and saved again is the same bytes, and a bad save is a clear error.
 
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::decision::DecisionRequest;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::DecisionRequest;
 use rulecraft_core::{GameState, PlayerId, SaveError, SAVE_VERSION};
 use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::{log_text, run, run_with, Report};

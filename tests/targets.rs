@@ -1,9 +1,9 @@
 //! Issue 8, item 10: spells with several targets, each with its own condition, and players as
 //! targets. An illegal target or a wrong number of targets is an error that changes nothing.
 
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::condition::Subject;
-use rulecraft_core::error::ActionError;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::condition::Subject;
+use rulecraft_core::model::error::ActionError;
 use rulecraft_core::{GameState, ObjectId, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;

@@ -1,10 +1,10 @@
 //! Issue 14, no lock while playing: one loaded ruleset and its content serve games on several
 //! threads at once, and each thread derives what a single thread derives.
 
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::content::Content;
-use rulecraft_core::ruleset::Ruleset;
-use rulecraft_core::value::{Ability, Value};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::content::Content;
+use rulecraft_core::model::ruleset::Ruleset;
+use rulecraft_core::model::value::{Ability, Value};
 use rulecraft_core::{GameState, ObjectId, PlayerId, Symbol};
 use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::run;

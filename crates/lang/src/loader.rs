@@ -6,7 +6,7 @@ use crate::lower::scenario::{self as lsc, Scenario, StepKind};
 use crate::lower::{content as lcontent, ruleset as lruleset, Env, SymbolNote};
 use crate::syntax::{parse, Stmt};
 use crate::warnings::unnamed_symbols;
-use rulecraft_core::content::Content;
+use rulecraft_core::model::content::Content;
 use rulecraft_core::GameState;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

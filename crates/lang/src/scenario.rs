@@ -4,11 +4,11 @@
 use crate::diagnostics::{did_you_mean, Span};
 use crate::lower::scenario::{ability_names, Expect, Ref, SArg, SOcc, Scenario, StepKind, Want};
 use crate::lower::Env;
-use rulecraft_core::action::{Action, NewObject};
-use rulecraft_core::condition::Subject;
-use rulecraft_core::decision::{Choice, DecisionRequest};
-use rulecraft_core::events::occurrence::{Logged, Occurrence};
 use rulecraft_core::explain::describe::{describe_char, describe_player};
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::condition::Subject;
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
+use rulecraft_core::model::occurrence::{Logged, Occurrence};
 use rulecraft_core::{Arg, GameState, ObjectId, PlayerId, Value, ZoneId};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -281,7 +281,7 @@ fn read<T>(r: Result<T, rulecraft_core::ActionError>) -> Result<T, (Option<Span>
 /// Options by their source's name, or a rule by its text.
 fn option_names(
     state: &GameState,
-    options: &[rulecraft_core::events::tasks::ResponseOption],
+    options: &[rulecraft_core::model::decision::ResponseOption],
 ) -> Vec<String> {
     options
         .iter()
@@ -321,7 +321,7 @@ fn is_like(o: &Occurrence, want: &Occurrence) -> bool {
 fn option_is(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
-    o: &rulecraft_core::events::tasks::ResponseOption,
+    o: &rulecraft_core::model::decision::ResponseOption,
     r: &Ref,
 ) -> bool {
     match o.source {
@@ -334,7 +334,7 @@ fn option_is(
 fn pick(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
-    options: &[rulecraft_core::events::tasks::ResponseOption],
+    options: &[rulecraft_core::model::decision::ResponseOption],
     r: &Ref,
 ) -> Result<usize, (Option<Span>, String)> {
     let hits: Vec<usize> = (0..options.len())
@@ -408,7 +408,7 @@ fn obj(
 fn act(
     state: &mut GameState,
     a: Action,
-) -> Result<rulecraft_core::action::Outcome, (Option<Span>, String)> {
+) -> Result<rulecraft_core::model::action::Outcome, (Option<Span>, String)> {
     state.apply(a).map_err(|e| (None, e.to_string()))
 }
 

@@ -5,10 +5,10 @@
 
 use crate::diagnostics::{did_you_mean, Diagnostic};
 use crate::lower::SymbolNote;
-use rulecraft_core::content::Content;
-use rulecraft_core::effect::{Change, EffectDef, SymRef};
-use rulecraft_core::events::response::Deed;
-use rulecraft_core::ruleset::Ruleset;
+use rulecraft_core::model::content::Content;
+use rulecraft_core::model::effect::{Change, EffectDef, SymRef};
+use rulecraft_core::model::response::Deed;
+use rulecraft_core::model::ruleset::Ruleset;
 use rulecraft_core::{Ability, Symbol, Value};
 use std::collections::HashSet;
 

@@ -1,16 +1,18 @@
 //! Carrying out an action: checked in full first, then made through the event core, then the
 //! state-based checks.
 
-use super::{Action, Outcome};
 use crate::condition::eval::Ctx;
-use crate::condition::Subject;
-use crate::content::OneShot;
-use crate::decision::{Choice, DecisionRequest};
-use crate::effect::TurnOf;
-use crate::effect::{Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked};
-use crate::error::ActionError;
-use crate::ids::{ObjectId, PlayerId, ZoneId};
 use crate::layers::subjects;
+use crate::model::action::{Action, Outcome};
+use crate::model::condition::Subject;
+use crate::model::content::OneShot;
+use crate::model::decision::{Choice, DecisionRequest};
+use crate::model::effect::TurnOf;
+use crate::model::effect::{
+    Affects, Change, CopySource, CreatedEffect, Duration, EffectDef, Locked,
+};
+use crate::model::error::ActionError;
+use crate::model::ids::{ObjectId, PlayerId, ZoneId};
 use crate::state::GameState;
 use std::sync::Arc;
 
@@ -357,7 +359,7 @@ impl GameState {
                     source: spell,
                     source_name: name.clone(),
                     controller,
-                    timestamp: crate::ids::Timestamp(0),
+                    timestamp: crate::model::ids::Timestamp(0),
                     duration,
                     def,
                     locked,
@@ -488,7 +490,7 @@ fn first_object(targets: &[Subject]) -> Option<ObjectId> {
 /// each subject it locked ("+X/+0 where X is its power"); those written `continuously`, and
 /// written numbers, are left as they are. A subtraction stays one (it is ordered as a decrease).
 pub(crate) fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject]) -> Arc<EffectDef> {
-    use crate::condition::NumExpr;
+    use crate::model::condition::NumExpr;
     let fix = |e: &NumExpr| -> Option<NumExpr> {
         if e.is_constant() {
             return None;

@@ -1,13 +1,13 @@
 //! Evaluating conditions and numeric expressions against a game state and a sheet of values.
 
-use super::{
+use crate::model::condition::{
     this_object, Aggregate, Cell, CmpOp, Cond, Footprint, NumExpr, ObjRef, PlayerRef, Reads,
     Subject, Word,
 };
-use crate::ids::{CharId, ObjectId, PlayerId, PropId};
-use crate::state::sheet::Sheet;
+use crate::model::ids::{CharId, ObjectId, PlayerId, PropId};
+use crate::model::sheet::Sheet;
+use crate::model::value::{Ability, Symbol, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Symbol, Value};
 
 /// The fixed parts of an evaluation: whose effect, whose "you", which targets.
 pub struct Ctx<'a> {
@@ -18,7 +18,7 @@ pub struct Ctx<'a> {
     /// The spell's targets, objects or players, in the order its `target` lines are written.
     pub targets: &'a [Subject],
     /// The arguments of the occurrence a response answers.
-    pub params: &'a [crate::value::Arg],
+    pub params: &'a [crate::model::value::Arg],
     /// Where to record the cells read, if anywhere.
     pub reads: Option<&'a Reads>,
     /// Counts to share with other evaluations, if any (see `Counts`).
@@ -88,7 +88,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The same context, with the arguments of the occurrence a response answers.
-    pub fn with_params(mut self, params: &'a [crate::value::Arg]) -> Self {
+    pub fn with_params(mut self, params: &'a [crate::model::value::Arg]) -> Self {
         self.params = params;
         self
     }
@@ -237,7 +237,7 @@ impl Ctx<'_> {
             }
             ObjRef::Outer => self.outer,
             ObjRef::Param(i) => match self.params.get(i as usize) {
-                Some(crate::value::Arg::Object(o)) => Some(*o),
+                Some(crate::model::value::Arg::Object(o)) => Some(*o),
                 _ => None,
             },
         }
@@ -286,7 +286,7 @@ impl Ctx<'_> {
                 Subject::Object(_) => None,
             }),
             PlayerRef::Param(i) => match self.params.get(i as usize) {
-                Some(crate::value::Arg::Player(p)) => Some(*p),
+                Some(crate::model::value::Arg::Player(p)) => Some(*p),
                 _ => None,
             },
         }
@@ -350,8 +350,8 @@ impl Ctx<'_> {
             Cond::IsOuter => this_object(this).is_some_and(|o| Some(o) == self.outer),
             Cond::IsTargetAt(i) => self.targets.get(*i as usize) == Some(&this),
             Cond::IsParam(i) => match (self.params.get(*i as usize), this) {
-                (Some(crate::value::Arg::Object(o)), Subject::Object(t)) => *o == t,
-                (Some(crate::value::Arg::Player(p)), Subject::Player(t)) => *p == t,
+                (Some(crate::model::value::Arg::Object(o)), Subject::Object(t)) => *o == t,
+                (Some(crate::model::value::Arg::Player(p)), Subject::Player(t)) => *p == t,
                 _ => false,
             },
             Cond::HasKind(r, ch, k) => {
@@ -462,7 +462,7 @@ impl Ctx<'_> {
             NumExpr::Const(n) => *n,
             NumExpr::Nothing => return None,
             NumExpr::Param(i) => match self.params.get(*i as usize) {
-                Some(crate::value::Arg::Number(n)) => *n,
+                Some(crate::model::value::Arg::Number(n)) => *n,
                 _ => return None,
             },
             NumExpr::Char(r, c) => {
@@ -497,7 +497,7 @@ impl Ctx<'_> {
             }
             NumExpr::Distinct(ch, c) => {
                 return self.aggregate_value(c, Some(*ch), this, |each| {
-                    let mut all = crate::value::SymbolSet::default();
+                    let mut all = crate::model::value::SymbolSet::default();
                     for o in each.state.object_ids() {
                         if each.test(c, Subject::Object(o)) {
                             if let Value::Symbols(s) = each.value(o, *ch) {

@@ -4,15 +4,15 @@
 //! A spell resolving is the one action whose change is more than its arguments (its targets and
 //! its effects): the frame keeps it.
 
-use super::occurrence::{Logged, Occurrence, Responder};
-use super::tasks::Mode;
-use crate::action::{Action, Outcome};
-use crate::decision::DecisionRequest;
-use crate::error::ActionError;
-use crate::ids::{EventId, ObjectId};
 use crate::kernel::Change;
+use crate::model::action::{Action, Outcome};
+use crate::model::decision::DecisionRequest;
+use crate::model::error::ActionError;
+use crate::model::ids::{EventId, ObjectId};
+use crate::model::occurrence::{Logged, Occurrence, Responder};
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::value::Arg;
+use crate::state::Mode;
 use std::sync::Arc;
 
 impl GameState {

@@ -5,15 +5,15 @@
 //! `leaves_play`) and `counters_placed` of their own, taken next: a move is a move, whichever
 //! event made it.
 
-use super::kind::{Amount, ParamOr, Primitive};
-use super::occurrence::{Logged, Occurrence};
-use super::tasks::{Mode, Task};
-use crate::error::ActionError;
-use crate::ids::{ObjectId, ZoneId};
 use crate::kernel::Change;
+use crate::model::error::ActionError;
+use crate::model::event::{Amount, ParamOr, Primitive};
+use crate::model::ids::{ObjectId, ZoneId};
+use crate::model::occurrence::{Logged, Occurrence};
+use crate::model::timing::Point;
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::timing::Point;
-use crate::value::Arg;
+use crate::state::{Mode, Task};
 use std::sync::Arc;
 
 impl GameState {

@@ -1,8 +1,8 @@
 //! Occurrences, responses and log lines in words, with objects and players by name.
 
-use super::occurrence::{LogEntry, Logged, Occurrence, Responder, Why};
+use crate::model::occurrence::{LogEntry, Logged, Occurrence, Responder, Why};
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::value::Arg;
 
 impl Occurrence {
     /// "gains_honor(Bob, 1)", with objects and players by name.

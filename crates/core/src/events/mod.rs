@@ -9,18 +9,7 @@
 mod actions;
 mod change;
 mod describe;
-pub mod kind;
-pub mod occurrence;
+pub(crate) mod durations;
 pub(crate) mod procedure;
-pub mod response;
 mod runs;
 mod state_checks;
-pub mod tasks;
-
-pub use kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
-pub use occurrence::{Log, LogEntry, Logged, Occurrence, Responder, Why};
-pub use procedure::Timing;
-pub use response::{
-    ArgExpr, Deed, DelayedDef, Lasting, Pattern, ResponseDef, ResponseKind, Trigger,
-};
-pub use tasks::ResponseOption;

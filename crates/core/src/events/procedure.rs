@@ -3,22 +3,21 @@
 //! the engine can stop at any decision, hand it to the caller, and go on when it is answered; a
 //! copy of the state taken there can be answered differently (AI search).
 
-use super::occurrence::{LogEntry, Logged, Occurrence, Why};
-use super::tasks::{Cand, Key, Mode, Occ, ResponseOption, Run, Stage, StepState};
+use crate::model::decision::ResponseOption;
+use crate::model::occurrence::{LogEntry, Logged, Occurrence, Why};
+use crate::state::{Cand, Key, Mode, Occ, Run, Stage, StepState};
 
-/// The timing state of a game, its tasks and frames, over this game state.
-pub type Timing = super::tasks::Timing<GameState>;
-type Task = super::tasks::Task<GameState>;
-type Frame = super::tasks::Frame<GameState>;
-use super::response::{ArgExpr, Deed, ResponseDef};
 use crate::condition::eval::Ctx;
-use crate::condition::Subject;
-use crate::decision::{Choice, DecisionRequest};
-use crate::error::ActionError;
-use crate::ids::{EventId, ObjectId, PlayerId};
+use crate::model::condition::Subject;
+use crate::model::decision::{Choice, DecisionRequest};
+use crate::model::error::ActionError;
+use crate::model::ids::{EventId, ObjectId, PlayerId};
+use crate::model::response::{ArgExpr, Deed, ResponseDef};
+use crate::model::timing::{Point, Responds, Taking};
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::timing::{Point, Responds, Taking};
-use crate::value::Arg;
+/// The timing state of a game, its tasks and frames, over this game state.
+use crate::state::{Frame, Task, Timing};
 use std::sync::Arc;
 
 impl GameState {
@@ -81,7 +80,7 @@ impl GameState {
     pub(super) fn check_occurrence(
         &self,
         o: &Occurrence,
-    ) -> Result<&super::kind::EventKind, ActionError> {
+    ) -> Result<&crate::model::event::EventKind, ActionError> {
         let Some(kind) = self.ruleset.events.get(o.event.index()) else {
             return Err(ActionError::BadOccurrence(format!(
                 "no event kind has id {}",
@@ -119,12 +118,13 @@ impl GameState {
                     kind.name,
                     p.name,
                     match p.kind {
-                        super::kind::ParamKind::Object => "an object of this game",
-                        super::kind::ParamKind::Player => "a player of this game",
-                        super::kind::ParamKind::Number => "a number",
-                        super::kind::ParamKind::Zone => "a zone of this ruleset",
-                        super::kind::ParamKind::Counter => "a counter kind of this ruleset",
-                        super::kind::ParamKind::Property => "a player property of this ruleset",
+                        crate::model::event::ParamKind::Object => "an object of this game",
+                        crate::model::event::ParamKind::Player => "a player of this game",
+                        crate::model::event::ParamKind::Number => "a number",
+                        crate::model::event::ParamKind::Zone => "a zone of this ruleset",
+                        crate::model::event::ParamKind::Counter => "a counter kind of this ruleset",
+                        crate::model::event::ParamKind::Property =>
+                            "a player property of this ruleset",
                     },
                     a
                 )));
@@ -579,7 +579,8 @@ impl GameState {
             for (k, o) in f.occs.iter().enumerate() {
                 let kind = self.ruleset.event(o.occ.event);
                 if let Some(a) = kind.amount {
-                    if o.alive && amount_of(&o.occ.args, super::kind::Amount::Param(a)) == 0 {
+                    if o.alive && amount_of(&o.occ.args, crate::model::event::Amount::Param(a)) == 0
+                    {
                         zero.push(k);
                     }
                 }
@@ -659,7 +660,7 @@ impl GameState {
     pub(super) fn controller_now(&self, o: ObjectId) -> PlayerId {
         match self.controller_char {
             Some(c) => match self.derived().sheet.objects[o.index()][c.index()] {
-                crate::value::Value::Player(Some(p)) => p,
+                crate::model::value::Value::Player(Some(p)) => p,
                 _ => self.obj(o).controller,
             },
             None => self.obj(o).controller,
@@ -753,7 +754,7 @@ impl GameState {
     }
 
     /// The objects of a class, in id order.
-    pub(crate) fn objects_of_class(&self, class: crate::ids::ClassId) -> &[ObjectId] {
+    pub(crate) fn objects_of_class(&self, class: crate::model::ids::ClassId) -> &[ObjectId] {
         self.by_class
             .get(&class)
             .map_or(&[], |v: &Vec<ObjectId>| v.as_slice())
@@ -836,7 +837,7 @@ impl GameState {
 
     pub(super) fn legal_targets(
         &self,
-        cond: &crate::condition::Cond,
+        cond: &crate::model::condition::Cond,
         source: Option<ObjectId>,
         you: Option<PlayerId>,
         targets: &[Subject],
@@ -1029,7 +1030,7 @@ pub(super) fn names_source_only(def: &ResponseDef, occ: &Occurrence, source: Obj
     def.trigger.patterns.iter().any(|p| {
         p.event == occ.event
             && p.filters.iter().enumerate().all(|(i, f)| match f {
-                Some(crate::condition::Cond::IsSource) => {
+                Some(crate::model::condition::Cond::IsSource) => {
                     occ.args.get(i) == Some(&Arg::Object(source))
                 }
                 _ => true,
@@ -1048,10 +1049,10 @@ pub(super) fn bad_pick(i: usize, n: usize) -> ActionError {
     ))
 }
 
-pub(super) fn amount_of(args: &[Arg], a: super::kind::Amount) -> i64 {
+pub(super) fn amount_of(args: &[Arg], a: crate::model::event::Amount) -> i64 {
     match a {
-        super::kind::Amount::Const(n) => n,
-        super::kind::Amount::Param(i) => match args.get(i as usize) {
+        crate::model::event::Amount::Const(n) => n,
+        crate::model::event::Amount::Param(i) => match args.get(i as usize) {
             Some(Arg::Number(n)) => *n,
             _ => 0,
         },

@@ -3,18 +3,18 @@
 //! happen stops it), then its deeds, each occurrence going through its own points before the next
 //! deed (the "CE Timing" priority rule).
 
-use super::occurrence::{Logged, Occurrence, Responder, Why};
 use super::procedure::amount_of;
-use super::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
-use super::tasks::{ActiveDelayed, Cand, Key, Mode, Run, Task};
 use crate::condition::eval::Ctx;
-use crate::condition::Subject;
-use crate::decision::DecisionRequest;
-use crate::error::ActionError;
-use crate::ids::{ObjectId, PlayerId};
+use crate::model::condition::Subject;
+use crate::model::decision::DecisionRequest;
+use crate::model::error::ActionError;
+use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::occurrence::{Logged, Occurrence, Responder, Why};
+use crate::model::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
+use crate::model::timing::Point;
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::timing::Point;
-use crate::value::Arg;
+use crate::state::{ActiveDelayed, Cand, Key, Mode, Run, Task};
 use std::sync::Arc;
 
 impl GameState {
@@ -343,7 +343,7 @@ impl GameState {
                 let Some(a) = self.ruleset.event(occ.occ.event).amount else {
                     return Ok(());
                 };
-                let from = amount_of(&occ.occ.args, super::kind::Amount::Param(a));
+                let from = amount_of(&occ.occ.args, crate::model::event::Amount::Param(a));
                 let to = (from + by).max(0);
                 let depth = f.depth;
                 let f = self.frame_mut(r.frame);
@@ -430,11 +430,11 @@ impl GameState {
     pub(super) fn start_response_effect(
         &mut self,
         r: &Run,
-        duration: &crate::effect::Duration,
-        def: &Arc<crate::effect::EffectDef>,
+        duration: &crate::model::effect::Duration,
+        def: &Arc<crate::model::effect::EffectDef>,
         params: &[Arg],
     ) {
-        use crate::effect::CreatedEffect;
+        use crate::model::effect::CreatedEffect;
         let Some(source) = r.source else {
             self.log_at(
                 r.depth,
@@ -470,7 +470,7 @@ impl GameState {
                 source,
                 source_name,
                 controller: you,
-                timestamp: crate::ids::Timestamp(0),
+                timestamp: crate::model::ids::Timestamp(0),
                 duration,
                 def: fixed,
                 locked,

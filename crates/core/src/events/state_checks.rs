@@ -4,14 +4,14 @@
 //! (`effect_ends`, `changes_zone` and `leaves_play`, `unattached`), so it can be answered and is
 //! logged; its change runs the next round, until none applies.
 
-use super::occurrence::Occurrence;
-use super::tasks::{Mode, Task};
 use crate::condition::eval::Ctx;
-use crate::condition::Subject;
-use crate::error::ActionError;
-use crate::ids::{ObjectId, ZoneId};
+use crate::model::condition::Subject;
+use crate::model::error::ActionError;
+use crate::model::ids::{ObjectId, ZoneId};
+use crate::model::occurrence::Occurrence;
+use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::value::Arg;
+use crate::state::{Mode, Task};
 
 impl GameState {
     /// Runs a round of the ruleset's state-based checks: what it finds happens as a frame of its
@@ -21,7 +21,7 @@ impl GameState {
         let lapsing = self
             .effects
             .iter()
-            .any(|e| matches!(e.duration, crate::effect::Duration::ForAsLongAs(_)));
+            .any(|e| matches!(e.duration, crate::model::effect::Duration::ForAsLongAs(_)));
         if rs.state_checks.is_empty() && !lapsing {
             return Ok(());
         }
@@ -108,7 +108,7 @@ impl GameState {
 
     /// What the engine action just taken did besides its own change (the objects it made, the
     /// moves of the state-based checks it caused).
-    pub(crate) fn take_outcome(&mut self) -> crate::action::Outcome {
+    pub(crate) fn take_outcome(&mut self) -> crate::model::action::Outcome {
         if self.timing.outcome.is_none() {
             return Default::default();
         }
@@ -116,7 +116,7 @@ impl GameState {
     }
 
     /// What the engine action under way did besides its own change, to add to.
-    pub(crate) fn outcome_mut(&mut self) -> &mut crate::action::Outcome {
+    pub(crate) fn outcome_mut(&mut self) -> &mut crate::model::action::Outcome {
         self.timing_mut()
             .outcome
             .get_or_insert_with(Default::default)

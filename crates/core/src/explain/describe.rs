@@ -1,9 +1,9 @@
 //! Explanations in words: an object's characteristics and a player's properties, each with
 //! the effects that made it, in layer order.
 
-use crate::error::ActionError;
-use crate::ids::{CharId, ObjectId, PlayerId};
-use crate::state::derived::Derived;
+use crate::model::derived::Derived;
+use crate::model::error::ActionError;
+use crate::model::ids::{CharId, ObjectId, PlayerId};
 use crate::state::GameState;
 
 /// Prints how one characteristic got its value: base value, then each step in the order applied.

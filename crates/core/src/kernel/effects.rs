@@ -1,7 +1,7 @@
 //! Changes to created effects and to the turn: an effect starts or ends; "this turn" ends.
 
-use crate::effect::{CreatedEffect, Duration};
-use crate::ids::PlayerId;
+use crate::model::effect::{CreatedEffect, Duration};
+use crate::model::ids::PlayerId;
 use crate::state::GameState;
 use std::sync::Arc;
 

@@ -6,11 +6,11 @@
 mod effects;
 mod objects;
 
-use crate::action::NewObject;
-use crate::effect::CreatedEffect;
-use crate::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::model::action::NewObject;
+use crate::model::effect::CreatedEffect;
+use crate::model::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::model::value::Symbol;
 use crate::state::GameState;
-use crate::value::Symbol;
 
 /// One primitive change of state.
 #[derive(Clone, Debug)]

@@ -1,13 +1,15 @@
 //! Changes to objects: creating, moving, counters, attaching, turning face up or down, merging;
 //! and a player's properties.
 
-use crate::action::NewObject;
-use crate::effect::{Affects, Change, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind};
-use crate::ids::SlotTarget;
-use crate::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
-use crate::object::{CounterPlacement, GameObject};
+use crate::model::action::NewObject;
+use crate::model::effect::{
+    Affects, Change, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind,
+};
+use crate::model::ids::SlotTarget;
+use crate::model::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
+use crate::model::object::{CounterPlacement, GameObject};
+use crate::model::value::Value;
 use crate::state::GameState;
-use crate::value::Value;
 use std::sync::Arc;
 
 impl GameState {
@@ -93,7 +95,7 @@ impl GameState {
 
     /// Layer 1a (CR 613.2a): an object that enters as a copy takes the copiable values of the
     /// original as they are now; the copy effect has the object's timestamp.
-    fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::ids::Timestamp) {
+    fn enter_as_copy(&mut self, id: ObjectId, orig: ObjectId, ts: crate::model::ids::Timestamp) {
         let values = crate::layers::copiable_values(self, orig);
         let text = format!("enters as a copy of {}", self.obj(orig).name);
         self.add_copy_effect(id, text, Change::SetValues(Arc::new(values)), ts);
@@ -105,7 +107,7 @@ impl GameState {
         id: ObjectId,
         text: String,
         change: Change,
-        ts: crate::ids::Timestamp,
+        ts: crate::model::ids::Timestamp,
     ) {
         let target_char = match change {
             Change::MergeAbilities(_) => self.abilities_char,
@@ -132,7 +134,7 @@ impl GameState {
             duration: Duration::WhileSourceInPlay,
             def: Arc::new(EffectDef {
                 text: Arc::from(text.as_str()),
-                affects: Affects::Objects(crate::condition::Cond::IsSource),
+                affects: Affects::Objects(crate::model::condition::Cond::IsSource),
                 while_cond: None,
                 defining: false,
                 ops: vec![Op {
@@ -155,14 +157,15 @@ impl GameState {
     pub(super) fn merge(&mut self, object: ObjectId, into: ObjectId, under: bool) {
         let ts = self.obj(into).timestamp;
         let values = crate::layers::copiable_values(self, object);
-        let abilities = |vals: &[(crate::ids::CharId, Value)]| -> Vec<crate::value::Ability> {
-            vals.iter()
-                .find_map(|(c, v)| match v {
-                    Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.to_vec()),
-                    _ => None,
-                })
-                .unwrap_or_default()
-        };
+        let abilities =
+            |vals: &[(crate::model::ids::CharId, Value)]| -> Vec<crate::model::value::Ability> {
+                vals.iter()
+                    .find_map(|(c, v)| match v {
+                        Value::Abilities(a) if Some(*c) == self.abilities_char => Some(a.to_vec()),
+                        _ => None,
+                    })
+                    .unwrap_or_default()
+            };
         let name = self.obj(object).name.clone();
         if under {
             let text = format!("merged with {name} under it");

@@ -2,7 +2,7 @@
 //! kept until a write reaches what it read, and the dependency test between two of them, tried
 //! on the sheet and undone.
 
-use super::candidate::{you_of, Body, Candidate};
+use super::candidate::you_of;
 use super::change::{
     add_cell, apply_in_place, cells_of, footprint_of, op_params, op_probe, subject_of,
 };
@@ -11,10 +11,11 @@ use super::derive::Deriver;
 use super::footprint::objects_of;
 use super::start::{all_subjects, start, static_exists, subjects};
 use crate::condition::eval::Ctx;
-use crate::condition::{Cell, Footprint, Reads, Subject};
-use crate::effect::{Affects, EffectDef};
-use crate::ids::{LayerId, ObjectId, PlayerId};
-use crate::value::Value;
+use crate::model::condition::{Cell, Footprint, Reads, Subject};
+use crate::model::effect::{Affects, EffectDef};
+use crate::model::ids::{LayerId, ObjectId, PlayerId};
+use crate::model::trail::{Body, Candidate};
+use crate::model::value::Value;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 impl Deriver<'_> {
@@ -248,7 +249,7 @@ impl Deriver<'_> {
         def: &EffectDef,
         source: Option<ObjectId>,
         you: Option<PlayerId>,
-    ) -> super::candidate::Subjects {
+    ) -> crate::model::trail::Subjects {
         let cond = match &def.affects {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
@@ -263,7 +264,7 @@ impl Deriver<'_> {
         let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
         let mut subs = subjects(&ctx, &def.affects);
         subs.sort();
-        let subs: super::candidate::Subjects = subs.into();
+        let subs: crate::model::trail::Subjects = subs.into();
         let mut f = Footprint::default();
         cond.reads(self.state.controller_char, &mut f);
         self.scans.insert(key, (f, subs.clone()));
@@ -431,14 +432,14 @@ impl Deriver<'_> {
     }
 }
 
-fn cell_value<'a>(sheet: &'a crate::state::sheet::Sheet, c: &Cell) -> &'a Value {
+fn cell_value<'a>(sheet: &'a crate::model::sheet::Sheet, c: &Cell) -> &'a Value {
     match c {
         Cell::Object(o, ch) => &sheet.objects[o.index()][ch.index()],
         Cell::Player(p, q) => &sheet.players[p.index()][q.index()],
     }
 }
 
-fn cell_value_mut<'a>(sheet: &'a mut crate::state::sheet::Sheet, c: &Cell) -> &'a mut Value {
+fn cell_value_mut<'a>(sheet: &'a mut crate::model::sheet::Sheet, c: &Cell) -> &'a mut Value {
     match c {
         Cell::Object(o, ch) => &mut sheet.objects[o.index()][ch.index()],
         Cell::Player(p, q) => &mut sheet.players[p.index()][q.index()],

@@ -3,72 +3,21 @@
 //! gathered for each layer (`gather`).
 
 use crate::condition::eval::Ctx;
-use crate::condition::{Reads, Subject};
-use crate::effect::{EffectDef, Locked};
-use crate::ids::{ClassId, CounterId, LayerId, ObjectId, PlayerId, Timestamp};
-use crate::object::GameObject;
-use crate::state::sheet::Sheet;
+use crate::model::condition::{Reads, Subject};
+use crate::model::ids::{LayerId, ObjectId, PlayerId, Timestamp};
+use crate::model::object::GameObject;
+use crate::model::sheet::Sheet;
+use crate::model::trail::{Body, Candidate, Created, EffectKey, Subjects};
+use crate::model::value::{Ability, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Value};
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::Arc;
-
-/// The subjects of an effect, in id order, shared by the places that keep them.
-pub(super) type Subjects = Arc<[Subject]>;
-
-/// Identifies an effect across layers within one derivation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(super) enum EffectKey {
-    Static {
-        object: ObjectId,
-        class: ClassId,
-        index: u16,
-    },
-    Created(u32),
-    Counter {
-        object: ObjectId,
-        placement: u32,
-    },
-    FaceDown(ObjectId),
-}
-
-#[derive(Clone)]
-pub(super) enum Body {
-    Effect(Arc<EffectDef>),
-    Counter {
-        kind: CounterId,
-        count: i64,
-    },
-    /// The ruleset's face-down values (layer 1b, CR 613.2b).
-    FaceDown,
-}
-
-#[derive(Clone)]
-pub(super) struct Created {
-    pub(super) you: PlayerId,
-    pub(super) locked: Locked,
-    pub(super) targets: Arc<[Subject]>,
-}
-
-/// An effect that may apply in the current layer.
-#[derive(Clone)]
-pub(super) struct Candidate {
-    pub(super) key: EffectKey,
-    pub(super) body: Body,
-    pub(super) timestamp: Timestamp,
-    pub(super) defining: bool,
-    pub(super) source: Option<ObjectId>,
-    pub(super) source_name: Arc<str>,
-    /// For created effects: their fixed "you", locked subjects and targets.
-    pub(super) created: Option<Created>,
-}
 
 impl Candidate {
     /// The effect of an object's `i`-th counter placement (in the layer that applies counters).
     pub(super) fn counter(
-        o: &crate::object::GameObject,
+        o: &crate::model::object::GameObject,
         i: usize,
-        p: &crate::object::CounterPlacement,
+        p: &crate::model::object::CounterPlacement,
     ) -> Self {
         Candidate {
             key: EffectKey::Counter {
@@ -89,7 +38,7 @@ impl Candidate {
 
     /// An effect created by a resolved spell or a response, with its fixed "you", locked subjects
     /// and targets.
-    pub(super) fn created(e: &crate::effect::CreatedEffect) -> Self {
+    pub(super) fn created(e: &crate::model::effect::CreatedEffect) -> Self {
         Candidate {
             key: EffectKey::Created(e.id),
             body: Body::Effect(e.def.clone()),

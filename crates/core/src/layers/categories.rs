@@ -6,11 +6,11 @@
 use super::change::{slot_mut, KeepBefore};
 use super::derive::Deriver;
 use super::replay::Replay;
-use crate::condition::Subject;
-use crate::explain::{Reason, Step};
-use crate::ids::{CharId, LayerId, ObjectId, SlotTarget};
+use crate::model::condition::Subject;
+use crate::model::explain::{Reason, Step};
+use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
+use crate::model::value::{SymbolSet, Value};
 use crate::state::GameState;
-use crate::value::{SymbolSet, Value};
 
 impl Deriver<'_> {
     /// CR 205.1a, 205.3d: after a layer that may change a characteristic whose categories are tied

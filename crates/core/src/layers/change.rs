@@ -1,14 +1,15 @@
 //! What an effect's operations do to one subject's values, and the cells involved.
 
-use super::candidate::{Body, Candidate};
 use crate::condition::eval::Ctx;
-use crate::condition::{Cell, Footprint, Subject};
-use crate::effect::{Change, Op};
-use crate::ids::LayerId;
-use crate::ids::SlotTarget;
-use crate::state::sheet::Sheet;
+use crate::model::condition::{Cell, Footprint, Subject};
+use crate::model::effect::{Change, Op};
+use crate::model::ids::LayerId;
+use crate::model::ids::SlotTarget;
+use crate::model::sheet::Sheet;
+use crate::model::trail::Touch;
+use crate::model::trail::{Body, Candidate};
+use crate::model::value::{Ability, Symbol, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Symbol, Value};
 use std::sync::Arc;
 
 /// The cells a subject has for each written characteristic or property.
@@ -62,11 +63,11 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
         Change::SetPlayer(r) => vec![Value::Player(ctx.player(*r, subject))],
         Change::TextOf(src) => {
             let from = match src {
-                crate::effect::CopySource::Top(z) => {
-                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                crate::model::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::model::condition::ObjRef::Top(*z), subject)
                 }
-                crate::effect::CopySource::Target => first_target_object(ctx.targets),
-                crate::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
+                crate::model::effect::CopySource::Target => first_target_object(ctx.targets),
+                crate::model::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
             };
             match from {
                 Some(f) => ctx
@@ -84,7 +85,7 @@ pub(super) fn op_params(ctx: &Ctx, subject: Subject, op: &Op) -> Vec<Value> {
         }
         Change::AbilitiesPer { of, among, .. } => {
             let syms = ctx.within(among, Some(*of), subject, |each| {
-                let mut syms = crate::value::SymbolSet::default();
+                let mut syms = crate::model::value::SymbolSet::default();
                 for o in each.state.object_ids() {
                     if each.test(among, Subject::Object(o)) {
                         if let Value::Symbols(s) = each.value(o, *of) {
@@ -106,7 +107,7 @@ pub(super) fn op_probe(
     ctx: &Ctx,
     subject: Subject,
     op: &Op,
-    xs: &[crate::ids::ObjectId],
+    xs: &[crate::model::ids::ObjectId],
     out: &mut Vec<Option<i64>>,
 ) -> bool {
     match &op.change {
@@ -166,7 +167,10 @@ pub(super) fn changes(
 }
 
 /// The symbols an operation names, with the source's choice if it names "chosen".
-pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::value::SymbolSet {
+pub(super) fn resolve_syms(
+    ctx: &Ctx,
+    l: &crate::model::effect::SymList,
+) -> crate::model::value::SymbolSet {
     let mut set = l.set.clone();
     if l.chosen {
         if let Some(c) = ctx
@@ -183,9 +187,9 @@ pub(super) fn resolve_syms(ctx: &Ctx, l: &crate::effect::SymList) -> crate::valu
 /// counters, none elsewhere.
 pub(super) fn counter_numbers(
     state: &GameState,
-    kind: crate::ids::CounterId,
+    kind: crate::model::ids::CounterId,
     layer: LayerId,
-) -> &[(crate::ids::CharId, i64)] {
+) -> &[(crate::model::ids::CharId, i64)] {
     if state.ruleset.layer(layer).counters {
         &state.ruleset.counters[kind.index()].changes
     } else {
@@ -197,7 +201,7 @@ pub(super) fn counter_numbers(
 /// Each adds written keywords, so it reads nothing but its own cell.
 pub(super) fn counter_ops(
     state: &GameState,
-    kind: crate::ids::CounterId,
+    kind: crate::model::ids::CounterId,
     layer: LayerId,
 ) -> impl Iterator<Item = &Op> {
     state.ruleset.counters[kind.index()]
@@ -314,11 +318,11 @@ pub(super) fn change(
         Change::CopyOf(_) => return Vec::new(),
         Change::TextOf(src) => {
             let from = match src {
-                crate::effect::CopySource::Top(z) => {
-                    ctx.object_ref(crate::condition::ObjRef::Top(*z), subject)
+                crate::model::effect::CopySource::Top(z) => {
+                    ctx.object_ref(crate::model::condition::ObjRef::Top(*z), subject)
                 }
-                crate::effect::CopySource::Target => first_target_object(ctx.targets),
-                crate::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
+                crate::model::effect::CopySource::Target => first_target_object(ctx.targets),
+                crate::model::effect::CopySource::TargetAt(i) => target_object(ctx.targets, *i),
             };
             let Some(from) = from else {
                 return Vec::new();
@@ -337,10 +341,10 @@ pub(super) fn change(
                 .collect();
         }
         Change::ReplaceWord(from, to) => {
-            let word = |r: &crate::effect::SymRef| -> Option<Symbol> {
+            let word = |r: &crate::model::effect::SymRef| -> Option<Symbol> {
                 match r {
-                    crate::effect::SymRef::Lit(s) => Some(s.clone()),
-                    crate::effect::SymRef::Chosen(i) => ctx
+                    crate::model::effect::SymRef::Lit(s) => Some(s.clone()),
+                    crate::model::effect::SymRef::Chosen(i) => ctx
                         .source
                         .and_then(|s| ctx.state.obj(s).choices.get(*i as usize).cloned()),
                 }
@@ -396,7 +400,7 @@ pub(super) fn change(
                 _ => Vec::new(),
             };
             let syms = ctx.within(among, Some(*of), subject, |each| {
-                let mut syms = crate::value::SymbolSet::default();
+                let mut syms = crate::model::value::SymbolSet::default();
                 for o in ctx.state.object_ids() {
                     if each.test(among, Subject::Object(o)) {
                         if let Value::Symbols(s) = &sheet.objects[o.index()][of.index()] {
@@ -423,8 +427,8 @@ pub(super) fn change(
 fn abilities_of(
     ctx: &Ctx,
     op: &Op,
-    kind: Option<crate::value::AbilityKind>,
-    among: &crate::condition::Cond,
+    kind: Option<crate::model::value::AbilityKind>,
+    among: &crate::model::condition::Cond,
 ) -> Vec<Ability> {
     let SlotTarget::Char(ac) = op.target else {
         return Vec::new();
@@ -521,7 +525,7 @@ enum Prepared {
     /// A number from the operation's expression.
     Number(Option<i64>),
     /// A player from the operation's reference.
-    Player(Option<crate::ids::PlayerId>),
+    Player(Option<crate::model::ids::PlayerId>),
     /// The operation reads nothing but its own cell and its written symbols or abilities.
     Own,
     /// Any other operation: its new values, computed the general way.
@@ -824,7 +828,7 @@ fn prepare(ctx: &Ctx, sheet: &Sheet, s: Subject, op: &Op) -> Prepared {
 pub(super) fn uniform_op(op: &Op) -> bool {
     match &op.change {
         Change::SetNumber(e) | Change::Modify(e) => e.is_constant(),
-        Change::SetPlayer(r) => *r != crate::condition::PlayerRef::Owner,
+        Change::SetPlayer(r) => *r != crate::model::condition::PlayerRef::Owner,
         Change::SetSymbols(l) | Change::AddSymbols(l) | Change::RemoveSymbols(l) => !l.chosen,
         Change::SetInCategories { set, .. } => !set.chosen,
         Change::AddAbilities(l) => !grants_static(l),
@@ -871,7 +875,7 @@ fn own(slot: &mut Value, c: &Change) {
         Change::AddSymbols(l) => match slot {
             Value::Symbols(set) => set.extend(&l.set),
             _ => {
-                let mut set = crate::value::SymbolSet::default();
+                let mut set = crate::model::value::SymbolSet::default();
                 set.extend(&l.set);
                 *slot = Value::Symbols(set);
             }
@@ -925,7 +929,7 @@ enum Same<'a> {
     /// Adds counters' worth; no number if it overflows.
     Counters(Option<i64>),
     SetNumber(Option<i64>),
-    Player(Option<crate::ids::PlayerId>),
+    Player(Option<crate::model::ids::PlayerId>),
     /// Reads only its own cell (`own`).
     Own(&'a Change),
     Set(&'a Value),
@@ -1158,7 +1162,7 @@ impl<'a> Program<'a> {
 }
 
 /// The first of a spell's targets that is an object.
-fn first_target_object(targets: &[Subject]) -> Option<crate::ids::ObjectId> {
+fn first_target_object(targets: &[Subject]) -> Option<crate::model::ids::ObjectId> {
     targets.iter().find_map(|t| match t {
         Subject::Object(o) => Some(*o),
         Subject::Player(_) => None,
@@ -1166,20 +1170,11 @@ fn first_target_object(targets: &[Subject]) -> Option<crate::ids::ObjectId> {
 }
 
 /// A spell's target of that index, if it is an object.
-fn target_object(targets: &[Subject], i: u8) -> Option<crate::ids::ObjectId> {
+fn target_object(targets: &[Subject], i: u8) -> Option<crate::model::ids::ObjectId> {
     match targets.get(i as usize) {
         Some(Subject::Object(o)) => Some(*o),
         _ => None,
     }
-}
-
-/// How an effect changes a cell: any way, or only whether some symbols are in it (adding or
-/// removing them). A `has X` read is untouched by a change to other symbols: a Goblin lord does
-/// not wait for an effect that makes Goblins Zombies too.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Touch {
-    Any,
-    Names(std::sync::Arc<[Symbol]>),
 }
 
 impl Touch {
@@ -1202,7 +1197,7 @@ impl Touch {
     /// any ability where it sets basic land types (the rules-text abilities go, CR 305.7) or
     /// names a symbol only when it applies (a choice); `None` where it gives and takes none.
     pub(super) fn of_intrinsic(
-        intrinsic: &crate::ruleset::Intrinsic,
+        intrinsic: &crate::model::ruleset::Intrinsic,
         change: &Change,
     ) -> Option<Touch> {
         let name = |a: &Ability| match a {
@@ -1210,7 +1205,7 @@ impl Touch {
             Ability::Static { text, .. } => Symbol::from(text.clone()),
         };
         let all = || Touch::Names(intrinsic.abilities.iter().map(|(_, a)| name(a)).collect());
-        let of = |l: &crate::effect::SymList| -> Vec<Symbol> {
+        let of = |l: &crate::model::effect::SymList| -> Vec<Symbol> {
             intrinsic
                 .abilities
                 .iter()
@@ -1243,7 +1238,7 @@ impl Touch {
     }
 
     pub(super) fn of(change: &Change) -> Touch {
-        let names = |l: &crate::effect::SymList| {
+        let names = |l: &crate::model::effect::SymList| {
             if l.chosen || l.set.is_every() {
                 Touch::Any
             } else {

@@ -3,10 +3,11 @@
 //! *analysis* records its instruction and the exact cells it read (per subject) and will write;
 //! only where B writes a cell A read is B tried on the sheet and A evaluated again.
 
-use super::change::{subject_of, Touch};
-use crate::condition::{Cell, Footprint, Subject};
-use crate::ids::SlotTarget;
-use crate::value::{Symbol, Value};
+use super::change::subject_of;
+use crate::model::condition::{Cell, Footprint, Subject};
+use crate::model::ids::SlotTarget;
+use crate::model::trail::Touch;
+use crate::model::value::{Symbol, Value};
 use rustc_hash::FxHashSet as HashSet;
 
 /// An effect's instruction with the cells it read and the cells it would write. Reads are kept

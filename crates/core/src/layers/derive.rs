@@ -2,7 +2,7 @@
 //! characteristic-defining effects first, then by kind of change where the layer says so, then
 //! dependency, then timestamp; the trail each derivation keeps for the next one (`trail`).
 
-use super::candidate::{gather, you_of, Body, Candidate, Started, Subjects};
+use super::candidate::{gather, you_of, Started};
 use super::change::KeepBefore;
 use super::change::{
     apply_keeping, apply_run, cells_of, changes, does_the_same, footprint_of, slot_mut, slot_ref,
@@ -11,17 +11,19 @@ use super::change::{
 use super::dependency::{sink_loop, Analysis, DepKind, Instruction};
 use super::footprint::{may_read, objects_of};
 use super::start::{condition_aggregates, start};
-use super::trail::{AggregateValues, Applied, LayerLog, LayerTrail, PartnerThen};
+use super::trail::LayerLog;
+use crate::model::trail::{AggregateValues, Applied, LayerTrail, PartnerThen};
+use crate::model::trail::{Body, Candidate, Subjects};
 
-use crate::condition::{Cell, Footprint, Subject};
-use crate::effect::Change;
-use crate::explain::{DependsOn, Explanation, Reason, Step};
-use crate::ids::SlotTarget;
-use crate::ids::{LayerId, ObjectId, PlayerId, Timestamp};
-use crate::state::derived::{Derived, Kept};
-use crate::state::sheet::Sheet;
+use crate::model::condition::{Cell, Footprint, Subject};
+use crate::model::derived::Derived;
+use crate::model::effect::Change;
+use crate::model::explain::{DependsOn, Explanation, Reason, Step};
+use crate::model::ids::SlotTarget;
+use crate::model::ids::{LayerId, ObjectId, PlayerId, Timestamp};
+use crate::model::sheet::Sheet;
+use crate::model::value::{Ability, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Value};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
@@ -170,7 +172,7 @@ impl Deriver<'_> {
             reused_layers: 0,
             replayed_layers: 0,
             changed: None,
-            trail: Kept::new(self.trail.map(|(t, _)| t).unwrap_or_default()),
+            trail: Some(Arc::new(self.trail.map(|(t, _)| t).unwrap_or_default())),
         }
     }
 
@@ -780,7 +782,7 @@ pub(super) fn note_grants(
 pub(super) fn kind_rank(
     c: &Candidate,
     lid: LayerId,
-    order: &[crate::ruleset::ChangeClass],
+    order: &[crate::model::ruleset::ChangeClass],
 ) -> usize {
     if order.is_empty() {
         return 0;
@@ -792,7 +794,7 @@ pub(super) fn kind_rank(
         .ops
         .iter()
         .filter(|o| o.layer == lid)
-        .map(|o| crate::ruleset::ChangeClass::of(&o.change))
+        .map(|o| crate::model::ruleset::ChangeClass::of(&o.change))
         .next();
     class
         .and_then(|k| order.iter().position(|x| *x == k))

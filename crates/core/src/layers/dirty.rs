@@ -2,15 +2,15 @@
 //! point it became dirty, with the previous steps applied to it as they were; the steps applied to
 //! the dirty objects, new values and old; which of a step's subjects are dirty.
 
-use super::candidate::Subjects;
 use super::change::apply_keeping;
 use super::replay::{fail, Dirty, Fail, Replay, Res, StateDiff};
 use super::step::{params_for, same_for_all, StepRef};
-use super::trail::{Applied, LayerTrail};
 use crate::condition::eval::Overrides;
-use crate::condition::Subject;
-use crate::ids::{LayerId, ObjectId};
-use crate::value::{Ability, Value};
+use crate::model::condition::Subject;
+use crate::model::ids::{LayerId, ObjectId};
+use crate::model::trail::Subjects;
+use crate::model::trail::{Applied, LayerTrail};
+use crate::model::value::{Ability, Value};
 use rustc_hash::FxHashMap;
 
 impl Replay<'_> {

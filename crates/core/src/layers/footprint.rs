@@ -2,12 +2,13 @@
 //! and values read, and how it changes each it writes in a layer. The dependency test (CR 613.8)
 //! and the order trials of a replay compare them.
 
-use super::candidate::{Body, Candidate};
-use super::change::{counter_numbers, counter_ops, Touch};
+use super::change::{counter_numbers, counter_ops};
 use super::dependency::sees_target;
-use crate::condition::{Cell, Footprint};
-use crate::effect::{Affects, Change};
-use crate::ids::{CharId, LayerId, ObjectId, SlotTarget};
+use crate::model::condition::{Cell, Footprint};
+use crate::model::effect::{Affects, Change};
+use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
+use crate::model::trail::Touch;
+use crate::model::trail::{Body, Candidate};
 use crate::state::GameState;
 
 impl Candidate {

@@ -3,7 +3,7 @@
 //! and check against a full derivation. A normal build has none of them.
 
 use super::derive::{derive, derive_inner, derive_layers};
-use crate::state::derived::Derived;
+use crate::model::derived::Derived;
 use crate::state::GameState;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 

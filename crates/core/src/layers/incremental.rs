@@ -24,7 +24,6 @@
 //! making objects dirty in `dirty`, a kept step in `kept`, the order trials in `order`, what a
 //! replay reads of a step in `step`.
 
-use super::candidate::{Body, Candidate, EffectKey};
 use super::change::apply_keeping;
 use super::derive::{derive, kind_rank};
 use super::dirty::members_into;
@@ -33,14 +32,16 @@ use super::order::{later_in_group, Entry, Later, LaterOf};
 use super::replay::{fail, Fail, Replay, Res};
 use super::start::start_with;
 use super::step::{is_fresh, op_reads_others, ops_of, params_for, reads_counters};
-use super::trail::{trail_of, Applied, LayerTrail, Shared};
+use super::trail::trail_of;
 use crate::condition::eval::Overrides;
-use crate::condition::{Cell, Footprint, Subject};
-use crate::ids::{CharId, LayerId, ObjectId, Timestamp};
-use crate::state::changes::Changes;
-use crate::state::derived::Derived;
+use crate::model::changes::Changes;
+use crate::model::condition::{Cell, Footprint, Subject};
+use crate::model::derived::Derived;
+use crate::model::ids::{CharId, LayerId, ObjectId, Timestamp};
+use crate::model::trail::{Applied, LayerTrail, Shared};
+use crate::model::trail::{Body, Candidate, EffectKey};
+use crate::model::value::{Ability, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Value};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 

@@ -1,7 +1,6 @@
 //! A previous step whose effect still applies (`Replay::kept`): whether it exists, whom it applies
 //! to and what it does may move with the dirty objects; the aggregates it reads moved by them.
 
-use super::candidate::{Body, Candidate};
 use super::change::op_params;
 use super::dirty::{any_member, toggled};
 use super::order::LaterOf;
@@ -10,12 +9,13 @@ use super::start::{condition_aggregates, start_with, static_exists_with};
 use super::step::{
     is_fresh, op_reads_others, ops_in, ops_of, reads_own, shift_params, Now, StepRef,
 };
-use super::trail::{Applied, LayerTrail, Shape};
 use crate::condition::eval::{Ctx, Overrides};
-use crate::condition::{Aggregate, NumExpr, Subject};
-use crate::effect::{Affects, Change};
-use crate::ids::{LayerId, ObjectId, PlayerId};
-use crate::value::Value;
+use crate::model::condition::{Aggregate, NumExpr, Subject};
+use crate::model::effect::{Affects, Change};
+use crate::model::ids::{LayerId, ObjectId, PlayerId};
+use crate::model::trail::{Applied, LayerTrail, Shape};
+use crate::model::trail::{Body, Candidate};
+use crate::model::value::Value;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 

@@ -1,8 +1,8 @@
 //! The dependency order in a replay (CR 613.8): a layer's new order of steps, and the order trials
 //! by which a kept step shows it still waits for no later effect of its group (`check_order`).
 
-use super::candidate::{you_of, Body, Candidate, Subjects};
-use super::change::{apply_keeping, Touch};
+use super::candidate::you_of;
+use super::change::apply_keeping;
 use super::dirty::members;
 use super::footprint::may_read;
 use super::replay::{fail, Fail, LaterShape, Replay, Res};
@@ -11,13 +11,15 @@ use super::step::{
     is_fresh, op_reads_others, ops_in, ops_of, own_reads, reads_counters_in, reads_own,
     shift_params, Now, StepRef,
 };
-use super::trail::{Applied, LayerTrail, PartnerThen, Shape};
 use crate::condition::eval::{Ctx, Overrides};
-use crate::condition::{Aggregate, Cond, Footprint, Subject};
-use crate::effect::{Affects, Change, EffectDef, Locked};
-use crate::ids::{CharId, LayerId, ObjectId, PlayerId, SlotTarget};
+use crate::model::condition::{Aggregate, Cond, Footprint, Subject};
+use crate::model::effect::{Affects, Change, EffectDef, Locked};
+use crate::model::ids::{CharId, LayerId, ObjectId, PlayerId, SlotTarget};
+use crate::model::trail::Touch;
+use crate::model::trail::{Applied, LayerTrail, PartnerThen, Shape};
+use crate::model::trail::{Body, Candidate, Subjects};
+use crate::model::value::Value;
 use crate::state::GameState;
-use crate::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -155,7 +157,7 @@ impl<'d> ViewSpec<'d> {
 /// then change the same objects alike, and one trial stands for them all.
 pub(super) fn same_whatever_source(def: &EffectDef, lid: LayerId) -> bool {
     fn alike(c: &Change) -> bool {
-        use crate::condition::PlayerRef;
+        use crate::model::condition::PlayerRef;
         match c {
             Change::SetNumber(e) | Change::Modify(e) => !e.names_source(),
             Change::SwitchWith(_)

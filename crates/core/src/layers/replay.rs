@@ -2,18 +2,19 @@
 //! the effects that started anew, the new trail), how it starts, runs layer by layer, and ends
 //! or falls back to a full derivation from the layer where it stopped (`Fail`).
 
-use super::candidate::{EffectKey, Subjects};
 use super::derive::{cell_mut, continue_from, derive};
-use super::trail::{trail_of, LayerTrail};
-use crate::condition::{Cell, Subject};
-use crate::effect::CreatedEffect;
-use crate::ids::{ObjectId, PlayerId};
-use crate::object::GameObject;
-use crate::state::changes::Changes;
-use crate::state::derived::{Derived, Kept};
-use crate::state::sheet::Sheet;
+use super::trail::trail_of;
+use crate::model::changes::Changes;
+use crate::model::condition::{Cell, Subject};
+use crate::model::derived::Derived;
+use crate::model::effect::CreatedEffect;
+use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::object::GameObject;
+use crate::model::sheet::Sheet;
+use crate::model::trail::LayerTrail;
+use crate::model::trail::{EffectKey, Subjects};
+use crate::model::value::Value;
 use crate::state::GameState;
-use crate::value::Value;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -314,7 +315,7 @@ impl<'a> Replay<'a> {
             reused_layers: reused,
             replayed_layers: n - reused,
             changed: Some(self.dirty.keys().copied().collect()),
-            trail: Kept::new(self.trail),
+            trail: Some(Arc::new(self.trail)),
         }
     }
 

@@ -1,14 +1,15 @@
 //! Whether an effect exists where its first part would apply, and whom it applies to: decided when
 //! it starts and kept after (CR 613.6); the aggregates of its conditions worked out there.
 
-use super::candidate::{you_of, Body, Candidate, EffectKey};
+use super::candidate::you_of;
 use crate::condition::eval::{Ctx, Overrides};
-use crate::condition::{Aggregate, Reads, Subject};
-use crate::effect::{Affects, Change, EffectDef, Locked};
-use crate::ids::{LayerId, PlayerId};
-use crate::state::sheet::Sheet;
+use crate::model::condition::{Aggregate, Reads, Subject};
+use crate::model::effect::{Affects, Change, EffectDef, Locked};
+use crate::model::ids::{LayerId, PlayerId};
+use crate::model::sheet::Sheet;
+use crate::model::trail::{Body, Candidate, EffectKey};
+use crate::model::value::{Ability, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Value};
 
 /// The aggregates of an effect's conditions that are worked out where it starts: in its
 /// "affects" (where it tests whom it applies to) and its "as long as"; inner ones first. Those

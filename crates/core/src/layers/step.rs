@@ -2,16 +2,16 @@
 //! kept parameters and how they move with the aggregates they read, and the step as replayed so
 //! far (`Now`).
 
-use super::candidate::{Body, Candidate, Subjects};
 use super::change::uniform_op;
 use super::replay::{fail, Fail, Res};
 use super::start::has_open_aggregates;
-use super::trail::{AggregateValues, Applied, PartnerThen, Shape};
-use crate::condition::{Aggregate, Cond, NumExpr, Subject};
-use crate::effect::{Affects, Change, EffectDef, Op};
-use crate::ids::{CharId, LayerId, PlayerId};
+use crate::model::condition::{Aggregate, Cond, NumExpr, Subject};
+use crate::model::effect::{Affects, Change, EffectDef, Op};
+use crate::model::ids::{CharId, LayerId, PlayerId};
+use crate::model::trail::{AggregateValues, Applied, PartnerThen, Shape};
+use crate::model::trail::{Body, Candidate, Subjects};
+use crate::model::value::{Ability, Value};
 use crate::state::GameState;
-use crate::value::{Ability, Value};
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
@@ -74,7 +74,7 @@ impl Shape {
 }
 
 /// Whether an effect starts in this layer (its first part is here).
-pub(super) fn is_fresh(c: &Candidate, lid: LayerId, rs: &crate::ruleset::Ruleset) -> bool {
+pub(super) fn is_fresh(c: &Candidate, lid: LayerId, rs: &crate::model::ruleset::Ruleset) -> bool {
     match &c.body {
         Body::Effect(def) => def.first_layer() == Some(lid),
         Body::Counter { kind, .. } => rs.counters[kind.index()].first_layer(rs) == Some(lid),
@@ -149,7 +149,7 @@ pub(super) fn reads_own(e: &NumExpr) -> bool {
         NumExpr::Char(r, _)
         | NumExpr::SetSize(r, _)
         | NumExpr::Counters(r, _)
-        | NumExpr::AllCounters(r) => *r == crate::condition::ObjRef::This,
+        | NumExpr::AllCounters(r) => *r == crate::model::condition::ObjRef::This,
         // Fixed when a spell resolved: one number per subject.
         NumExpr::Prop(..) | NumExpr::Fixed(_) => true,
         NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..) => false,
@@ -167,8 +167,8 @@ pub(super) fn reads_own(e: &NumExpr) -> bool {
 /// The characteristics an expression reads of the subject itself, outside aggregates.
 pub(super) fn own_reads(e: &NumExpr, out: &mut Vec<CharId>) {
     match e {
-        NumExpr::Char(crate::condition::ObjRef::This, c)
-        | NumExpr::SetSize(crate::condition::ObjRef::This, c)
+        NumExpr::Char(crate::model::condition::ObjRef::This, c)
+        | NumExpr::SetSize(crate::model::condition::ObjRef::This, c)
             if !out.contains(c) =>
         {
             out.push(*c);

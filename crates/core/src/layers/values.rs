@@ -4,11 +4,11 @@
 
 use super::derive::{derive, derive_layers};
 use super::incremental::derive_after;
-use crate::error::ActionError;
-use crate::ids::{CharId, ObjectId, PlayerId, PropId};
-use crate::state::derived::Derived;
+use crate::model::derived::Derived;
+use crate::model::error::ActionError;
+use crate::model::ids::{CharId, ObjectId, PlayerId, PropId};
+use crate::model::value::Value;
 use crate::state::GameState;
-use crate::value::Value;
 use std::sync::Arc;
 
 /// The copiable values of an object now: its values after the copy and face-down layers

@@ -1,23 +1,25 @@
 //! The game state. It clones cheaply (objects and effects are shared until changed), and changes
-//! only through [`crate::action::Action`]s so that every change can be explained and replayed.
+//! only through [`crate::model::action::Action`]s so that every change can be explained and replayed.
 
-use crate::content::Content;
-use crate::decision::DecisionRequest;
-use crate::effect::CreatedEffect;
-use crate::ids::{CharId, ObjectId, PlayerId, Timestamp};
-use crate::object::GameObject;
-use crate::ruleset::{CharKind, Ruleset};
-use crate::state::changes::Changes;
-use crate::state::derived::Derived;
-use crate::state::sheet::Sheet;
-use crate::value::Value;
-use serde::Serialize;
+use crate::model::changes::Changes;
+use crate::model::condition::Subject;
+use crate::model::content::Content;
+use crate::model::decision::DecisionRequest;
+use crate::model::derived::Derived;
+use crate::model::effect::CreatedEffect;
+use crate::model::ids::{CharId, ObjectId, PlayerId, Timestamp};
+use crate::model::object::GameObject;
+use crate::model::occurrence::{Log, Occurrence, Responder};
+use crate::model::response::ResponseDef;
+use crate::model::ruleset::{CharKind, Ruleset};
+use crate::model::sheet::Sheet;
+use crate::model::timing::Point;
+use crate::model::value::Arg;
+use crate::model::value::Value;
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 
-pub mod changes;
-pub mod derived;
 pub mod save;
-pub mod sheet;
 
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Player {
@@ -28,7 +30,7 @@ pub struct Player {
 pub struct GameState {
     pub(crate) ruleset: Arc<Ruleset>,
     /// The built-in events of the ruleset (declared by `GameState::new` if it had none).
-    pub(crate) builtin: crate::ruleset::Builtin,
+    pub(crate) builtin: crate::model::ruleset::Builtin,
     pub(crate) content: Arc<Content>,
     pub(crate) players: Arc<[Player]>,
     /// Base values of player properties (life, maximum hand size), by player then property.
@@ -63,9 +65,9 @@ pub struct GameState {
     base: OnceLock<Arc<Sheet>>,
     /// The objects of each class, in id order: the responses that listen to an event are found
     /// through their classes.
-    pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>>>,
+    pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>>>,
     /// Occurrences under way, delayed effects, open periods and the log.
-    pub(crate) timing: Arc<crate::events::tasks::Timing<GameState>>,
+    pub(crate) timing: Arc<crate::state::Timing>,
 }
 
 /// What a game state holds besides its ruleset, its content and what is derived: what a save
@@ -80,7 +82,7 @@ pub(crate) struct Parts {
     pub(crate) next_timestamp: u64,
     pub(crate) next_effect_id: u32,
     pub(crate) pending: Option<Arc<DecisionRequest>>,
-    pub(crate) timing: crate::events::tasks::Timing<GameState>,
+    pub(crate) timing: crate::state::Timing,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.
@@ -170,12 +172,15 @@ impl GameState {
 
     /// The same new game with another player first (active). Only before anything has happened:
     /// afterwards the active player changes only as turns begin and end.
-    pub fn with_first_player(mut self, p: PlayerId) -> Result<Self, crate::error::ActionError> {
+    pub fn with_first_player(
+        mut self,
+        p: PlayerId,
+    ) -> Result<Self, crate::model::error::ActionError> {
         if p.index() >= self.players.len() {
-            return Err(crate::error::ActionError::NoSuchPlayer(p.0));
+            return Err(crate::model::error::ActionError::NoSuchPlayer(p.0));
         }
         if !self.objects.is_empty() || !self.timing.log().is_empty() || self.turn != 1 {
-            return Err(crate::error::ActionError::BadOccurrence(
+            return Err(crate::model::error::ActionError::BadOccurrence(
                 "the first player is chosen before the game begins".into(),
             ));
         }
@@ -184,9 +189,9 @@ impl GameState {
     }
 
     /// An object of this game, or `NoSuchObject`.
-    pub fn object(&self, id: ObjectId) -> Result<&GameObject, crate::error::ActionError> {
+    pub fn object(&self, id: ObjectId) -> Result<&GameObject, crate::model::error::ActionError> {
         self.get_object(id)
-            .ok_or(crate::error::ActionError::NoSuchObject(id.0))
+            .ok_or(crate::model::error::ActionError::NoSuchObject(id.0))
     }
 
     /// An object by an id the engine handed out (checked when it came in).
@@ -248,7 +253,7 @@ impl GameState {
 
     fn build_base_sheet(&self) -> Sheet {
         let rows = self.objects.iter().map(|o| self.base_row(o));
-        let mut objects = crate::state::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
+        let mut objects = crate::model::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
         objects.share();
         Sheet {
             objects,
@@ -322,7 +327,7 @@ impl GameState {
     }
 
     /// Moves an object to a zone, keeping the objects in play up to date.
-    pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::ids::ZoneId) {
+    pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
         self.object_mut(id).zone = zone;
         let in_play = self.ruleset.zone(zone).in_play;
         if in_play != self.in_play(id) {
@@ -506,7 +511,7 @@ impl GameState {
     /// The indexes `push_object`, `set_zone` and `set_attached` keep, built from the objects.
     fn rebuild_indexes(&mut self) {
         let n = self.objects.len();
-        let mut by_class: rustc_hash::FxHashMap<crate::ids::ClassId, Vec<ObjectId>> =
+        let mut by_class: rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>> =
             Default::default();
         let mut in_play = Vec::new();
         let mut bits = vec![0u64; n.div_ceil(64)];
@@ -528,5 +533,192 @@ impl GameState {
         self.attachments = Arc::new(pairs);
         self.base = OnceLock::new();
         self.touch();
+    }
+}
+
+// What is under way in a game: the task stack of occurrences being taken through their timing
+// points and of responses being carried out, delayed effects waiting, periods open, and the log.
+// The event procedure works on it; the state keeps it, and a frame keeps a state as it was.
+
+/// The timing state of a game: work under way, delayed effects waiting, periods open, the log.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Timing {
+    pub(crate) tasks: Vec<Task>,
+    pub(crate) delayed: Vec<ActiveDelayed>,
+    /// Periods begun and not yet ended, outermost first.
+    pub(crate) periods: Vec<Occurrence>,
+    pub(crate) log: Log,
+    pub(crate) next_delayed: u32,
+    /// Whether the last occurrence to finish happened (a cost was paid).
+    pub(crate) last_happened: bool,
+    /// The responses the pending decision offers, in the order of its options.
+    pub(crate) offered: Vec<Cand>,
+    /// The target lines whose choosers the pending decision offers, in order.
+    pub(crate) offered_targets: Vec<usize>,
+    pub(crate) turns_begun: u32,
+    /// What the last engine action made as its occurrences happened.
+    pub(crate) outcome: Option<crate::model::action::Outcome>,
+}
+
+impl Timing {
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// Periods begun and not ended, outermost first.
+    pub fn periods(&self) -> &[Occurrence] {
+        &self.periods
+    }
+
+    /// Whether no occurrence is under way.
+    pub fn is_idle(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ActiveDelayed {
+    pub(crate) id: u32,
+    pub(crate) def: Arc<ResponseDef>,
+    pub(crate) source: Option<ObjectId>,
+    pub(crate) you: Option<PlayerId>,
+    pub(crate) targets: Vec<Subject>,
+    /// The arguments of the occurrence the response that set it up answered ("him").
+    pub(crate) bound: Vec<Arg>,
+    /// `Some(turn)`: it lasts while that turn does.
+    pub(crate) turn: Option<u32>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) enum Task {
+    Frame(Box<Frame>),
+    Run(Box<Run>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Mode {
+    Plain,
+    Begin,
+    End,
+    /// Only "after": an object has entered (it did not exist before).
+    AfterOnly,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Stage {
+    At(Point),
+    Change,
+    Begin,
+    End,
+}
+
+impl Mode {
+    pub(crate) fn stages(self) -> &'static [Stage] {
+        match self {
+            Mode::Plain => &[
+                Stage::At(Point::Before),
+                Stage::At(Point::When),
+                Stage::Change,
+                Stage::At(Point::After),
+            ],
+            Mode::Begin => &[
+                Stage::At(Point::Before),
+                Stage::Begin,
+                Stage::At(Point::AfterBegins),
+            ],
+            Mode::End => &[
+                Stage::At(Point::BeforeEnds),
+                Stage::End,
+                Stage::At(Point::After),
+            ],
+            Mode::AfterOnly => &[Stage::At(Point::After)],
+        }
+    }
+}
+
+/// Occurrences that happen at once, going through their timing points together.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Frame {
+    pub(crate) occs: Vec<Occ>,
+    pub(crate) mode: Mode,
+    pub(crate) stage: usize,
+    pub(crate) step: usize,
+    pub(crate) st: StepState,
+    pub(crate) depth: u16,
+    /// The state just before the change, where the change took an object out of play: "after"
+    /// responses look back to it (last-known information).
+    #[serde(skip)]
+    pub(crate) snapshot: Option<Arc<GameState>>,
+    /// Responses already taken, by occurrence: a response answers one trigger at most once.
+    pub(crate) used: Vec<(usize, Key)>,
+    /// A spell resolving, whose occurrence this is: its change, made if it was not prevented.
+    pub(crate) action: Option<Box<crate::model::action::Action>>,
+    /// A round of the state-based checks.
+    pub(crate) state_checks: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Occ {
+    pub(crate) occ: Occurrence,
+    /// Not failed, prevented, substituted, or reduced to zero.
+    pub(crate) alive: bool,
+    pub(crate) happened: bool,
+    /// The first occurrence of the frame it stands or falls with (its own index if none): a
+    /// card's `leaves_play` with its `changes_zone`.
+    pub(crate) link: usize,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) enum StepState {
+    Fresh,
+    Ordered(Vec<Cand>),
+    Round { turn: PlayerId, passes: usize },
+}
+
+/// A response that could answer an occurrence of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Cand {
+    pub(crate) occ: usize,
+    pub(crate) key: Key,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Key {
+    /// The response of that index of the object's class.
+    Object(ObjectId, u16),
+    /// The ruleset's rule of that index.
+    Rule(u16),
+    /// The delayed effect of that id.
+    Delayed(u32),
+}
+
+/// A response going through its parts: targets, costs, deeds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Run {
+    /// The task index of the frame it answers.
+    pub(crate) frame: usize,
+    pub(crate) occ: usize,
+    pub(crate) def: Arc<ResponseDef>,
+    pub(crate) source: Option<ObjectId>,
+    pub(crate) you: Option<PlayerId>,
+    pub(crate) targets: Vec<Subject>,
+    /// For a delayed effect, the arguments it was set up with.
+    pub(crate) bound: Option<Vec<Arg>>,
+    /// Targets chosen so far, by target line; the one being chosen now.
+    pub(crate) picked: Vec<Option<Subject>>,
+    pub(crate) picking: Option<usize>,
+    pub(crate) part: usize,
+    pub(crate) awaiting_cost: bool,
+    /// Its controller chose to pay its optional costs.
+    pub(crate) paying: bool,
+    pub(crate) depth: u16,
+}
+
+impl Run {
+    pub(crate) fn responder(&self) -> Responder {
+        Responder {
+            source: self.source,
+            text: self.def.text.clone(),
+        }
     }
 }

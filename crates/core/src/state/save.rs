@@ -5,16 +5,16 @@
 //! class) are rebuilt on load.
 
 use super::{GameState, Parts, Player};
-use crate::content::Content;
-use crate::decision::DecisionRequest;
-use crate::effect::CreatedEffect;
-use crate::events::tasks::{Key, Stage, Task, Timing};
-use crate::ids::{
+use crate::model::content::Content;
+use crate::model::decision::DecisionRequest;
+use crate::model::effect::CreatedEffect;
+use crate::model::ids::{
     CharId, ClassId, CounterId, EventId, LayerId, ObjectId, PlayerId, PropId, ZoneId,
 };
-use crate::object::GameObject;
-use crate::ruleset::Ruleset;
-use crate::value::{Symbol, Value};
+use crate::model::object::GameObject;
+use crate::model::ruleset::Ruleset;
+use crate::model::value::{Symbol, Value};
+use crate::state::{Key, Stage, Task, Timing};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::cell::Cell;
 use std::fmt;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 /// What every save begins with.
 pub const SAVE_MAGIC: &str = "rulecraft-save";
 /// The save format this engine writes and reads.
-pub const SAVE_VERSION: u32 = 1;
+pub const SAVE_VERSION: u32 = 2;
 
 /// Why a save did not load. Nothing loads from a bad save.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,8 +85,11 @@ struct SavedState {
     next_timestamp: u64,
     next_effect_id: u32,
     pending: Option<Arc<DecisionRequest>>,
-    /// With each last-known-information snapshot saved as a nested state.
-    timing: Timing<SavedState>,
+    /// Without its last-known-information snapshots, which `snapshots` holds.
+    timing: Timing,
+    /// Each last-known-information snapshot as a nested state, with the index of the task (an
+    /// occurrence frame) that keeps it.
+    snapshots: Vec<(usize, SavedState)>,
 }
 
 /// 64-bit FNV-1a over bytes: a stable hash (the same on every run and machine).
@@ -130,13 +133,16 @@ impl GameState {
     }
 
     fn saved(&self) -> SavedState {
-        let timing = match self
+        let snapshots = self
             .timing
-            .map_snapshots(&mut |s: &GameState| Ok::<_, std::convert::Infallible>(s.saved()))
-        {
-            Ok(t) => t,
-            Err(e) => match e {},
-        };
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t {
+                Task::Frame(f) => f.snapshot.as_ref().map(|s| (i, s.saved())),
+                Task::Run(_) => None,
+            })
+            .collect();
         SavedState {
             players: self.players.to_vec(),
             player_props: self.player_props.to_vec(),
@@ -147,7 +153,8 @@ impl GameState {
             next_timestamp: self.next_timestamp,
             next_effect_id: self.next_effect_id,
             pending: self.pending.clone(),
-            timing,
+            timing: (*self.timing).clone(),
+            snapshots,
         }
     }
 
@@ -240,9 +247,19 @@ impl GameState {
         if s.active.index() >= s.players.len() {
             return Err(format!("the active player {} does not exist", s.active.0));
         }
-        let timing = s
-            .timing
-            .map_snapshots(&mut |n: &SavedState| self.restore(n.clone()))?;
+        let mut timing = s.timing;
+        for (at, snapshot) in s.snapshots {
+            match timing.tasks.get_mut(at) {
+                Some(Task::Frame(f)) if f.snapshot.is_none() => {
+                    f.snapshot = Some(Arc::new(self.restore(snapshot)?));
+                }
+                _ => {
+                    return Err(format!(
+                        "a snapshot for task {at}, which is no occurrence frame"
+                    ))
+                }
+            }
+        }
         check_timing(
             &timing,
             s.pending.as_deref(),
@@ -267,8 +284,8 @@ impl GameState {
 
 /// Checks the indexes inside the timing state: a run names a frame before it and an occurrence
 /// of it, a response key names a response that exists.
-fn check_timing<S>(
-    t: &Timing<S>,
+fn check_timing(
+    t: &Timing,
     pending: Option<&DecisionRequest>,
     objects: &[Arc<GameObject>],
     content: &Content,
@@ -295,7 +312,7 @@ fn check_timing<S>(
                 {
                     return Err(format!("task {at}: a bad occurrence frame"));
                 }
-                if let crate::events::tasks::StepState::Ordered(c) = &f.st {
+                if let crate::state::StepState::Ordered(c) = &f.st {
                     if c.iter().any(|c| c.occ >= n || !key_ok(&c.key)) {
                         return Err(format!("task {at}: a bad response order"));
                     }

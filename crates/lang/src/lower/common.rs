@@ -6,7 +6,7 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
-use rulecraft_core::ids::CounterId;
+use rulecraft_core::model::ids::CounterId;
 use rulecraft_core::{CharId, PropId, ZoneId};
 
 /// `term NAME: COND`, in a ruleset or a content file: a name for a condition, usable after it.

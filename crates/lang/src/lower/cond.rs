@@ -5,8 +5,8 @@ use super::cursor::{unknown, Cursor, Res};
 use super::Env;
 use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
-use rulecraft_core::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
-use rulecraft_core::ruleset::CharKind;
+use rulecraft_core::model::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
+use rulecraft_core::model::ruleset::CharKind;
 use rulecraft_core::AbilityKind;
 
 /// Words that end a condition's implicit "and" run.

@@ -10,12 +10,12 @@ use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::lexer::{Tok, Token};
 use crate::syntax::Stmt;
-use rulecraft_core::condition::{Cond, NumExpr, PlayerRef};
-use rulecraft_core::effect::{
+use rulecraft_core::model::condition::{Cond, NumExpr, PlayerRef};
+use rulecraft_core::model::effect::{
     Affects, Change, CopySource, Duration, EffectDef, Op, SymRef, TurnOf,
 };
-use rulecraft_core::ids::SlotTarget;
-use rulecraft_core::ruleset::{CharKind, Intrinsic};
+use rulecraft_core::model::ids::SlotTarget;
+use rulecraft_core::model::ruleset::{CharKind, Intrinsic};
 use rulecraft_core::{AbilityKind, CharId, Symbol, SymbolSet, ZoneId};
 use std::sync::Arc;
 

@@ -9,14 +9,14 @@ use super::effect::{duration, effect, EffectKind};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
-use rulecraft_core::condition::TargetSpec;
-use rulecraft_core::condition::{NumExpr, ObjRef, PlayerRef};
-use rulecraft_core::events::kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
-use rulecraft_core::events::response::Lasting;
-use rulecraft_core::events::response::{
+use rulecraft_core::model::condition::TargetSpec;
+use rulecraft_core::model::condition::{NumExpr, ObjRef, PlayerRef};
+use rulecraft_core::model::event::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
+use rulecraft_core::model::response::Lasting;
+use rulecraft_core::model::response::{
     ArgExpr, Deed, DelayedDef, Pattern, ResponseDef, ResponseKind, Trigger,
 };
-use rulecraft_core::timing::{Point, Responds, Taking, TimingStep};
+use rulecraft_core::model::timing::{Point, Responds, Taking, TimingStep};
 use rulecraft_core::EventId;
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
     let (kw, _) = c.name("`event`, `period` or `turn`")?;
     let (name, ns) = c.name("the event's name")?;
-    if rulecraft_core::ruleset::Builtin::NAMES.contains(&name.as_str()) {
+    if rulecraft_core::model::ruleset::Builtin::NAMES.contains(&name.as_str()) {
         return Err(Diagnostic::new(
             ns,
             format!("`{name}` is a built-in event (the engine's own actions are occurrences of it): choose another name"),
@@ -435,7 +435,7 @@ fn response(
     targets_before: usize,
 ) -> Res<ResponseDef> {
     let mut trig: Option<Trigger> = None;
-    let mut condition_: Option<rulecraft_core::condition::Cond> = None;
+    let mut condition_: Option<rulecraft_core::model::condition::Cond> = None;
     let mut targets: Vec<TargetSpec> = Vec::new();
     let mut choosers = Vec::new();
     let mut costs = Vec::new();
@@ -601,8 +601,8 @@ fn response(
                 let lasting_reads = def
                     .while_cond
                     .as_ref()
-                    .is_some_and(rulecraft_core::condition::Cond::reads_occurrence)
-                    || matches!(&duration, rulecraft_core::effect::Duration::ForAsLongAs(c) if c.reads_occurrence());
+                    .is_some_and(rulecraft_core::model::condition::Cond::reads_occurrence)
+                    || matches!(&duration, rulecraft_core::model::effect::Duration::ForAsLongAs(c) if c.reads_occurrence());
                 if lasting_reads {
                     return Err(Diagnostic::new(
                         item.head[0].span,

@@ -13,10 +13,10 @@ pub mod values;
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
 use cursor::Res;
-use rulecraft_core::condition::Cond;
-use rulecraft_core::effect::SymList;
-use rulecraft_core::ruleset::Ruleset;
-use rulecraft_core::value::{Ability, Symbol, SymbolSet, Value};
+use rulecraft_core::model::condition::Cond;
+use rulecraft_core::model::effect::SymList;
+use rulecraft_core::model::ruleset::Ruleset;
+use rulecraft_core::model::value::{Ability, Symbol, SymbolSet, Value};
 use std::collections::HashMap;
 
 /// A loaded ruleset with its terms, the names conditions may use ("creature", "permanent"), and

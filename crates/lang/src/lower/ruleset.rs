@@ -9,10 +9,10 @@ use super::values::{ability, printed_value};
 use super::{block, no_block, Env};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::Stmt;
-use rulecraft_core::effect::{Change, Op, OpKind};
-use rulecraft_core::ids::LayerId;
-use rulecraft_core::ids::SlotTarget;
-use rulecraft_core::ruleset::{
+use rulecraft_core::model::effect::{Change, Op, OpKind};
+use rulecraft_core::model::ids::LayerId;
+use rulecraft_core::model::ids::SlotTarget;
+use rulecraft_core::model::ruleset::{
     Category, ChangeClass, CharDef, CharKind, CounterDef, Intrinsic, LayerDef, PropDef, Slot,
     StateCheck, ZoneDef,
 };

@@ -7,9 +7,9 @@ use super::cursor::{unknown, Cursor, Res};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
-use rulecraft_core::content::Content;
-use rulecraft_core::ids::CounterId;
-use rulecraft_core::ruleset::CharKind;
+use rulecraft_core::model::content::Content;
+use rulecraft_core::model::ids::CounterId;
+use rulecraft_core::model::ruleset::CharKind;
 use rulecraft_core::{CharId, ClassId, PropId, Symbol, Value, ZoneId};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -736,21 +736,21 @@ impl Cx<'_> {
                     ));
                 };
                 args.push(match p.kind {
-                    rulecraft_core::events::kind::ParamKind::Number => {
+                    rulecraft_core::model::event::ParamKind::Number => {
                         let neg = c.eat_punct("-");
                         let n = c.number("a number")?.0;
                         SArg::Number(if neg { -n } else { n })
                     }
-                    rulecraft_core::events::kind::ParamKind::Player => {
+                    rulecraft_core::model::event::ParamKind::Player => {
                         let (n, sp) = c.name_or_string("a player")?;
                         SArg::Player(self.player_named(&n, sp)?)
                     }
-                    rulecraft_core::events::kind::ParamKind::Object => SArg::Object(obj_ref(c)?),
-                    rulecraft_core::events::kind::ParamKind::Zone => SArg::Zone(self.zone(c)?),
-                    rulecraft_core::events::kind::ParamKind::Counter => {
+                    rulecraft_core::model::event::ParamKind::Object => SArg::Object(obj_ref(c)?),
+                    rulecraft_core::model::event::ParamKind::Zone => SArg::Zone(self.zone(c)?),
+                    rulecraft_core::model::event::ParamKind::Counter => {
                         SArg::Counter(self.counter(c)?)
                     }
-                    rulecraft_core::events::kind::ParamKind::Property => {
+                    rulecraft_core::model::event::ParamKind::Property => {
                         SArg::Property(self.prop(c)?)
                     }
                 });

@@ -5,8 +5,8 @@ use super::cursor::{unknown, Cursor, Res};
 use super::Env;
 use crate::diagnostics::{Diagnostic, Span};
 use crate::lexer::Tok;
-use rulecraft_core::effect::SymList;
-use rulecraft_core::ruleset::CharKind;
+use rulecraft_core::model::effect::SymList;
+use rulecraft_core::model::ruleset::CharKind;
 use rulecraft_core::{Ability, AbilityKind, Symbol, SymbolSet, Value};
 use std::sync::Arc;
 

@@ -2,11 +2,11 @@
 //! explanation where one was asked for, and what the layer system keeps to start the next
 //! derivation from.
 
-use crate::explain::Explanation;
-use crate::ids::ObjectId;
-use crate::state::sheet::Sheet;
+use crate::model::explain::Explanation;
+use crate::model::ids::ObjectId;
+use crate::model::sheet::Sheet;
+use crate::model::trail::Trail;
 use serde::Serialize;
-use std::any::Any;
 use std::sync::Arc;
 
 /// The result of applying every layer.
@@ -29,31 +29,5 @@ pub struct Derived {
     /// What each layer changed, for a later derivation to start at a layer and reuse the ones
     /// before it (the layer system's record, opaque here).
     #[serde(skip)]
-    pub(crate) trail: Kept,
-}
-
-/// What a derivation keeps for the next one to start from. The state holds it without knowing its
-/// form; only the layer system that made it reads it.
-#[derive(Clone, Default)]
-pub(crate) struct Kept(Option<Arc<dyn Any + Send + Sync>>);
-
-impl Kept {
-    pub(crate) fn new<T: Any + Send + Sync>(t: T) -> Self {
-        Kept(Some(Arc::new(t)))
-    }
-
-    /// What was kept, if it is a `T`.
-    pub(crate) fn get<T: Any>(&self) -> Option<&T> {
-        self.0.as_deref().and_then(|x| x.downcast_ref())
-    }
-}
-
-impl std::fmt::Debug for Kept {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "Kept(..)"
-        } else {
-            "Kept(none)"
-        })
-    }
+    pub(crate) trail: Option<Arc<Trail>>,
 }

@@ -1,6 +1,6 @@
 //! Characteristic values, typed by the ruleset: numbers, symbol sets, text, ability lists, a player.
 
-use crate::ids::{ClassId, PlayerId};
+use crate::model::ids::{ClassId, PlayerId};
 use serde::Serialize;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -529,10 +529,10 @@ mod tests {
 /// arguments: where a card moves, which counters are placed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum Arg {
-    Object(crate::ids::ObjectId),
-    Player(crate::ids::PlayerId),
+    Object(crate::model::ids::ObjectId),
+    Player(crate::model::ids::PlayerId),
     Number(i64),
-    Zone(crate::ids::ZoneId),
-    Counter(crate::ids::CounterId),
-    Property(crate::ids::PropId),
+    Zone(crate::model::ids::ZoneId),
+    Counter(crate::model::ids::CounterId),
+    Property(crate::model::ids::PropId),
 }

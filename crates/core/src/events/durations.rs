@@ -3,9 +3,9 @@
 //! does not come back when the condition holds again.
 
 use crate::condition::eval::Ctx;
-use crate::condition::Subject;
-use crate::effect::Duration;
-use crate::ids::ObjectId;
+use crate::model::condition::Subject;
+use crate::model::effect::Duration;
+use crate::model::ids::ObjectId;
 use crate::state::GameState;
 
 impl GameState {

@@ -1,9 +1,9 @@
 //! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
 
-use crate::condition::{Cond, TargetSpec};
-use crate::effect::{Duration, EffectDef};
-use crate::ids::{CharId, ClassId, ZoneId};
-use crate::value::Value;
+use crate::model::condition::{Cond, TargetSpec};
+use crate::model::effect::{Duration, EffectDef};
+use crate::model::ids::{CharId, ClassId, ZoneId};
+use crate::model::value::Value;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,7 +21,7 @@ pub enum OneShot {
     TurnTargetAt { index: u8, face_down: bool },
     /// Put counters on each target ("put a flying counter on it").
     PutCounters {
-        counter: crate::ids::CounterId,
+        counter: crate::model::ids::CounterId,
         count: i64,
     },
 }
@@ -51,12 +51,13 @@ pub struct ObjectClass {
     /// a creature): tested on that object, with this one as the source. `None`: any object.
     pub attaches_to: Option<Cond>,
     /// Triggered traits, Reactions and replacement effects, in the order written.
-    pub responses: Vec<Arc<crate::events::response::ResponseDef>>,
+    pub responses: Vec<Arc<crate::model::response::ResponseDef>>,
 }
 
 /// The responses of every class that listen to an event at a timing point: (class, index of the
 /// response in the class).
-pub type Listeners = HashMap<(crate::ids::EventId, crate::timing::Point), Vec<(ClassId, u16)>>;
+pub type Listeners =
+    HashMap<(crate::model::ids::EventId, crate::model::timing::Point), Vec<(ClassId, u16)>>;
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Content {
@@ -106,7 +107,11 @@ impl Content {
 
     /// The responses that listen to an event at a timing point: an occurrence costs what listens
     /// to its kind, not every response in the game.
-    pub fn listeners(&self, e: crate::ids::EventId, p: crate::timing::Point) -> &[(ClassId, u16)] {
+    pub fn listeners(
+        &self,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> &[(ClassId, u16)] {
         let all = self.listening.get_or_init(|| {
             let mut m = Listeners::new();
             for (ci, c) in self.classes.iter().enumerate() {

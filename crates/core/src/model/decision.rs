@@ -2,11 +2,19 @@
 //! choices that answer them. The engine never calls back; it waits with the request pending, and
 //! an answer that is not one of the request's options is an error that changes nothing.
 
-use crate::condition::Subject;
-use crate::events::tasks::ResponseOption;
-use crate::ids::{ObjectId, PlayerId};
+use crate::model::condition::Subject;
+use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::occurrence::Occurrence;
 use serde::Serialize;
 use std::sync::Arc;
+
+/// One response a decision offers: its source, its rules text, and the occurrence it answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct ResponseOption {
+    pub source: Option<ObjectId>,
+    pub text: Arc<str>,
+    pub answering: Occurrence,
+}
 
 /// What the engine needs a player to decide before the game can go on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -42,7 +50,7 @@ pub enum DecisionRequest {
     PayCost {
         player: PlayerId,
         response: Arc<str>,
-        costs: Vec<crate::events::occurrence::Occurrence>,
+        costs: Vec<crate::model::occurrence::Occurrence>,
     },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {

@@ -1,9 +1,9 @@
 //! What changed since a derivation was made: the next derivation works out only what those
 //! changes reach.
 
-use crate::effect::CreatedEffect;
-use crate::ids::ObjectId;
-use crate::object::GameObject;
+use crate::model::effect::CreatedEffect;
+use crate::model::ids::ObjectId;
+use crate::model::object::GameObject;
 use std::sync::Arc;
 
 /// What changed since a derivation was made.

@@ -1,9 +1,9 @@
 //! Continuous effects: what they change (operations), whom they affect, how long they last.
 
-use crate::condition::{Cond, NumExpr, PlayerRef};
-use crate::ids::SlotTarget;
-use crate::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
-use crate::value::{Ability, Symbol, SymbolSet, Value};
+use crate::model::condition::{Cond, NumExpr, PlayerRef};
+use crate::model::ids::SlotTarget;
+use crate::model::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
+use crate::model::value::{Ability, Symbol, SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -90,7 +90,7 @@ pub enum Change {
     /// abilities of a kind (`None`: all) of every object, in any zone, that satisfies `among`, as
     /// derived so far.
     AbilitiesOf {
-        kind: Option<crate::value::AbilityKind>,
+        kind: Option<crate::model::value::AbilityKind>,
         among: Cond,
     },
     /// One ability per symbol of a characteristic among matching objects ("protection from the
@@ -212,7 +212,7 @@ impl EffectDef {
     }
 
     /// The classes whose static abilities this effect can give an object.
-    pub fn granted_classes(&self) -> Vec<crate::ids::ClassId> {
+    pub fn granted_classes(&self) -> Vec<crate::model::ids::ClassId> {
         let mut out = Vec::new();
         let mut from = |l: &[Ability]| {
             out.extend(l.iter().filter_map(|a| match a {
@@ -243,7 +243,7 @@ impl EffectDef {
             matches!(
                 o.change,
                 Change::AbilitiesOf {
-                    kind: None | Some(crate::value::AbilityKind::Static),
+                    kind: None | Some(crate::model::value::AbilityKind::Static),
                     ..
                 }
             )
@@ -340,5 +340,5 @@ pub struct CreatedEffect {
     pub def: Arc<EffectDef>,
     pub locked: Locked,
     /// The spell's targets, for expressions that read them.
-    pub targets: Arc<[crate::condition::Subject]>,
+    pub targets: Arc<[crate::model::condition::Subject]>,
 }

@@ -1,8 +1,8 @@
 //! Game objects: cards, units, buildings, each with its zone, owner, controller, counters,
 //! attachment and timestamp. Characteristics are derived, not stored here (see `layers`).
 
-use crate::ids::{ClassId, CounterId, ObjectId, PlayerId, Timestamp, ZoneId};
-use crate::value::Symbol;
+use crate::model::ids::{ClassId, CounterId, ObjectId, PlayerId, Timestamp, ZoneId};
+use crate::model::value::Symbol;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ pub struct GameObject {
     pub face_down: bool,
     /// Its state ("bowed", "dishonored"): the base value of the ruleset's `state`
     /// characteristic, changed only by occurrences of events.
-    pub state: crate::value::SymbolSet,
+    pub state: crate::model::value::SymbolSet,
 }
 
 impl GameObject {

@@ -1,10 +1,10 @@
 //! A ruleset: the game's characteristics, player properties, zones, counters, ordered layers and
 //! state-based checks. Everything game-specific lives here, loaded from ruleset text.
 
-use crate::condition::Cond;
-use crate::effect::OpKind;
-use crate::ids::{CharId, CounterId, LayerId, PropId, SlotTarget, ZoneId};
-use crate::value::{SymbolSet, Value};
+use crate::model::condition::Cond;
+use crate::model::effect::OpKind;
+use crate::model::ids::{CharId, CounterId, LayerId, PropId, SlotTarget, ZoneId};
+use crate::model::value::{SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -79,7 +79,7 @@ pub struct CounterDef {
     pub changes: Vec<(CharId, i64)>,
     /// Other changes, each in the layer that accepts its operation: a keyword counter's ability
     /// (CR 122.1b, applied in layer 6 per CR 613.1f).
-    pub ops: Vec<crate::effect::Op>,
+    pub ops: Vec<crate::model::effect::Op>,
 }
 
 impl CounterDef {
@@ -136,9 +136,9 @@ pub enum ChangeClass {
 
 impl ChangeClass {
     /// `+=` increases, `-=` decreases, `=` sets; other changes count as setting.
-    pub fn of(c: &crate::effect::Change) -> ChangeClass {
-        use crate::condition::NumExpr;
-        use crate::effect::Change;
+    pub fn of(c: &crate::model::effect::Change) -> ChangeClass {
+        use crate::model::condition::NumExpr;
+        use crate::model::effect::Change;
         match c {
             Change::Modify(NumExpr::Neg(_)) => ChangeClass::Decrease,
             Change::Modify(_) => ChangeClass::Increase,
@@ -199,11 +199,11 @@ pub struct Ruleset {
     /// abilities).
     pub intrinsic: Vec<Intrinsic>,
     /// The event kinds: every change of state an occurrence can make.
-    pub events: Vec<crate::events::kind::EventKind>,
+    pub events: Vec<crate::model::event::EventKind>,
     /// What happens at each timing point of an occurrence.
-    pub timing: crate::timing::TimingProcedure,
+    pub timing: crate::model::timing::TimingProcedure,
     /// Triggered rulebook effects ("Honor loss after a dishonorable Personality is destroyed").
-    pub rules: Vec<Arc<crate::events::response::ResponseDef>>,
+    pub rules: Vec<Arc<crate::model::response::ResponseDef>>,
     /// The built-in events the engine's own actions are occurrences of.
     pub builtin: Option<Builtin>,
 }
@@ -214,37 +214,37 @@ pub struct Ruleset {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Builtin {
     /// `enters(card)`: an object entered a zone in play (after it entered; it cannot be stopped).
-    pub enters: crate::ids::EventId,
+    pub enters: crate::model::ids::EventId,
     /// `changes_zone(card, from, to)`: an object moves to another zone (CR 400.7).
-    pub changes_zone: crate::ids::EventId,
+    pub changes_zone: crate::model::ids::EventId,
     /// `leaves_play(card, from, to)`: an object in play moves to a zone not in play; it stands
     /// or falls with its `changes_zone`.
-    pub leaves_play: crate::ids::EventId,
+    pub leaves_play: crate::model::ids::EventId,
     /// `counters_placed(card, amount, counter)`: counters are put on (a negative amount: taken
     /// off); the amount is its size.
-    pub counters_placed: crate::ids::EventId,
+    pub counters_placed: crate::model::ids::EventId,
     /// `attached(card, to)`: an object becomes attached to another.
-    pub attached: crate::ids::EventId,
+    pub attached: crate::model::ids::EventId,
     /// `unattached(card)`: an object becomes unattached and stays where it is (CR 704.5n).
-    pub unattached: crate::ids::EventId,
+    pub unattached: crate::model::ids::EventId,
     /// `resolves(card, controller)`: a spell resolves (CR 608.2): its effects start, then its
     /// one-shot changes happen in order, each an occurrence of its own.
-    pub resolves: crate::ids::EventId,
+    pub resolves: crate::model::ids::EventId,
     /// `turns_face_up(card)`, `turns_face_down(card)` (CR 708.8, 708.2).
-    pub turns_face_up: crate::ids::EventId,
-    pub turns_face_down: crate::ids::EventId,
+    pub turns_face_up: crate::model::ids::EventId,
+    pub turns_face_down: crate::model::ids::EventId,
     /// `merges(card, into, under)`: an object merges with a permanent, under it where `under`
     /// is not 0 (CR 721).
-    pub merges: crate::ids::EventId,
+    pub merges: crate::model::ids::EventId,
     /// `effects_end(card)`: the effects an object created end.
-    pub effects_end: crate::ids::EventId,
+    pub effects_end: crate::model::ids::EventId,
     /// `effect_ends(card, effect)`: one effect the object created ends, its duration over ("for
     /// as long as", CR 611.2b).
-    pub effect_ends: crate::ids::EventId,
+    pub effect_ends: crate::model::ids::EventId,
     /// `property_set(player, property, value)`: a player's base property value is set.
-    pub property_set: crate::ids::EventId,
+    pub property_set: crate::model::ids::EventId,
     /// `turn_ends(player)`: the player's turn ends and the next player's begins (CR 514).
-    pub turn_ends: crate::ids::EventId,
+    pub turn_ends: crate::model::ids::EventId,
 }
 
 impl Builtin {
@@ -267,7 +267,7 @@ impl Builtin {
     ];
 
     /// Their ids, in the order of `NAMES`.
-    pub fn ids(&self) -> [crate::ids::EventId; 14] {
+    pub fn ids(&self) -> [crate::model::ids::EventId; 14] {
         [
             self.enters,
             self.changes_zone,
@@ -296,8 +296,8 @@ impl Builtin {
 pub struct Intrinsic {
     pub char: CharId,
     /// The object must hold this symbol in this characteristic (`types has land`).
-    pub when: (CharId, crate::value::Symbol),
-    pub abilities: Vec<(crate::value::Symbol, crate::value::Ability)>,
+    pub when: (CharId, crate::model::value::Symbol),
+    pub abilities: Vec<(crate::model::value::Symbol, crate::model::value::Ability)>,
 }
 
 impl Intrinsic {
@@ -309,9 +309,9 @@ impl Intrinsic {
     /// Whether a change to the characteristic can give or take away abilities: it sets the whole
     /// characteristic, or names (or chooses) a symbol that gives some. Setting creature types on
     /// a land creature leaves its land types, and so its abilities, alone (CR 305.7).
-    pub fn concerns(&self, change: &crate::effect::Change) -> bool {
-        use crate::effect::Change;
-        let names = |l: &crate::effect::SymList| {
+    pub fn concerns(&self, change: &crate::model::effect::Change) -> bool {
+        use crate::model::effect::Change;
+        let names = |l: &crate::model::effect::SymList| {
             l.chosen || l.set.is_every() || self.abilities.iter().any(|(s, _)| l.set.contains(s))
         };
         match change {
@@ -327,7 +327,7 @@ impl Intrinsic {
     pub fn of<'a>(
         &'a self,
         set: &'a SymbolSet,
-    ) -> impl Iterator<Item = &'a crate::value::Ability> + 'a {
+    ) -> impl Iterator<Item = &'a crate::model::value::Ability> + 'a {
         self.abilities
             .iter()
             .filter(move |(s, _)| set.contains(s))
@@ -340,11 +340,11 @@ impl Intrinsic {
     /// lost removed.
     pub fn abilities_after(
         &self,
-        abilities: &[crate::value::Ability],
+        abilities: &[crate::model::value::Ability],
         old: &SymbolSet,
         new: &SymbolSet,
         set: bool,
-    ) -> Vec<crate::value::Ability> {
+    ) -> Vec<crate::model::value::Ability> {
         if set && self.of(new).next().is_some() {
             return self.of(new).cloned().collect();
         }
@@ -376,7 +376,7 @@ pub struct Category {
     pub name: String,
     /// With `by`: the symbols of that characteristic (card types) this set belongs to; its symbols
     /// stay only on an object that has one of them (CR 205.1a, 205.3d).
-    pub by: Option<(CharId, Vec<crate::value::Symbol>)>,
+    pub by: Option<(CharId, Vec<crate::model::value::Symbol>)>,
     /// Its symbols; `None`: every symbol no other set of the characteristic lists.
     pub members: Option<SymbolSet>,
 }
@@ -489,12 +489,12 @@ impl Ruleset {
     /// Declares the built-in events (once, after the ruleset's own), each with the changes its
     /// arguments make.
     pub fn add_builtin_events(&mut self) -> Builtin {
-        use crate::events::kind::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
+        use crate::model::event::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
         if let Some(b) = self.builtin {
             return b;
         }
         let mut add = |name: &str, params: &[(&str, ParamKind)], changes: Vec<Primitive>| {
-            let id = crate::ids::EventId(self.events.len() as u16);
+            let id = crate::model::ids::EventId(self.events.len() as u16);
             self.events.push(EventKind {
                 name: Arc::from(name),
                 params: params
@@ -614,20 +614,20 @@ impl Ruleset {
         b
     }
 
-    pub fn event(&self, e: crate::ids::EventId) -> &crate::events::kind::EventKind {
+    pub fn event(&self, e: crate::model::ids::EventId) -> &crate::model::event::EventKind {
         &self.events[e.index()]
     }
 
     /// Whether an event is one of the built-in events, whose change is an engine action.
-    pub fn is_builtin(&self, e: crate::ids::EventId) -> bool {
+    pub fn is_builtin(&self, e: crate::model::ids::EventId) -> bool {
         self.builtin.is_some_and(|b| b.ids().contains(&e))
     }
 
-    pub fn event_id(&self, name: &str) -> Option<crate::ids::EventId> {
+    pub fn event_id(&self, name: &str) -> Option<crate::model::ids::EventId> {
         self.events
             .iter()
             .position(|e| &*e.name == name)
-            .map(|i| crate::ids::EventId(i as u16))
+            .map(|i| crate::model::ids::EventId(i as u16))
     }
 
     /// The characteristic that holds objects' state, if the ruleset declares one.

@@ -1,6 +1,6 @@
 //! A sheet of values: each object's characteristics and each player's properties.
 
-use crate::value::Value;
+use crate::model::value::Value;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Default, Serialize)]

@@ -2,10 +2,10 @@
 //! effects (negation, prevention, substitution), triggered rulebook effects and delayed effects,
 //! each with the trigger it answers and what it does.
 
-use crate::condition::TargetSpec;
-use crate::condition::{Cond, NumExpr, ObjRef, PlayerRef};
-use crate::ids::{EventId, ZoneId};
-use crate::timing::{Point, Responds};
+use crate::model::condition::TargetSpec;
+use crate::model::condition::{Cond, NumExpr, ObjRef, PlayerRef};
+use crate::model::ids::{EventId, ZoneId};
+use crate::model::timing::{Point, Responds};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -78,9 +78,9 @@ pub enum ArgExpr {
     Player(PlayerRef),
     Number(NumExpr),
     /// A zone, counter kind or player property of the ruleset, by name.
-    Zone(crate::ids::ZoneId),
-    Counter(crate::ids::CounterId),
-    Property(crate::ids::PropId),
+    Zone(crate::model::ids::ZoneId),
+    Counter(crate::model::ids::CounterId),
+    Property(crate::model::ids::PropId),
 }
 
 /// One thing a response does, in order.
@@ -105,8 +105,8 @@ pub enum Deed {
     /// decided now, with the occurrence's arguments, and its numbers are fixed now, as a
     /// resolving spell's are (CR 608.2h).
     Effect {
-        duration: crate::effect::Duration,
-        def: Arc<crate::effect::EffectDef>,
+        duration: crate::model::effect::Duration,
+        def: Arc<crate::model::effect::EffectDef>,
     },
 }
 

@@ -1,8 +1,8 @@
 //! Occurrences of events, and the log of what happened and what answered each.
 
-use crate::ids::{EventId, ObjectId, PlayerId};
-use crate::timing::Point;
-use crate::value::Arg;
+use crate::model::ids::{EventId, ObjectId, PlayerId};
+use crate::model::timing::Point;
+use crate::model::value::Arg;
 use serde::Serialize;
 use std::sync::Arc;
 

@@ -2,8 +2,8 @@
 //! occurrence makes. The changes are the engine's fixed vocabulary; every game's events are made
 //! of them.
 
-use crate::ids::{CharId, CounterId, PropId, ZoneId};
-use crate::value::Symbol;
+use crate::model::ids::{CharId, CounterId, PropId, ZoneId};
+use crate::model::value::Symbol;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -34,8 +34,8 @@ impl ParamKind {
     }
 
     /// Whether an argument is of this kind (its id not checked).
-    pub fn admits(self, a: &crate::value::Arg) -> bool {
-        use crate::value::Arg;
+    pub fn admits(self, a: &crate::model::value::Arg) -> bool {
+        use crate::model::value::Arg;
         matches!(
             (self, a),
             (ParamKind::Object, Arg::Object(_))
@@ -138,7 +138,7 @@ pub struct EventKind {
     /// Kinds of responses that come in one order the orderer chooses at each point, as if one
     /// step (taken where the first of them would be), even against the steps' order: the
     /// orderer's own optional responses among them may be taken or left.
-    pub any_order: Vec<crate::timing::Responds>,
+    pub any_order: Vec<crate::model::timing::Responds>,
 }
 
 impl EventKind {
