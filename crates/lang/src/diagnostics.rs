@@ -13,12 +13,17 @@ pub type FileId = usize;
 /// A byte range in one file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The file the range is in.
     pub file: FileId,
+    /// The byte offset of the first byte.
     pub start: usize,
+    /// The byte offset just past the last byte (`start` itself for a point, such as the end of a
+    /// statement).
     pub end: usize,
 }
 
 impl Span {
+    /// The bytes `start..end` of `file`.
     pub fn new(file: FileId, start: usize, end: usize) -> Self {
         Span { file, start, end }
     }
@@ -35,7 +40,9 @@ impl Span {
 /// An error in an input file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Where the error is: its start gives the `file:line:col`, its range the caret's width.
     pub span: Span,
+    /// What is wrong and what was expected, such as "unknown zone `grave`".
     pub message: String,
     /// A hint such as "did you mean `power`?".
     pub help: Option<String>,
@@ -44,6 +51,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// An error at `span`, with no help and no related place.
     pub fn new(span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             span,
@@ -57,6 +65,7 @@ impl Diagnostic {
         self.related = Some((span, what.into()));
         self
     }
+    /// Adds a hint, printed under the snippet as `help: ...`.
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
@@ -79,19 +88,23 @@ impl Default for SourceMap {
 }
 
 impl SourceMap {
+    /// A map with no files.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Keeps a file's text under its path (as given, for messages) and returns its id.
     pub fn add(&mut self, path: &Path, text: String) -> FileId {
         self.paths.push(path.to_path_buf());
         self.files.add(path.display().to_string(), text)
     }
+    /// A file's text (empty for an id not in the map).
     pub fn text(&self, file: FileId) -> &str {
         self.files
             .get(file)
             .map(|f| f.source().as_str())
             .unwrap_or("")
     }
+    /// A file's path, as it was given to [`SourceMap::add`]. Panics on an id not from this map.
     pub fn path(&self, file: FileId) -> &Path {
         &self.paths[file]
     }

@@ -3,14 +3,18 @@
 use crate::diagnostics::{Diagnostic, FileId, Span};
 use std::fmt;
 
+/// What a token is, without its place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
     /// A name or keyword: letters, digits, `_`; may start with digits (`7a`).
     Word(String),
+    /// A whole number written in digits (`-` before it is a separate token).
     Number(i64),
+    /// A `"..."` string, its escapes (`\"`, `\\`, `\n`) already replaced.
     Str(String),
     /// Punctuation: `{ } ( ) , : ; . = += -= + - * < <= > >= == !=`.
     Punct(&'static str),
+    /// The end of a line: it ends a statement, as `;` does.
     Newline,
 }
 
@@ -26,19 +30,25 @@ impl fmt::Display for Tok {
     }
 }
 
+/// A token and where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {
+    /// What was written.
     pub tok: Tok,
+    /// Where it was written.
     pub span: Span,
 }
 
 impl Token {
+    /// Whether this is the word `w` (a string with the same text is not).
     pub fn is_word(&self, w: &str) -> bool {
         matches!(&self.tok, Tok::Word(x) if x == w)
     }
+    /// Whether this is the punctuation `p`.
     pub fn is_punct(&self, p: &str) -> bool {
         matches!(&self.tok, Tok::Punct(x) if *x == p)
     }
+    /// The word's text, if this is a word.
     pub fn word(&self) -> Option<&str> {
         match &self.tok {
             Tok::Word(w) => Some(w),

@@ -5,6 +5,7 @@
 //! error is a [`diagnostics::Diagnostic`] naming file, line and column. [`loader`] finds the files a
 //! scenario names; [`scenario`] runs scenarios against the core.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod diagnostics;
 pub mod lexer;

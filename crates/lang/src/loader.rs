@@ -15,10 +15,16 @@ use std::sync::Arc;
 /// An error loading files: a diagnostic in a file, or a file that could not be read.
 #[derive(Debug)]
 pub enum LoadError {
+    /// An error in a file's text: bad syntax, an unknown name, a ruleset or content it names that
+    /// is not found.
     Diag(Diagnostic),
+    /// A file that could not be read.
     Io {
+        /// The file.
         path: PathBuf,
+        /// Why it could not be read, from the operating system.
         message: String,
+        /// Where another file names it (a scenario's `ruleset:` line), if one does.
         at: Option<Span>,
     },
 }
@@ -32,6 +38,7 @@ impl From<Diagnostic> for LoadError {
 /// Loads files once each and keeps their text for diagnostics.
 #[derive(Default)]
 pub struct Loader {
+    /// The text of every file read, to turn spans into `file:line:col` and snippets.
     pub map: SourceMap,
     rulesets: HashMap<PathBuf, Arc<Env>>,
     contents: HashMap<(PathBuf, Vec<PathBuf>), Library>,
@@ -55,6 +62,7 @@ struct Library {
 /// A project folder (one holding `rulesets/` or `content/`) to search, and who named it.
 #[derive(Clone, Debug)]
 pub struct SearchDir {
+    /// The folder.
     pub path: PathBuf,
     /// `--include` or `RULECRAFT_PATH`, for messages.
     pub origin: &'static str,
@@ -64,10 +72,15 @@ pub struct SearchDir {
 /// error about a whole file), the message (with any related place), and any help.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
+    /// The file, as its path was given.
     pub file: String,
+    /// The line, counted from 1.
     pub line: Option<usize>,
+    /// The column, counted from 1 in characters.
     pub column: Option<usize>,
+    /// What is wrong, ending `(WHAT is at FILE:LINE:COL)` when the error names another place.
     pub message: String,
+    /// A hint such as "did you mean `power`?".
     pub help: Option<String>,
 }
 
@@ -100,12 +113,15 @@ pub enum Missing {
     Name(Vec<String>),
 }
 
-/// File extensions: `.rules` rulesets, `.cards` content, `.scenario` scenarios.
+/// The extension of ruleset files (`.rules`).
 pub const RULESET_EXT: &str = "rules";
+/// The extension of content files (`.cards`).
 pub const CONTENT_EXT: &str = "cards";
+/// The extension of scenario files (`.scenario`).
 pub const SCENARIO_EXT: &str = "scenario";
 
 impl Loader {
+    /// A loader with nothing loaded, no warnings and no search folders.
     pub fn new() -> Self {
         Self::default()
     }

@@ -13,9 +13,14 @@ use rulecraft_core::{Arg, GameState, ObjectId, PlayerId, Value, ZoneId};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A scenario's failure at one place: a check that did not hold, or a step that could not be
+/// carried out.
 #[derive(Clone, Debug)]
 pub struct Failure {
+    /// The check that failed, or the step that could not be carried out (or the name in it at
+    /// fault); for a scenario that ends with a decision pending, the step that raised it.
     pub at: Span,
+    /// What went wrong, such as "`Grizzly Bears` power: expected 2, actually 3".
     pub message: String,
     /// How the value was derived, for a characteristic or property that differs.
     pub explanation: Option<String>,
@@ -23,16 +28,23 @@ pub struct Failure {
 
 /// The result of one scenario, with its final state for `explain`.
 pub struct Report {
+    /// The scenario's name.
     pub name: String,
+    /// Where the scenario's name is written.
     pub at: Span,
+    /// Every failure in the order found; a step that could not be carried out stops the scenario
+    /// and is the last.
     pub failures: Vec<Failure>,
+    /// The game as the last step run left it.
     pub state: GameState,
+    /// Each alias given with `as`, and the object it names.
     pub names: HashMap<String, ObjectId>,
     /// How many expectations were checked.
     pub checked: usize,
 }
 
 impl Report {
+    /// No failures: every step run was carried out and every check held.
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }

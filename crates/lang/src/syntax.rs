@@ -4,21 +4,28 @@
 use crate::diagnostics::{Diagnostic, FileId, Span};
 use crate::lexer::{lex, Tok, Token};
 
+/// One statement: its tokens up to the end of the line or a `;`, and the block it ends in, if any.
 #[derive(Clone, Debug)]
 pub struct Stmt {
     /// The tokens before any block; never empty.
     pub head: Vec<Token>,
+    /// The `{ ... }` block that ends the statement.
     pub block: Option<Block>,
 }
 
+/// A `{ ... }` block of statements.
 #[derive(Clone, Debug)]
 pub struct Block {
+    /// The statements inside, in order.
     pub stmts: Vec<Stmt>,
+    /// Where the `{` is.
     pub open: Span,
+    /// Where the `}` is.
     pub close: Span,
 }
 
 impl Stmt {
+    /// From the statement's first token to its last, or to its block's `}`.
     pub fn span(&self) -> Span {
         let s = self.head[0].span;
         match &self.block {

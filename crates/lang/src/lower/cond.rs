@@ -81,7 +81,7 @@ fn budget(c: &Cursor, from: usize, total: &mut usize, size: usize, what: &str) -
     ))
 }
 
-pub fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+pub(crate) fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     let top = c.depth == 0;
     let start = c.pos;
     let cond = condition_in(env, c, allow)?;
@@ -618,7 +618,7 @@ fn target_name(c: &mut Cursor, allow: Allow) -> Res<Option<u8>> {
 }
 
 /// A numeric expression: sums of products of numbers, characteristics, properties and counts.
-pub fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
+pub(crate) fn num(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
     let top = c.depth == 0;
     let start = c.pos;
     let mut total = 0;
@@ -881,8 +881,8 @@ fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> R
 }
 
 /// How deep a lowered condition may be once the terms it names are put in its place. One line
-/// stays far below this (at most four tree levels per level of [`super::cursor::MAX_NESTING`]); only a chain of
-/// terms, each built on the one before, comes near it.
+/// stays far below this (at most four tree levels per level of [`super::MAX_NESTING`]); only a
+/// chain of terms, each built on the one before, comes near it.
 pub const MAX_TREE_DEPTH: usize = 512;
 
 fn within_tree_limit(c: &Cursor, start: usize, depth: usize) -> Res<()> {

@@ -967,7 +967,7 @@ pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
 
 /// An event named at the cursor: `unknown event` (with the ruleset's events) when none has the
 /// name.
-pub fn event_named(env: &Env, c: &mut Cursor, what: &str) -> Res<(EventId, Span)> {
+pub(crate) fn event_named(env: &Env, c: &mut Cursor, what: &str) -> Res<(EventId, Span)> {
     let (e, es) = c.name(what)?;
     match env.ruleset.event_id(&e) {
         Some(id) => Ok((id, es)),

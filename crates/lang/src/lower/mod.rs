@@ -3,12 +3,14 @@
 pub mod common;
 pub mod cond;
 pub mod content;
-pub mod cursor;
+pub(crate) mod cursor;
 pub mod effect;
 pub mod events;
 pub mod ruleset;
 pub mod scenario;
 pub mod values;
+
+pub use cursor::MAX_NESTING;
 
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
@@ -23,7 +25,10 @@ use std::collections::HashMap;
 /// the terms content files add.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
+    /// The ruleset as lowered: characteristics, properties, zones, counters, layers, events and
+    /// timing.
     pub ruleset: Ruleset,
+    /// Each term (`term NAME: COND`) by name, as the condition it stands for.
     pub terms: HashMap<String, Cond>,
     /// Symbols written as bare words after `has` / `lacks`, noted as they are read: the loader warns
     /// about those nothing could produce (`Loader::warnings`).
@@ -94,8 +99,11 @@ impl Symbols {
 /// A symbol written after `has` or `lacks` in a condition, with where and of which characteristic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SymbolNote {
+    /// Where the symbol is written.
     pub span: Span,
+    /// The characteristic the condition tests.
     pub ch: rulecraft_core::CharId,
+    /// The symbol as written.
     pub symbol: String,
     /// Written after `lacks` rather than `has`.
     pub lacks: bool,

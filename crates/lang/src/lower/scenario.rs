@@ -18,27 +18,46 @@ use std::sync::Arc;
 /// An object named in a scenario: by alias or name.
 #[derive(Clone, Debug)]
 pub struct Ref {
+    /// The alias or object name as written (a player's name where a step accepts a player).
     pub name: String,
+    /// Where it is written.
     pub span: Span,
 }
 
 /// What the scenario's header names, read before the ruleset is loaded.
 #[derive(Clone, Debug)]
 pub struct Header {
+    /// The name after `scenario`.
     pub name: String,
+    /// Where the name is written.
     pub span: Span,
+    /// The `ruleset:` name or path and where it is written; [`header`] refuses a scenario without
+    /// one.
     pub ruleset: Option<(String, Span)>,
+    /// Each `content:` name or path and where it is written.
     pub content: Vec<(String, Span)>,
 }
 
+/// An object a set-up item, an `enter` line or a line of `together { }` creates.
 #[derive(Clone, Debug)]
 pub struct Enter {
+    /// Its object class.
     pub class: ClassId,
+    /// `as ALIAS`: the name later steps call it by.
     pub alias: Option<String>,
+    /// `for PLAYER`: its owner, an index into [`Scenario::players`] (the first player if not
+    /// written).
     pub owner: usize,
+    /// `controlled by PLAYER`: its controller, an index into [`Scenario::players`]; its owner if
+    /// not written.
     pub controller: Option<usize>,
+    /// `in ZONE`: where it enters (the first zone declared `in play` if not written, else the
+    /// first zone).
     pub zone: ZoneId,
+    /// `attached to REF`: what it enters attached to.
     pub attached_to: Option<Ref>,
+    /// `with N "counter" and ...`: counter kinds and how many, placed after it enters, one
+    /// placement each in the order written.
     pub counters: Vec<(CounterId, i64)>,
     /// `choosing goblin`: choices made as it enters.
     pub choices: Vec<Symbol>,
@@ -48,50 +67,74 @@ pub struct Enter {
     pub face_down: bool,
 }
 
+/// What a characteristic check expects of the derived value.
 #[derive(Clone, Debug)]
 pub enum Want {
+    /// `CHAR = ...`: the value is equal (a symbol set in any order).
     Equals(Value),
     /// Abilities compared by name, order aside.
     Abilities(Vec<String>),
+    /// `CHAR has X`: the symbol set holds `X`; for abilities, a keyword named `X` or an ability
+    /// whose text is `X`.
     Has(Symbol),
+    /// `CHAR lacks X`: the value does not hold `X`, in the sense of [`Want::Has`].
     Lacks(Symbol),
     /// The sources of the effects that changed the value, in the order applied.
     Order(Vec<String>),
 }
 
+/// One check of an `expect` step, compared with the game's derived values or its log.
 #[derive(Clone, Debug)]
 pub enum Expect {
+    /// `expect REF CHAR ...`: an object's derived characteristic.
     Char {
+        /// The object.
         obj: Ref,
+        /// The characteristic.
         ch: CharId,
+        /// What its value must be.
         want: Want,
         /// `activated abilities = ...`: only the abilities of this kind are compared.
         of_kind: Option<rulecraft_core::AbilityKind>,
     },
+    /// `expect PLAYER PROP = N`: a player's derived property.
     Prop {
+        /// The player, an index into [`Scenario::players`].
         player: usize,
+        /// The property.
         prop: PropId,
+        /// The number expected; `None` for `= none`.
         want: Option<i64>,
     },
+    /// `expect REF in ZONE`: the object is in that zone.
     Zone {
+        /// The object.
         obj: Ref,
+        /// The zone.
         zone: ZoneId,
     },
     /// `attached to REF` / `attached to nothing`: what the object is attached to.
     Attached {
+        /// The object.
         obj: Ref,
+        /// What it must be attached to; `None` for `nothing`.
         to: Option<Ref>,
     },
     /// An occurrence happened (or did not), per the log.
     Happened {
+        /// The occurrence; arguments left off at the end match any.
         occ: SOcc,
+        /// `happened` (true) or `did not happen` (false).
         yes: bool,
     },
     /// These occurrences happened in this order (others may come between).
     InOrder(Vec<SOcc>),
     /// The pending decision is this player's, offering responses from exactly these sources.
     Options {
+        /// The player who must answer, an index into [`Scenario::players`].
         player: usize,
+        /// The options, all of them: responses by their source (a rule by its text), players by
+        /// name, targets by alias or name.
         sources: Vec<Ref>,
     },
     /// No decision is pending.
@@ -103,99 +146,171 @@ pub enum Expect {
 /// An argument of an occurrence a scenario makes.
 #[derive(Clone, Debug)]
 pub enum SArg {
+    /// An object, by alias or name.
     Object(Ref),
+    /// A player, an index into [`Scenario::players`].
     Player(usize),
+    /// A number.
     Number(i64),
+    /// A zone.
     Zone(ZoneId),
+    /// A counter kind.
     Counter(CounterId),
+    /// A player property.
     Property(PropId),
 }
 
 /// An occurrence a scenario makes or expects: an event and its arguments.
 #[derive(Clone, Debug)]
 pub struct SOcc {
+    /// The event.
     pub event: rulecraft_core::EventId,
+    /// Its arguments in the order of the event's parameters; an expectation may leave off
+    /// trailing ones.
     pub args: Vec<SArg>,
 }
 
+/// What a scenario step does: an action of the engine, an occurrence, an answer to the pending
+/// decision, or checks.
 #[derive(Clone, Debug)]
 pub enum StepKind {
+    /// `enter ITEM`, or one line of `setup { }`: creates one object with its own timestamp, then
+    /// places its counters.
     Enter(Enter),
+    /// `together { }`: creates the objects at once (CR 613.7); when more than one enters a zone in
+    /// play, the active player must then order their timestamps ([`StepKind::Order`]).
     EnterTogether(Vec<Enter>),
+    /// `move REF to ZONE`: moves the object.
     Move {
+        /// The object.
         obj: Ref,
+        /// Where it goes.
         zone: ZoneId,
     },
+    /// `attach REF to REF`.
     Attach {
+        /// The object attached.
         obj: Ref,
+        /// What it is attached to.
         to: Ref,
     },
+    /// `put N COUNTER on REF` or `remove N COUNTER from REF`.
     Counters {
+        /// The object.
         obj: Ref,
+        /// The counter kind.
         counter: CounterId,
+        /// How many: positive to put (one placement), negative to remove (up to that many, latest
+        /// placements first).
         count: i64,
     },
+    /// `cast REF by PLAYER [targeting REF, ...] [choosing A, B]`: resolves a spell.
     Cast {
+        /// The spell: the object with this alias, else the one object of this name not yet
+        /// resolved, else a new object of the class [`class`](StepKind::Cast::class).
         card: Ref,
+        /// The object class named like `card`, if one is.
         class: Option<ClassId>,
+        /// The caster, an index into [`Scenario::players`].
         by: usize,
+        /// Its targets in order: a player's name names the player, anything else an object.
         targets: Vec<Ref>,
+        /// The spell object's choices, replacing any it had.
         choices: Vec<Symbol>,
     },
+    /// `turn REF face down` or `face up`.
     TurnFace {
+        /// The object.
         obj: Ref,
+        /// Face down (true) or face up (false).
         down: bool,
     },
+    /// `mutate REF under REF` or `over REF`: merges the first object with the second, a permanent.
     Merge {
+        /// The object merged; it is attached to `into` and stays in its zone.
         obj: Ref,
+        /// The permanent it merges with.
         into: Ref,
+        /// Under (true) or over (false) it.
         under: bool,
     },
+    /// `end turn`: `until end of turn` effects end and the next player in `players:` order becomes
+    /// active.
     EndTurn,
+    /// `end effects of REF`: ends every effect that object's spell created.
     EndEffects {
+        /// The spell's object.
         obj: Ref,
     },
+    /// `set PLAYER PROP = N`: sets a player's base property value.
     SetProp {
+        /// The player, an index into [`Scenario::players`].
         player: usize,
+        /// The property.
         prop: PropId,
+        /// The value; `None` for `none`.
         value: Option<i64>,
     },
+    /// `order timestamps: REF, ...`: answers the timestamp order a `together` step left pending,
+    /// earliest first.
     Order(Vec<Ref>),
     /// Occurrences that happen at once.
     Occur(Vec<SOcc>),
+    /// `begin EVENT(ARGS)`: a period or turn begins.
     Begin(SOcc),
+    /// `end EVENT`: the period or turn ends.
     EndPeriod(rulecraft_core::EventId),
-    /// Answers which response comes next: the one from this source (or a rule by its text).
+    /// `choose REF`: answers which response comes next (the one from this source, or a rule by
+    /// its text), or which player chooses next (a player's name).
     Choose(Ref),
     /// The player takes the Reaction from this source.
     Take {
+        /// The player, an index into [`Scenario::players`].
         player: usize,
+        /// The Reaction's source.
         source: Ref,
     },
+    /// `PLAYER passes`: the player passes in an action round.
     Pass {
+        /// The player, an index into [`Scenario::players`].
         player: usize,
     },
     /// The player pays (or declines) a response's optional cost.
     PayCost {
+        /// The player, an index into [`Scenario::players`].
         player: usize,
+        /// `pays` (true) or `declines` (false).
         pay: bool,
     },
+    /// `target REF`: answers a pending target choice; a player's name names the player, anything
+    /// else an object.
     Target(Ref),
+    /// `expect ...`: checks, each with where it is written.
     Expect(Vec<(Expect, Span)>),
 }
 
+/// One step of a scenario.
 #[derive(Clone, Debug)]
 pub struct Step {
+    /// What it does.
     pub kind: StepKind,
+    /// Where it is written: a failure of the step points here.
     pub span: Span,
 }
 
+/// A lowered scenario, ready for [`crate::scenario::run`].
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// Its name and the ruleset and content it names.
     pub header: Header,
+    /// The players' names in turn order; steps name a player by index into this list.
     pub players: Vec<String>,
+    /// `active:`: the player who goes first, an index into `players` (0 if not written).
     pub active: usize,
+    /// The content it runs with: the library's object classes, with the scenario's own classes
+    /// added or in their place.
     pub content: Arc<Content>,
+    /// The steps in order; each line of `setup { }` is a step of its own.
     pub steps: Vec<Step>,
 }
 

@@ -11,7 +11,7 @@ use rulecraft_core::{Ability, AbilityKind, Symbol, SymbolSet, Value};
 use std::sync::Arc;
 
 /// A value as written after `CHAR:` in a class or `CHAR =` in the ruleset's face-down values.
-pub fn printed_value(kind: CharKind, c: &mut Cursor, at: Span) -> Res<Value> {
+pub(crate) fn printed_value(kind: CharKind, c: &mut Cursor, at: Span) -> Res<Value> {
     Ok(match kind {
         CharKind::Number => {
             if c.eat_word("none") {
@@ -152,7 +152,7 @@ pub(crate) fn abilities(c: &mut Cursor) -> Res<Vec<Ability>> {
 /// One ability in a list: a keyword (`flying`, `"first strike"`), or an ability of a kind named
 /// by its text (CR 113.3): `activated "..."`, `mana "{T}: Add {G}."`, `triggered "..."`;
 /// `static "..."` is a keyword.
-pub fn ability(c: &mut Cursor) -> Res<Ability> {
+pub(crate) fn ability(c: &mut Cursor) -> Res<Ability> {
     let kind = c
         .peek()
         .and_then(|t| t.word())
