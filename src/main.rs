@@ -502,7 +502,7 @@ fn object_json(
             "name": &*obj.name,
             "id": o.0,
             "owner": state.player_name(obj.owner),
-            "zone": rs.zone(obj.zone).name,
+            "zone": rs.zone(obj.zone).map_or("", |z| z.name.as_ref()),
             "timestamp": obj.timestamp.0,
             "face_down": obj.face_down,
         },

@@ -435,10 +435,10 @@ mod any_change {
         let gy = s.ruleset().zone_id("graveyard").unwrap();
         let _ = match kind % 9 {
             0 | 1 => {
-                let is_spell = s.content().class(class).spell.is_some();
+                let is_spell = s.content().class(class).unwrap().spell.is_some();
                 let mut n = NewObject::new(class, player, if is_spell { gy } else { bf });
                 n.choices = vec![rulecraft_core::Symbol::new("goblin")];
-                if s.content().class(class).enters_as_copy && count > 0 {
+                if s.content().class(class).unwrap().enters_as_copy && count > 0 {
                     n.copy_of = Some(pick(b));
                 }
                 s.apply(Action::Create(vec![n]))
@@ -446,12 +446,14 @@ mod any_change {
             2 if count > 0 => {
                 let sp = s.apply(Action::Create(vec![NewObject::new(class, player, gy)]));
                 match sp {
-                    Ok(o) if s.content().class(class).spell.is_some() => s.apply(Action::Resolve {
-                        spell: o.created[0],
-                        controller: player,
-                        targets: vec![pick(b)],
-                        choices: vec![],
-                    }),
+                    Ok(o) if s.content().class(class).unwrap().spell.is_some() => {
+                        s.apply(Action::Resolve {
+                            spell: o.created[0],
+                            controller: player,
+                            targets: vec![pick(b)],
+                            choices: vec![],
+                        })
+                    }
                     other => other.map(|_| Default::default()),
                 }
             }

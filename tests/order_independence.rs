@@ -48,7 +48,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
         let pick = |x: u16| ObjectId((x % count.max(1)) as u32);
         let _ = match kind % 4 {
             0 | 1 => {
-                let is_spell = s.content().class(class).spell.is_some();
+                let is_spell = s.content().class(class).unwrap().spell.is_some();
                 let zone = if is_spell { gy } else { bf };
                 let mut n = NewObject::new(class, player, zone);
                 // A creature type, or a name (for "named chosen").
@@ -58,7 +58,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                     "Grizzly Bears"
                 };
                 n.choices = vec![rulecraft_core::Symbol::new(choice)];
-                if s.content().class(class).enters_as_copy && count > 0 {
+                if s.content().class(class).unwrap().enters_as_copy && count > 0 {
                     n.copy_of = Some(pick(b));
                 }
                 s.apply(Action::Create(vec![n]))
@@ -71,6 +71,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                 let n = s
                     .content()
                     .class(class)
+                    .unwrap()
                     .spell
                     .as_ref()
                     .map_or(0, |sp| sp.targets.len());
@@ -84,7 +85,7 @@ fn build_checking(program: &[(u16, u16, u8)], mut check: impl FnMut(&GameState))
                     })
                     .collect();
                 match spell {
-                    Ok(sp) if s.content().class(class).spell.is_some() => {
+                    Ok(sp) if s.content().class(class).unwrap().spell.is_some() => {
                         s.apply(Action::ResolveTargeting {
                             spell: sp,
                             controller: player,

@@ -4,9 +4,10 @@
 
 use rulecraft_core::explain::describe::{describe_char, describe_object, describe_player};
 use rulecraft_core::model::action::{Action, NewObject};
-use rulecraft_core::model::ids::CounterId;
+use rulecraft_core::model::ids::{CounterId, LayerId};
 use rulecraft_core::{
-    ActionError, Arg, CharId, ClassId, GameState, ObjectId, Occurrence, PlayerId, PropId, ZoneId,
+    ActionError, Arg, CharId, ClassId, EventId, GameState, ObjectId, Occurrence, PlayerId, PropId,
+    ZoneId,
 };
 use rulecraft_lang::loader::Loader;
 use std::path::Path;
@@ -78,6 +79,49 @@ fn readers_give_errors_for_bad_ids() {
     assert!(!s.could_attach(nobody, bears));
     assert!(!s.in_play(nobody));
     assert_eq!(s.player_name(PlayerId(7)), "?");
+}
+
+/// The definition tables of a ruleset and its content answer a bad id with an error naming the
+/// table, and a good id with its entry.
+#[test]
+fn definition_tables_give_errors_for_bad_ids() {
+    let (s, _, _) = game();
+    let rs = s.ruleset();
+    let power = rs.char_id("power").expect("power");
+    assert_eq!(
+        rs.char(power).map(|c| c.name.to_string()),
+        Ok("power".into())
+    );
+    assert_eq!(
+        rs.char(CharId(999)).err(),
+        Some(ActionError::NoSuchCharacteristic(999))
+    );
+    let bf = rs.zone_id("battlefield").expect("battlefield");
+    assert!(rs.zone(bf).is_ok_and(|z| z.in_play));
+    assert_eq!(
+        rs.zone(ZoneId(999)).err(),
+        Some(ActionError::NoSuchZone(999))
+    );
+    let enters = rs.event_id("enters").expect("enters");
+    assert!(rs.event(enters).is_ok_and(|e| &*e.name == "enters"));
+    assert_eq!(
+        rs.event(EventId(999)).err(),
+        Some(ActionError::NoSuchEvent(999))
+    );
+    assert!(rs.layer(LayerId(0)).is_ok());
+    assert_eq!(
+        rs.layer(LayerId(999)).err(),
+        Some(ActionError::NoSuchLayer(999))
+    );
+    let bears = s.content().class_id("Grizzly Bears").expect("class");
+    assert!(s
+        .content()
+        .class(bears)
+        .is_ok_and(|c| c.name == "Grizzly Bears"));
+    assert_eq!(
+        s.content().class(ClassId(99_999)).err(),
+        Some(ActionError::NoSuchClass(99_999))
+    );
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn every_scenario_goes_on_identically_after_save_and_load() {
                 let text = String::from_utf8(s.save()).unwrap();
                 largest = largest.max(text.len());
                 under_way += usize::from(!text.contains("\"tasks\":[]"));
-                snapshots += usize::from(text.contains("\"snapshot\":{"));
+                snapshots += usize::from(text.contains("\"snapshots\":[["));
                 round_trip(s)
             };
             let saved = run_with(&env, &sc, None, Some(&mut between));

@@ -2,6 +2,7 @@
 //! against the derived values, and a failure carries the explanation of the value.
 
 use crate::diagnostics::{did_you_mean, Span};
+use crate::lower::defs::char_def;
 use crate::lower::scenario::{ability_names, Expect, Ref, SArg, SOcc, Scenario, StepKind, Want};
 use crate::lower::Env;
 use rulecraft_core::explain::describe::{describe_char, describe_player};
@@ -894,8 +895,8 @@ fn check(
                     message: format!(
                         "`{}`: expected in {}, actually in {}",
                         r.name,
-                        rs.zone(*zone).name,
-                        rs.zone(actual).name
+                        read(rs.zone(*zone))?.name,
+                        read(rs.zone(actual))?.name
                     ),
                     explanation: None,
                 }));
@@ -952,7 +953,7 @@ fn check(
         } => {
             let o = obj(state, names, r)?;
             let mut actual = read(state.characteristic(o, *ch))?.clone();
-            let mut cname = state.ruleset().char(*ch).name.clone();
+            let mut cname = char_def(state.ruleset(), *ch).name.clone();
             if let (Some(k), Value::Abilities(list)) = (of_kind, &actual) {
                 actual = Value::Abilities(list.iter().filter(|a| a.is(*k)).cloned().collect());
                 cname = format!("{} {cname}", k.name());

@@ -4,6 +4,7 @@
 //! as `chosen` (the source's choice), or mistyped a word.
 
 use crate::diagnostics::{did_you_mean, Diagnostic};
+use crate::lower::defs::char_def;
 use crate::lower::SymbolNote;
 use rulecraft_core::model::content::Content;
 use rulecraft_core::model::effect::{Change, EffectDef, SymRef};
@@ -146,7 +147,7 @@ pub fn unnamed_symbols(
             let known = p.names.iter().map(|s| s.as_str()).chain(refs);
             let mut msg = format!(
                 "`{} {} {}`: no ruleset, content or choice names the symbol `{}`",
-                rs.char(n.ch).name,
+                char_def(rs, n.ch).name,
                 if n.lacks { "lacks" } else { "has" },
                 n.symbol,
                 n.symbol

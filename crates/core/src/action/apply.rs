@@ -102,7 +102,7 @@ impl GameState {
                 // from a zone whose objects may be (CR 607.2a: exiled with an ability); a merging
                 // spell joins a permanent from where it is (CR 721.2).
                 let attaching = matches!(action, Action::Attach { .. });
-                let linkable = self.ruleset.zone(self.obj(*a).zone).linked;
+                let linkable = self.ruleset.zone_def(self.obj(*a).zone).linked;
                 for o in [*b]
                     .into_iter()
                     .chain((attaching && !linkable).then_some(*a))
@@ -189,7 +189,7 @@ impl GameState {
         }
         let free = self
             .content
-            .class(self.obj(object).class)
+            .class_def(self.obj(object).class)
             .attaches_to
             .is_none();
         if free {
@@ -269,7 +269,7 @@ impl GameState {
             }
         }
         let name = &self.obj(spell).name;
-        let Some(sp) = &self.content.class(self.obj(spell).class).spell else {
+        let Some(sp) = &self.content.class_def(self.obj(spell).class).spell else {
             return Err(ActionError::NotASpell(name.to_string()));
         };
         let expected = sp.targets.len();
@@ -312,7 +312,7 @@ impl GameState {
         let name = self.obj(spell).name.clone();
         let class = self.obj(spell).class;
         let content = self.content.clone();
-        let Some(sp) = &content.class(class).spell else {
+        let Some(sp) = &content.class_def(class).spell else {
             return Vec::new();
         };
         // CR 608.2b: the targets no longer legal (`illegal`, by index), unless also legal as

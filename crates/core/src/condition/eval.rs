@@ -441,7 +441,7 @@ impl Ctx<'_> {
         let Some(cond) = &self
             .state
             .content
-            .class(self.state.obj(o).class)
+            .class_def(self.state.obj(o).class)
             .attaches_to
         else {
             return true;

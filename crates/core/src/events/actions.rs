@@ -27,7 +27,7 @@ impl GameState {
         if let Action::Create(list) = action {
             let into_play = list
                 .iter()
-                .filter(|n| self.ruleset.zone(n.zone).in_play)
+                .filter(|n| self.ruleset.zone_def(n.zone).in_play)
                 .count();
             let created = self.make(Change::Create(list));
             self.outcome_mut().created.extend(&created);
@@ -219,7 +219,7 @@ impl GameState {
 
     /// A spell as the answerer in the log: the object and its rules text.
     fn spell_responder(&self, spell: ObjectId) -> Responder {
-        let class = self.content.class(self.obj(spell).class);
+        let class = self.content.class_def(self.obj(spell).class);
         Responder {
             source: Some(spell),
             text: class

@@ -46,7 +46,7 @@ impl GameState {
         let mut counters: Vec<Occurrence> = Vec::new();
         for (_, o) in &doing {
             let own = !rs.is_builtin(o.event);
-            for c in &rs.event(o.event).changes {
+            for c in &rs.event_kind(o.event).changes {
                 match lower(c, &o.args) {
                     Some(Change::Move(m)) if own => next.extend(m),
                     Some(Change::Move(m)) => moves.extend(m),
@@ -68,7 +68,7 @@ impl GameState {
             }
         }
         let leaves = |s: &GameState, (o, z): &(ObjectId, ZoneId)| {
-            s.in_play(*o) && !s.ruleset.zone(*z).in_play
+            s.in_play(*o) && !s.ruleset.zone_def(*z).in_play
         };
         let leaving = moves.iter().chain(&next).any(|m| leaves(self, m));
         if leaving && self.point_has_listeners(fi, Point::After) {
@@ -135,7 +135,7 @@ impl GameState {
                     return None;
                 }
                 let stays = match root.occ.args.get(2) {
-                    Some(Arg::Zone(z)) => self.ruleset.zone(*z).in_play,
+                    Some(Arg::Zone(z)) => self.ruleset.zone_def(*z).in_play,
                     _ => false,
                 };
                 Some((k, root.occ.args.clone(), stays))
@@ -157,7 +157,7 @@ impl GameState {
         let mut occs = Vec::with_capacity(moves.len() * 2);
         for &(o, z) in moves {
             let args = vec![Arg::Object(o), Arg::Zone(self.obj(o).zone), Arg::Zone(z)];
-            let leaves = self.in_play(o) && !self.ruleset.zone(z).in_play;
+            let leaves = self.in_play(o) && !self.ruleset.zone_def(z).in_play;
             occs.push(Occurrence::new(b.changes_zone, args.clone()));
             if leaves {
                 occs.push(Occurrence::new(b.leaves_play, args));
@@ -169,7 +169,7 @@ impl GameState {
     /// Whether every change the occurrence makes would leave the state as it is (an event with no
     /// changes never fails).
     pub(super) fn changes_nothing(&self, o: &Occurrence) -> bool {
-        let kind = self.ruleset.event(o.event);
+        let kind = self.ruleset.event_kind(o.event);
         if kind.changes.is_empty() {
             return false;
         }

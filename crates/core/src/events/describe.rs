@@ -7,7 +7,7 @@ use crate::state::GameState;
 impl Occurrence {
     /// "gains_honor(Bob, 1)", with objects and players by name.
     pub fn display(&self, state: &GameState) -> String {
-        let kind = state.ruleset.event(self.event);
+        let kind = state.ruleset.event_kind(self.event);
         let args: Vec<String> = self.args.iter().map(|a| a.display(state)).collect();
         if args.is_empty() {
             kind.name.to_string()

@@ -260,7 +260,7 @@ impl GameState {
             .timing
             .periods
             .iter()
-            .any(|o| self.ruleset.event(o.event).turn);
+            .any(|o| self.ruleset.event_kind(o.event).turn);
         if has_turns && !in_turn && self.timing.turns_begun > 0 {
             PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8)
         } else {
@@ -277,8 +277,8 @@ impl GameState {
         let Some(first) = live.next() else {
             return Vec::new();
         };
-        let kinds = &self.ruleset.event(first.occ.event).any_order;
-        if live.all(|o| self.ruleset.event(o.occ.event).any_order == *kinds) {
+        let kinds = &self.ruleset.event_kind(first.occ.event).any_order;
+        if live.all(|o| self.ruleset.event_kind(o.occ.event).any_order == *kinds) {
             kinds.clone()
         } else {
             Vec::new()
@@ -290,7 +290,7 @@ impl GameState {
         f.occs
             .iter()
             .find_map(|o| {
-                let i = self.ruleset.event(o.occ.event).ordered_by?;
+                let i = self.ruleset.event_kind(o.occ.event).ordered_by?;
                 match o.occ.args.get(i as usize) {
                     Some(Arg::Player(p)) => Some(*p),
                     _ => None,
@@ -370,7 +370,7 @@ impl GameState {
                 let f = self.frame(fi);
                 let occ = f.occs[0].occ.clone();
                 let depth = f.depth;
-                let turn = self.ruleset.event(occ.event).turn;
+                let turn = self.ruleset.event_kind(occ.event).turn;
                 if turn {
                     let player = match occ.args.first() {
                         Some(Arg::Player(p)) => Some(*p),
@@ -396,7 +396,7 @@ impl GameState {
                 let f = self.frame(fi);
                 let occ = f.occs[0].occ.clone();
                 let depth = f.depth;
-                let turn = self.ruleset.event(occ.event).turn;
+                let turn = self.ruleset.event_kind(occ.event).turn;
                 let t = self.timing_mut();
                 if let Some(k) = t.periods.iter().rposition(|o| *o == occ) {
                     t.periods.remove(k);
@@ -577,7 +577,7 @@ impl GameState {
         if matches!(point, Point::Before | Point::When) {
             let f = self.frame(fi);
             for (k, o) in f.occs.iter().enumerate() {
-                let kind = self.ruleset.event(o.occ.event);
+                let kind = self.ruleset.event_kind(o.occ.event);
                 if let Some(a) = kind.amount {
                     if o.alive && amount_of(&o.occ.args, crate::model::event::Amount::Param(a)) == 0
                     {
@@ -629,7 +629,7 @@ impl GameState {
     ) {
         match key {
             Key::Object(o, i) => {
-                let def = self.content.class(self.obj(o).class).responses[i as usize].clone();
+                let def = self.content.class_def(self.obj(o).class).responses[i as usize].clone();
                 (def, Some(o), Some(self.controller_now(o)), Vec::new(), None)
             }
             Key::Rule(i) => (
@@ -702,7 +702,7 @@ impl GameState {
             }
             let mut objs: Vec<(ObjectId, u16)> = Vec::new();
             for &(class, ri) in self.content.listeners(o.occ.event, point) {
-                let def = &self.content.class(class).responses[ri as usize];
+                let def = &self.content.class_def(class).responses[ri as usize];
                 if def.kind.responds() != responds {
                     continue;
                 }
@@ -716,7 +716,7 @@ impl GameState {
                 if f.used.contains(&(k, key)) {
                     continue;
                 }
-                let def = &self.content.class(look.obj(obj).class).responses[ri as usize];
+                let def = &self.content.class_def(look.obj(obj).class).responses[ri as usize];
                 // "After this card bows": a trigger about its own object answers no other, and
                 // needs no derived value to say so.
                 if !names_source_only(def, &o.occ, obj) {
@@ -763,7 +763,7 @@ impl GameState {
     /// Whether a response's source is where it works: in play, or in a zone it names.
     pub(super) fn source_works(&self, o: ObjectId, def: &ResponseDef) -> bool {
         let z = self.obj(o).zone;
-        self.ruleset.zone(z).in_play || def.zones.contains(&z)
+        self.ruleset.zone_def(z).in_play || def.zones.contains(&z)
     }
 
     /// Whether the response's trigger and condition answer this occurrence.
@@ -867,7 +867,7 @@ impl GameState {
                     .as_deref()
                     .filter(|_| point == Point::After)
                     .unwrap_or(self);
-                let def = &self.content.class(self.obj(o).class).responses[i as usize];
+                let def = &self.content.class_def(self.obj(o).class).responses[i as usize];
                 look.source_works(o, def)
             }
             Key::Rule(_) => true,

@@ -299,7 +299,7 @@ impl GameState {
                             by: r.responder(),
                             why: format!(
                                 "`{}` names no object or player now",
-                                self.ruleset.event(*event).name
+                                self.ruleset.event_kind(*event).name
                             ),
                         },
                     );
@@ -340,7 +340,7 @@ impl GameState {
                 };
                 let f = self.frame(r.frame);
                 let occ = &f.occs[r.occ];
-                let Some(a) = self.ruleset.event(occ.occ.event).amount else {
+                let Some(a) = self.ruleset.event_kind(occ.occ.event).amount else {
                     return Ok(());
                 };
                 let from = amount_of(&occ.occ.args, crate::model::event::Amount::Param(a));
@@ -366,7 +366,7 @@ impl GameState {
                 let f = self.frame(r.frame);
                 let depth = f.depth;
                 let before = f.occs[r.occ].occ.clone();
-                let name = self.ruleset.event(before.event).params[*param as usize]
+                let name = self.ruleset.event_kind(before.event).params[*param as usize]
                     .name
                     .clone();
                 self.frame_mut(r.frame).occs[r.occ].occ.args[*param as usize] = v;

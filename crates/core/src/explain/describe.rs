@@ -24,7 +24,11 @@ pub fn describe_char(
         .ok_or(ActionError::NoSuchObject(o.0))?
         .get(c.index())
         .ok_or(ActionError::NoSuchCharacteristic(c.0))?;
-    let mut out = format!("{} = {}\n", rs.char(c).name, final_v.display_with(&name));
+    let mut out = format!(
+        "{} = {}\n",
+        rs.char_def(c).name,
+        final_v.display_with(&name)
+    );
     if let Some(e) = &d.explanation {
         let base = &e.base.objects[o.index()][c.index()];
         out.push_str(&format!("    base: {}\n", base.display_with(&name)));
@@ -53,7 +57,7 @@ pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> Result<St
         obj.name,
         o.0,
         state.player_name(obj.owner),
-        rs.zone(obj.zone).name,
+        rs.zone_def(obj.zone).name,
         obj.timestamp.0
     );
     for (i, _) in rs.characteristics.iter().enumerate() {

@@ -22,7 +22,7 @@ impl GameState {
             let ts = self.new_timestamp();
             let name = n
                 .name
-                .unwrap_or_else(|| Arc::from(self.content.class(n.class).name.as_str()));
+                .unwrap_or_else(|| Arc::from(self.content.class_def(n.class).name.as_str()));
             self.push_object(GameObject {
                 id,
                 name,
@@ -217,7 +217,7 @@ impl GameState {
             // A new object: face up, in no state.
             o.face_down = false;
             o.state = Default::default();
-            if was_in_play && !self.ruleset.zone(zone).in_play {
+            if was_in_play && !self.ruleset.zone_def(zone).in_play {
                 left_play.push(object);
             }
             moved.push(object);

@@ -147,7 +147,7 @@ pub(super) fn gather(
                     let Ability::Static { class, index, .. } = a else {
                         continue;
                     };
-                    let def = &state.content.class(*class).statics[*index as usize];
+                    let def = &state.content.class_def(*class).statics[*index as usize];
                     // A static ability works in play, or in the other zones it names.
                     if !in_play && !def.zones.contains(&o.zone) {
                         continue;

@@ -117,7 +117,7 @@ fn follow_types_of(
                 }
             }
         }
-        let text = format!("its {} follow its card types", rs.char(ch).name);
+        let text = format!("its {} follow its card types", rs.char_def(ch).name);
         out.push((ch, Value::Symbols(new), text));
     }
     out

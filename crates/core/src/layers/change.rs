@@ -190,7 +190,7 @@ pub(super) fn counter_numbers(
     kind: crate::model::ids::CounterId,
     layer: LayerId,
 ) -> &[(crate::model::ids::CharId, i64)] {
-    if state.ruleset.layer(layer).counters {
+    if state.ruleset.layer_def(layer).counters {
         &state.ruleset.counters[kind.index()].changes
     } else {
         &[]

@@ -258,7 +258,7 @@ impl<'a> Replay<'a> {
         if diff.new && now.face_down {
             return Err(fail!());
         }
-        let statics = |o: &GameObject| !self.state.content.class(o.class).statics.is_empty();
+        let statics = |o: &GameObject| !self.state.content.class_def(o.class).statics.is_empty();
         let has_statics = statics(now)
             || changes.old_object(x).is_some_and(statics)
             || self

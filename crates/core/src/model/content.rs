@@ -2,6 +2,7 @@
 
 use crate::model::condition::{Cond, TargetSpec};
 use crate::model::effect::{Duration, EffectDef};
+use crate::model::error::ActionError;
 use crate::model::ids::{CharId, ClassId, ZoneId};
 use crate::model::value::Value;
 use serde::Serialize;
@@ -73,7 +74,14 @@ pub struct Content {
 }
 
 impl Content {
-    pub fn class(&self, id: ClassId) -> &ObjectClass {
+    /// The class of an id, or `NoSuchClass`.
+    pub fn class(&self, id: ClassId) -> Result<&ObjectClass, ActionError> {
+        self.classes
+            .get(id.index())
+            .ok_or(ActionError::NoSuchClass(id.0))
+    }
+    /// The class of an id the engine checked (an object's).
+    pub(crate) fn class_def(&self, id: ClassId) -> &ObjectClass {
         &self.classes[id.index()]
     }
     pub fn class_id(&self, name: &str) -> Option<ClassId> {

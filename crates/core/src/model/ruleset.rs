@@ -3,6 +3,7 @@
 
 use crate::model::condition::Cond;
 use crate::model::effect::OpKind;
+use crate::model::error::ActionError;
 use crate::model::ids::{CharId, CounterId, LayerId, PropId, SlotTarget, ZoneId};
 use crate::model::value::{SymbolSet, Value};
 use serde::Serialize;
@@ -85,7 +86,8 @@ pub struct CounterDef {
 impl CounterDef {
     /// Whether counters of this kind change anything in layer `l`.
     pub fn applies_in(&self, rs: &Ruleset, l: LayerId) -> bool {
-        (rs.layer(l).counters && !self.changes.is_empty()) || self.ops.iter().any(|o| o.layer == l)
+        (rs.layer_def(l).counters && !self.changes.is_empty())
+            || self.ops.iter().any(|o| o.layer == l)
     }
 
     /// The first layer counters of this kind change anything in, if any.
@@ -445,7 +447,7 @@ impl Ruleset {
         let changes = |c: CharId| {
             [OpKind::Set, OpKind::Add, OpKind::Remove]
                 .iter()
-                .any(|k| self.layer(l).accepts(SlotTarget::Char(c), *k, true))
+                .any(|k| self.layer_def(l).accepts(SlotTarget::Char(c), *k, true))
         };
         let mut out: Vec<CharId> = Vec::new();
         for c in &self.categories {
@@ -614,7 +616,21 @@ impl Ruleset {
         b
     }
 
-    pub fn event(&self, e: crate::model::ids::EventId) -> &crate::model::event::EventKind {
+    /// The event kind of an id, or `NoSuchEvent`.
+    pub fn event(
+        &self,
+        e: crate::model::ids::EventId,
+    ) -> Result<&crate::model::event::EventKind, ActionError> {
+        self.events
+            .get(e.index())
+            .ok_or(ActionError::NoSuchEvent(e.0))
+    }
+
+    /// The event kind of an id the engine checked (an occurrence's, a response's).
+    pub(crate) fn event_kind(
+        &self,
+        e: crate::model::ids::EventId,
+    ) -> &crate::model::event::EventKind {
         &self.events[e.index()]
     }
 
@@ -662,13 +678,34 @@ impl Ruleset {
             .position(|c| c.name == name)
             .map(|i| CounterId(i as u16))
     }
-    pub fn char(&self, c: CharId) -> &CharDef {
+    /// The characteristic of an id, or `NoSuchCharacteristic`.
+    pub fn char(&self, c: CharId) -> Result<&CharDef, ActionError> {
+        self.characteristics
+            .get(c.index())
+            .ok_or(ActionError::NoSuchCharacteristic(c.0))
+    }
+    /// The zone of an id, or `NoSuchZone`.
+    pub fn zone(&self, z: ZoneId) -> Result<&ZoneDef, ActionError> {
+        self.zones
+            .get(z.index())
+            .ok_or(ActionError::NoSuchZone(z.0))
+    }
+    /// The layer of an id, or `NoSuchLayer`.
+    pub fn layer(&self, l: LayerId) -> Result<&LayerDef, ActionError> {
+        self.layers
+            .get(l.index())
+            .ok_or(ActionError::NoSuchLayer(l.0))
+    }
+    /// The characteristic of an id the engine checked (an effect's, a derivation's).
+    pub(crate) fn char_def(&self, c: CharId) -> &CharDef {
         &self.characteristics[c.index()]
     }
-    pub fn zone(&self, z: ZoneId) -> &ZoneDef {
+    /// The zone of an id the engine checked (an object's, an action's after its check).
+    pub(crate) fn zone_def(&self, z: ZoneId) -> &ZoneDef {
         &self.zones[z.index()]
     }
-    pub fn layer(&self, l: LayerId) -> &LayerDef {
+    /// The layer of an id the engine checked.
+    pub(crate) fn layer_def(&self, l: LayerId) -> &LayerDef {
         &self.layers[l.index()]
     }
     /// The characteristic of the given kind, if the ruleset has exactly one (abilities, controller).

@@ -264,7 +264,7 @@ impl GameState {
     /// An object's values before any effect applies: printed characteristics, its name, its base
     /// controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
-        let class = self.content.class(o.class);
+        let class = self.content.class_def(o.class);
         let mut vals: Vec<Value> = self
             .ruleset
             .characteristics
@@ -329,7 +329,7 @@ impl GameState {
     /// Moves an object to a zone, keeping the objects in play up to date.
     pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
         self.object_mut(id).zone = zone;
-        let in_play = self.ruleset.zone(zone).in_play;
+        let in_play = self.ruleset.zone_def(zone).in_play;
         if in_play != self.in_play(id) {
             let bits = Arc::make_mut(&mut self.in_play_bits);
             bits[id.index() / 64] ^= 1 << (id.index() % 64);
@@ -371,7 +371,7 @@ impl GameState {
         // changed and those that are new, rather than rebuilt.
         let known = changes.known();
         let changed = changes.old_objects();
-        let in_play_then = |o: &GameObject| old.ruleset.zone(o.zone).in_play;
+        let in_play_then = |o: &GameObject| old.ruleset.zone_def(o.zone).in_play;
         let mut bits = (*self.in_play_bits).clone();
         bits.truncate(known.div_ceil(64));
         if !known.is_multiple_of(64) {
@@ -474,7 +474,7 @@ impl GameState {
         self.base = OnceLock::new();
         let _ = self.changes();
         let id = o.id;
-        let in_play = self.ruleset.zone(o.zone).in_play;
+        let in_play = self.ruleset.zone_def(o.zone).in_play;
         Arc::make_mut(&mut self.by_class)
             .entry(o.class)
             .or_default()
@@ -518,7 +518,7 @@ impl GameState {
         let mut pairs = Vec::new();
         for o in &self.objects {
             by_class.entry(o.class).or_default().push(o.id);
-            if self.ruleset.zone(o.zone).in_play {
+            if self.ruleset.zone_def(o.zone).in_play {
                 bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
                 in_play.push(o.id);
             }

@@ -2,6 +2,7 @@
 //! tokens and checked against the ruleset's characteristics, zones, counters and terms.
 
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::char_def;
 use super::Env;
 use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
@@ -348,7 +349,7 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
                     rs.characteristics.iter().map(|c| c.name.as_str()),
                 )
             })?;
-            let kind = rs.char(ch).kind;
+            let kind = char_def(rs, ch).kind;
             if kind != CharKind::Symbols {
                 return Err(Diagnostic::new(
                     sp,
@@ -431,13 +432,13 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             {
                 c.bump();
                 let lacks = c.bump().is_some_and(|t| t.is_word("lacks"));
-                let kind = rs.char(ch).kind;
+                let kind = char_def(rs, ch).kind;
                 if !matches!(kind, CharKind::Symbols | CharKind::Abilities) {
                     return Err(Diagnostic::new(
                         ch_tok.span,
                         format!(
                             "`{}` is a {} characteristic: `has` expects symbols or abilities",
-                            rs.char(ch).name,
+                            char_def(rs, ch).name,
                             kind.name()
                         ),
                     ));
@@ -867,7 +868,7 @@ fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> R
             .map(|c| c.name.as_str());
         return Err(unknown(sp, "number characteristic", w, known));
     };
-    let kind = rs.char(ch).kind;
+    let kind = char_def(rs, ch).kind;
     if kind != CharKind::Number {
         return Err(Diagnostic::new(
             sp,
@@ -953,7 +954,7 @@ fn event_num(
     }
     let (w, ws) = c.name("a number characteristic or a player property")?;
     if let Some(ch) = rs.char_id(&w) {
-        if rs.char(ch).kind != CharKind::Number {
+        if char_def(rs, ch).kind != CharKind::Number {
             return Err(Diagnostic::new(ws, format!("`{w}` is not a number")));
         }
         return Ok(NumExpr::Char(ObjRef::Param(i), ch));

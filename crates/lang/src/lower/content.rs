@@ -4,6 +4,7 @@
 use super::common::{char_named, term_stmt, zone};
 use super::cond::{condition, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::char_def;
 use super::effect::{duration, effect, target_ref, EffectKind};
 use super::events::class_response;
 use super::values::printed_value;
@@ -194,11 +195,13 @@ fn printed(
     let ch = char_named(env, &w, at)?;
     ic.expect_punct(":")?;
     if class.printed.iter().any(|(c, _)| *c == ch)
-        || (rs.char(ch).kind == CharKind::Abilities && !keywords.is_empty())
+        || (char_def(rs, ch).kind == CharKind::Abilities && !keywords.is_empty())
     {
         return Err(Diagnostic::new(at, format!("`{w}` is printed twice")));
     }
-    let v = env.symbols.value(printed_value(rs.char(ch).kind, ic, at)?);
+    let v = env
+        .symbols
+        .value(printed_value(char_def(rs, ch).kind, ic, at)?);
     ic.finish()?;
     match v {
         Value::Abilities(list) => *keywords = list.to_vec(),

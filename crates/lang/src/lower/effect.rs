@@ -5,6 +5,7 @@
 use super::common::{char_named, zone_list};
 use super::cond::{condition, num, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::char_def;
 use super::values::{abilities, sym_list_in};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
@@ -198,7 +199,10 @@ fn replace_word(env: &Env, item: &Stmt, c: &mut Cursor) -> Res<Written> {
     c.expect_word("in")?;
     let (n, nsp) = c.name("a characteristic")?;
     let ch = char_named(env, &n, nsp)?;
-    if !matches!(rs.char(ch).kind, CharKind::Abilities | CharKind::Symbols) {
+    if !matches!(
+        char_def(rs, ch).kind,
+        CharKind::Abilities | CharKind::Symbols
+    ) {
         return Err(Diagnostic::new(
             nsp,
             format!("`{n}` is not abilities or symbols: `replace` changes words in those"),
@@ -222,7 +226,7 @@ fn switch(env: &Env, item: &Stmt, c: &mut Cursor) -> Res<Written> {
     let ca = char_named(env, &a, asp)?;
     let cb = char_named(env, &b, bsp)?;
     for (id, n, sp) in [(ca, &a, asp), (cb, &b, bsp)] {
-        if env.ruleset.char(id).kind != CharKind::Number {
+        if char_def(&env.ruleset, id).kind != CharKind::Number {
             return Err(Diagnostic::new(
                 sp,
                 format!("`{n}` is not a number: `switch` exchanges two numbers"),
@@ -271,7 +275,7 @@ fn operation(env: &Env, c: &mut Cursor, kind: EffectKind, allow: Allow) -> Res<W
         return Err(c.err("`=`, `+=` or `-=`"));
     };
     let char_kind = match target {
-        SlotTarget::Char(ch) => rs.char(ch).kind,
+        SlotTarget::Char(ch) => char_def(rs, ch).kind,
         SlotTarget::Prop(_) => CharKind::Number,
     };
     let change = match (char_kind, target) {
@@ -368,7 +372,7 @@ fn abilities_change(env: &Env, c: &mut Cursor, op: char, allow: Allow) -> Res<Ch
         c.eat_word("each");
         let (n, nsp) = c.name("a symbols characteristic")?;
         let of = char_named(env, &n, nsp)?;
-        if env.ruleset.char(of).kind != CharKind::Symbols {
+        if char_def(&env.ruleset, of).kind != CharKind::Symbols {
             return Err(Diagnostic::new(
                 nsp,
                 format!("`{n}` is not a symbols characteristic"),
@@ -501,7 +505,7 @@ fn place(env: &Env, ops: Vec<Written>, defining: bool) -> Res<Vec<Op>> {
         };
         let Some(layer) = rs.layer_for(target, change.kind(), defining) else {
             let n = match target {
-                SlotTarget::Char(c) => rs.char(c).name.clone(),
+                SlotTarget::Char(c) => char_def(rs, c).name.clone(),
                 SlotTarget::Prop(p) => rs.props[p.index()].name.clone(),
             };
             return Err(Diagnostic::new(

@@ -5,6 +5,7 @@
 use super::common::{zone, zone_list};
 use super::cond::{condition, num, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::{char_def, event_def};
 use super::effect::{duration, effect, EffectKind};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
@@ -238,7 +239,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     };
     match kind.params[i as usize].kind {
         ParamKind::Object => {
-            let Some(ch) = rs.char_id(&what).filter(|ch| rs.char(*ch).state) else {
+            let Some(ch) = rs.char_id(&what).filter(|ch| char_def(rs, *ch).state) else {
                 return Err(unknown(
                     ws,
                     "state characteristic",
@@ -340,8 +341,7 @@ pub fn rule_decl(env: &mut Env, s: &Stmt) -> Res<()> {
 
 /// The names of an event's parameters.
 fn names_of(env: &Env, e: EventId) -> Vec<String> {
-    env.ruleset
-        .event(e)
+    event_def(&env.ruleset, e)
         .params
         .iter()
         .map(|p| p.name.to_string())
@@ -358,7 +358,7 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
     let mut patterns = Vec::new();
     loop {
         let (event, es) = event_named(env, c, "an event")?;
-        let kind = env.ruleset.event(event);
+        let kind = event_def(&env.ruleset, event);
         let mut filters = vec![None; kind.params.len()];
         if c.eat_punct("(") {
             let mut i = 0;
@@ -532,8 +532,8 @@ fn response(
                 c.bump();
                 c.expect_punct(":")?;
                 let (id, es) = event_named(env, &mut c, "a period")?;
-                let e = env.ruleset.event(id).name.clone();
-                if !env.ruleset.event(id).period {
+                let e = event_def(&env.ruleset, id).name.clone();
+                if !event_def(&env.ruleset, id).period {
                     return Err(Diagnostic::new(
                         es,
                         format!("`{e}` is not a period: `during` names a period"),
@@ -683,7 +683,7 @@ fn response(
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
     let (event, span) = event_named(env, c, "an event")?;
     if env.ruleset.is_builtin(event) {
-        let name = &env.ruleset.event(event).name;
+        let name = &event_def(&env.ruleset, event).name;
         // Its change is the engine action it stands for, which its arguments do not say.
         return Err(Diagnostic::new(
             span,
@@ -701,7 +701,7 @@ fn args(
     params: &[String],
     ntargets: usize,
 ) -> Res<Vec<ArgExpr>> {
-    let kind = env.ruleset.event(event).clone();
+    let kind = event_def(&env.ruleset, event).clone();
     let mut out = Vec::new();
     let open = c.here();
     if c.eat_punct("(") && !c.eat_punct(")") {
@@ -879,7 +879,7 @@ fn deed(
             let answered = trig
                 .patterns
                 .iter()
-                .all(|p| env.ruleset.event(p.event).amount.is_some());
+                .all(|p| event_def(&env.ruleset, p.event).amount.is_some());
             if !answered {
                 return Err(Diagnostic::new(
                     span,
@@ -912,7 +912,7 @@ fn deed(
                 ));
             };
             c.expect_punct("=")?;
-            let want = env.ruleset.event(trig.patterns[0].event).params[i].kind;
+            let want = event_def(&env.ruleset, trig.patterns[0].event).params[i].kind;
             let to = arg(env, c, want, params, ntargets)?;
             Deed::SetParam { param: i as u8, to }
         }

@@ -4,6 +4,7 @@ pub mod common;
 pub mod cond;
 pub mod content;
 pub(crate) mod cursor;
+pub(crate) mod defs;
 pub mod effect;
 pub mod events;
 pub mod ruleset;

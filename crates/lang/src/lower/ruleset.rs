@@ -4,6 +4,7 @@
 use super::common::{term_stmt, zone};
 use super::cond::{condition, Allow};
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::char_def;
 use super::events::{event_decl, rule_decl, timing_decl};
 use super::values::{ability, printed_value};
 use super::{block, no_block, Env};
@@ -86,7 +87,7 @@ fn place_counter_ops(env: &mut Env, counter_spans: &[crate::diagnostics::Span]) 
             let op = &rs.counters[k].ops[i];
             let Some(layer) = rs.layer_for(op.target, op.change.kind(), false) else {
                 let n = match op.target {
-                    SlotTarget::Char(c) => rs.char(c).name.clone(),
+                    SlotTarget::Char(c) => char_def(rs, c).name.clone(),
                     SlotTarget::Prop(p) => rs.props[p.index()].name.clone(),
                 };
                 return Err(Diagnostic::new(
@@ -261,7 +262,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 if let Some(a) = env
                     .ruleset
                     .char_id(&ch)
-                    .filter(|a| env.ruleset.char(*a).kind == CharKind::Abilities)
+                    .filter(|a| char_def(&env.ruleset, *a).kind == CharKind::Abilities)
                 {
                     if !c.eat_punct("+=") {
                         return Err(c.err("`+=`: a counter adds an ability"));
@@ -388,7 +389,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     unknown(sp, "characteristic", &n, known)
                 })?;
                 ic.expect_punct("=")?;
-                let v = printed_value(env.ruleset.char(id).kind, &mut ic, sp)?;
+                let v = printed_value(char_def(&env.ruleset, id).kind, &mut ic, sp)?;
                 ic.finish()?;
                 env.ruleset.face_down.push((id, v));
             }
@@ -453,7 +454,7 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
                 rs.characteristics.iter().map(|c| c.name.as_str()),
             )
         })?;
-        if rs.char(id).kind != CharKind::Symbols {
+        if char_def(rs, id).kind != CharKind::Symbols {
             return Err(Diagnostic::new(
                 sp,
                 format!("`{n}` is not a symbols characteristic: categories divide symbols"),
@@ -468,7 +469,7 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
             at,
             format!(
                 "the categories of `{}` are declared twice",
-                env.ruleset.char(ch).name
+                char_def(&env.ruleset, ch).name
             ),
         ));
     }
@@ -555,7 +556,7 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
                 rs.characteristics.iter().map(|c| c.name.as_str()),
             )
         })?;
-        if rs.char(id).kind != CharKind::Symbols {
+        if char_def(rs, id).kind != CharKind::Symbols {
             return Err(Diagnostic::new(
                 sp,
                 format!("`{n}` is not a symbols characteristic: its symbols give the abilities"),
@@ -568,7 +569,10 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     if rs.intrinsic_of(ch).is_some() {
         return Err(Diagnostic::new(
             at,
-            format!("the abilities of `{}` are declared twice", rs.char(ch).name),
+            format!(
+                "the abilities of `{}` are declared twice",
+                char_def(rs, ch).name
+            ),
         ));
     }
     if rs.char_of_kind(CharKind::Abilities).is_none() {
@@ -617,7 +621,7 @@ fn number_char(env: &Env, ch: &str, sp: crate::diagnostics::Span) -> Res<rulecra
             rs.characteristics.iter().map(|c| c.name.as_str()),
         )
     })?;
-    if rs.char(id).kind != CharKind::Number {
+    if char_def(rs, id).kind != CharKind::Number {
         return Err(Diagnostic::new(
             sp,
             format!(

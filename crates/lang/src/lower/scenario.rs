@@ -4,6 +4,7 @@
 use super::common::term_stmt;
 use super::content::{add_classes, is_class, is_term};
 use super::cursor::{unknown, Cursor, Res};
+use super::defs::{char_def, event_def};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::syntax::Stmt;
@@ -574,7 +575,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             {
                 let (e, es) = c.name("a period")?;
                 let id = cx.env.ruleset.event_id(&e).expect("checked");
-                if !cx.env.ruleset.event(id).period {
+                if !event_def(&cx.env.ruleset, id).period {
                     return Err(Diagnostic::new(
                         es,
                         format!("`{e}` is not a period: it does not end"),
@@ -588,7 +589,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                     let at = c.here();
                     let o = cx.occurrence(&mut c, false)?;
                     if cx.env.ruleset.is_builtin(o.event) {
-                        let name = &cx.env.ruleset.event(o.event).name;
+                        let name = &event_def(&cx.env.ruleset, o.event).name;
                         return Err(Diagnostic::new(
                             at,
                             format!("`{name}` is a built-in event: it happens through the engine's own actions (`enter`, `move`, `put`, `attach`, `cast`, `turn`, `end turn`...), not `do`"),
@@ -603,12 +604,12 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             }
             "begin" => {
                 let o = cx.occurrence(&mut c, false)?;
-                if !cx.env.ruleset.event(o.event).period {
+                if !event_def(&cx.env.ruleset, o.event).period {
                     return Err(Diagnostic::new(
                         first.span,
                         format!(
                             "`{}` is not a period: write `do`",
-                            cx.env.ruleset.event(o.event).name
+                            event_def(&cx.env.ruleset, o.event).name
                         ),
                     ));
                 }
@@ -788,7 +789,7 @@ impl Cx<'_> {
             } else if c.eat_word("choosing") || c.eat_word("naming") {
                 e.choices = choices(c)?;
             } else if c.eat_word("copying") {
-                if !self.content.class(e.class).enters_as_copy {
+                if !self.content.class(e.class).is_ok_and(|k| k.enters_as_copy) {
                     return Err(Diagnostic::new(
                         c.toks[c.pos - 1].span,
                         format!("`{name}` does not enter as a copy: expected `enters as a copy` in its definition"),
@@ -839,7 +840,7 @@ impl Cx<'_> {
     fn occurrence(&self, c: &mut Cursor, partial: bool) -> Res<SOcc> {
         let rs = &self.env.ruleset;
         let (event, _) = super::events::event_named(self.env, c, "an event")?;
-        let kind = rs.event(event);
+        let kind = event_def(&rs, event);
         let mut args = Vec::new();
         let open = c.here();
         if c.eat_punct("(") && !c.eat_punct(")") {
@@ -1037,7 +1038,7 @@ impl Cx<'_> {
                 c.peek_at(1)
                     .and_then(|t| t.word())
                     .and_then(|w| rs.char_id(w))
-                    .is_some_and(|x| rs.char(x).kind == CharKind::Abilities)
+                    .is_some_and(|x| char_def(rs, x).kind == CharKind::Abilities)
             });
         if of_kind.is_some() {
             c.bump();
@@ -1051,7 +1052,7 @@ impl Cx<'_> {
                 rs.characteristics.iter().map(|c| c.name.as_str()),
             )
         })?;
-        let kind = rs.char(ch).kind;
+        let kind = char_def(rs, ch).kind;
         if of_kind.is_some() && c.peek().is_some_and(|t| t.is_word("order")) {
             return Err(c.err("`=`, `has` or `lacks` after abilities of one kind"));
         }
