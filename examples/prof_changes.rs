@@ -5,7 +5,7 @@
 #[allow(dead_code)]
 mod layers_bench;
 
-use rulecraft_core::action::{Action, NewObject};
+use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::GameState;
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@
 #[allow(dead_code)]
 mod layers_bench;
 
-use rulecraft_core::action::Action;
+use rulecraft_core::model::action::Action;
 use rulecraft_core::GameState;
 
 #[inline(never)]

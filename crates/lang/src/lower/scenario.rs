@@ -840,7 +840,7 @@ impl Cx<'_> {
     fn occurrence(&self, c: &mut Cursor, partial: bool) -> Res<SOcc> {
         let rs = &self.env.ruleset;
         let (event, _) = super::events::event_named(self.env, c, "an event")?;
-        let kind = event_def(&rs, event);
+        let kind = event_def(rs, event);
         let mut args = Vec::new();
         let open = c.here();
         if c.eat_punct("(") && !c.eat_punct(")") {
