@@ -255,7 +255,9 @@ impl Ctx<'_> {
             Value::Symbols(s) => s.contains(sym),
             Value::Abilities(a) => a.iter().any(|x| match x {
                 Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k == sym,
-                Ability::Static { text, .. } => **text == *sym.as_str(),
+                Ability::Static { text, .. } | Ability::Response { text, .. } => {
+                    **text == *sym.as_str()
+                }
             }),
             _ => false,
         }

@@ -11,10 +11,11 @@ use crate::condition::eval::Ctx;
 use crate::model::condition::Subject;
 use crate::model::decision::{Choice, DecisionRequest};
 use crate::model::error::ActionError;
-use crate::model::ids::{EventId, ObjectId, PlayerId};
+use crate::model::ids::{ClassId, EventId, ObjectId, PlayerId};
 use crate::model::response::{ArgExpr, Deed, ResponseDef};
+use crate::model::ruleset::CharKind;
 use crate::model::timing::{Point, Responds, Taking};
-use crate::model::value::Arg;
+use crate::model::value::{Ability, Arg, Value};
 use crate::state::GameState;
 /// The timing state of a game, its tasks and frames, over this game state.
 use crate::state::{Frame, Task, Timing};
@@ -628,8 +629,8 @@ impl GameState {
         Option<Vec<Arg>>,
     ) {
         match key {
-            Key::Object(o, i) => {
-                let def = self.content.class_def(self.obj(o).class).responses[i as usize].clone();
+            Key::Object(o, class, i) => {
+                let def = self.content.class_def(class).responses[i as usize].clone();
                 (def, Some(o), Some(self.controller_now(o)), Vec::new(), None)
             }
             Key::Rule(i) => (
@@ -683,6 +684,7 @@ impl GameState {
             .as_deref()
             .filter(|_| point == Point::After)
             .unwrap_or(self);
+        let follow = self.content.responses_follow_abilities(&self.ruleset);
         let mut out = Vec::new();
         for (k, o) in f.occs.iter().enumerate() {
             if !o.alive {
@@ -700,23 +702,38 @@ impl GameState {
                     });
                 }
             }
-            let mut objs: Vec<(ObjectId, u16)> = Vec::new();
+            // The objects of each listening class, and (where abilities can change) the objects
+            // an effect gave that class's response.
+            let mut objs: Vec<(ObjectId, ClassId, u16)> = Vec::new();
             for &(class, ri) in self.content.listeners(o.occ.event, point) {
                 let def = &self.content.class_def(class).responses[ri as usize];
                 if def.kind.responds() != responds {
                     continue;
                 }
                 for &obj in look.objects_of_class(class) {
-                    objs.push((obj, ri));
+                    objs.push((obj, class, ri));
+                }
+                if follow {
+                    for obj in look.object_ids() {
+                        if look.obj(obj).class != class && look.has_response(obj, class, ri) {
+                            objs.push((obj, class, ri));
+                        }
+                    }
                 }
             }
             objs.sort_unstable();
-            for (obj, ri) in objs {
-                let key = Key::Object(obj, ri);
+            for (obj, class, ri) in objs {
+                let key = Key::Object(obj, class, ri);
                 if f.used.contains(&(k, key)) {
                     continue;
                 }
-                let def = &self.content.class_def(look.obj(obj).class).responses[ri as usize];
+                let def = &self.content.class_def(class).responses[ri as usize];
+                // CR 113.2c: an object answers with a response only while it has it as an
+                // ability (an effect may have removed it); after it left play, as it last was
+                // there (CR 603.10a).
+                if (follow || def.granted) && !look.has_response(obj, class, ri) {
+                    continue;
+                }
                 // "After this card bows": a trigger about its own object answers no other, and
                 // needs no derived value to say so.
                 if !names_source_only(def, &o.occ, obj) {
@@ -758,6 +775,22 @@ impl GameState {
         self.by_class
             .get(&class)
             .map_or(&[], |v: &Vec<ObjectId>| v.as_slice())
+    }
+
+    /// Whether an object has a class's response as an ability in its derived abilities (CR
+    /// 113.2c). With no abilities characteristic, objects have their class's responses, except
+    /// those only granted.
+    pub(super) fn has_response(&self, o: ObjectId, class: ClassId, index: u16) -> bool {
+        let Some(ac) = self.ruleset.char_of_kind(CharKind::Abilities) else {
+            return self.obj(o).class == class
+                && !self.content.class_def(class).responses[index as usize].granted;
+        };
+        match &self.derived().sheet.objects[o.index()][ac.index()] {
+            Value::Abilities(list) => list.iter().any(|a| {
+                matches!(a, Ability::Response { class: c, index: i, .. } if *c == class && *i == index)
+            }),
+            _ => false,
+        }
     }
 
     /// Whether a response's source is where it works: in play, or in a zone it names.
@@ -861,13 +894,13 @@ impl GameState {
             return false;
         }
         match c.key {
-            Key::Object(o, i) => {
+            Key::Object(o, class, i) => {
                 let look = f
                     .snapshot
                     .as_deref()
                     .filter(|_| point == Point::After)
                     .unwrap_or(self);
-                let def = &self.content.class_def(self.obj(o).class).responses[i as usize];
+                let def = &self.content.class_def(class).responses[i as usize];
                 look.source_works(o, def)
             }
             Key::Rule(_) => true,

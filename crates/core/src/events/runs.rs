@@ -397,6 +397,7 @@ impl GameState {
                     deeds: def.deeds.clone(),
                     zones: Vec::new(),
                     during: None,
+                    granted: false,
                 });
                 let turn = match def.lasting {
                     Lasting::ThisTurn => Some(self.turn),

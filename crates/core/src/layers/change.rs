@@ -1202,7 +1202,9 @@ impl Touch {
     ) -> Option<Touch> {
         let name = |a: &Ability| match a {
             Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
-            Ability::Static { text, .. } => Symbol::from(text.clone()),
+            Ability::Static { text, .. } | Ability::Response { text, .. } => {
+                Symbol::from(text.clone())
+            }
         };
         let all = || Touch::Names(intrinsic.abilities.iter().map(|(_, a)| name(a)).collect());
         let of = |l: &crate::model::effect::SymList| -> Vec<Symbol> {
@@ -1250,7 +1252,9 @@ impl Touch {
                 l.iter()
                     .map(|a| match a {
                         Ability::Keyword(k) | Ability::Kinded { name: k, .. } => k.clone(),
-                        Ability::Static { text, .. } => Symbol::from(text.clone()),
+                        Ability::Static { text, .. } | Ability::Response { text, .. } => {
+                            Symbol::from(text.clone())
+                        }
                     })
                     .collect(),
             )

@@ -1,9 +1,11 @@
 //! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
 
 use crate::model::condition::{Cond, TargetSpec};
-use crate::model::effect::{Duration, EffectDef};
+use crate::model::effect::{Change, Duration, EffectDef};
 use crate::model::error::ActionError;
-use crate::model::ids::{CharId, ClassId, ZoneId};
+use crate::model::ids::{CharId, ClassId, SlotTarget, ZoneId};
+use crate::model::response::{Deed, ResponseDef};
+use crate::model::ruleset::{CharKind, Ruleset};
 use crate::model::value::Value;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -71,6 +73,9 @@ pub struct Content {
     /// `listeners`, worked out once.
     #[serde(skip)]
     listening: std::sync::OnceLock<Listeners>,
+    /// `responses_follow_abilities`, worked out once.
+    #[serde(skip)]
+    follow: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -110,6 +115,53 @@ impl Content {
             self.classes
                 .iter()
                 .all(|c| c.attaches_to.as_ref().is_none_or(Cond::is_local))
+        })
+    }
+
+    /// Whether an object's responses can differ from those its class prints: the ruleset has an
+    /// abilities characteristic, and some effect of this content or ruleset can remove, give,
+    /// copy or set abilities (or symbols give abilities, CR 305.7), or a response is `granted`.
+    /// Then an object answers an occurrence with a response only while its abilities hold it
+    /// (CR 113.2c). Worked out once, for the ruleset the content was loaded with.
+    pub fn responses_follow_abilities(&self, rs: &Ruleset) -> bool {
+        *self.follow.get_or_init(|| {
+            let Some(ac) = rs.char_of_kind(CharKind::Abilities) else {
+                return false;
+            };
+            let writes = |d: &EffectDef| {
+                d.ops.iter().any(|op| {
+                    op.target == SlotTarget::Char(ac)
+                        || matches!(
+                            op.change,
+                            Change::CopyOf(_)
+                                | Change::SetValues(_)
+                                | Change::TextOf(_)
+                                | Change::SetText(_)
+                                | Change::MergeAbilities(_)
+                                | Change::AbilitiesOf { .. }
+                                | Change::AbilitiesPer { .. }
+                                | Change::WithIntrinsic { .. }
+                        )
+                })
+            };
+            fn deeds_write(deeds: &[Deed], writes: &dyn Fn(&EffectDef) -> bool) -> bool {
+                deeds.iter().any(|d| match d {
+                    Deed::Effect { def, .. } => writes(def),
+                    Deed::Delayed(dd) => deeds_write(&dd.deeds, writes),
+                    _ => false,
+                })
+            }
+            let response_writes = |r: &ResponseDef| r.granted || deeds_write(&r.deeds, &writes);
+            !rs.intrinsic.is_empty()
+                || rs.rules.iter().any(|r| response_writes(r))
+                || self.classes.iter().any(|c| {
+                    c.enters_as_copy
+                        || c.statics.iter().any(|d| writes(d))
+                        || c.spell
+                            .as_ref()
+                            .is_some_and(|sp| sp.effects.iter().any(|(_, d)| writes(d)))
+                        || c.responses.iter().any(|r| response_writes(r))
+                })
         })
     }
 

@@ -217,7 +217,7 @@ impl EffectDef {
         let mut from = |l: &[Ability]| {
             out.extend(l.iter().filter_map(|a| match a {
                 Ability::Static { class, .. } => Some(*class),
-                Ability::Keyword(_) | Ability::Kinded { .. } => None,
+                Ability::Keyword(_) | Ability::Kinded { .. } | Ability::Response { .. } => None,
             }))
         };
         for op in &self.ops {

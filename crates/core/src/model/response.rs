@@ -153,4 +153,8 @@ pub struct ResponseDef {
     pub zones: Vec<ZoneId>,
     /// It answers only while a period of this kind is open ("during your Dynasty Phase").
     pub during: Option<EventId>,
+    /// An ability the class's effects give to other objects (`granted`): objects of the class
+    /// itself do not have it.
+    #[serde(default)]
+    pub granted: bool,
 }

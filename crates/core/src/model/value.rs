@@ -294,6 +294,16 @@ pub enum Ability {
     },
     /// An activated, mana or triggered ability, named by its text (CR 113.3).
     Kinded { kind: AbilityKind, name: Symbol },
+    /// The `index`-th response (trait, Reaction or replacement) of `class`: an object answers
+    /// occurrences with it only while it has this ability (CR 113.2c; an effect that removes it
+    /// silences it, one that gives it to another object makes that object answer with it).
+    /// `text` is its rules text; its kind is that of the response.
+    Response {
+        class: ClassId,
+        index: u16,
+        kind: AbilityKind,
+        text: Arc<str>,
+    },
 }
 
 /// The kinds of abilities (CR 113.3): static, activated, triggered; mana abilities (CR 605) are
@@ -333,7 +343,7 @@ impl Ability {
     pub fn kind(&self) -> AbilityKind {
         match self {
             Ability::Keyword(_) | Ability::Static { .. } => AbilityKind::Static,
-            Ability::Kinded { kind, .. } => *kind,
+            Ability::Kinded { kind, .. } | Ability::Response { kind, .. } => *kind,
         }
     }
     /// Whether it is of kind `k`; a mana ability is an activated ability too (CR 605.1a).
@@ -345,7 +355,7 @@ impl Ability {
     pub fn name(&self) -> &str {
         match self {
             Ability::Keyword(s) | Ability::Kinded { name: s, .. } => s.as_str(),
-            Ability::Static { text, .. } => text,
+            Ability::Static { text, .. } | Ability::Response { text, .. } => text,
         }
     }
 }
@@ -354,7 +364,9 @@ impl fmt::Display for Ability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Ability::Keyword(s) | Ability::Kinded { name: s, .. } => write!(f, "{s}"),
-            Ability::Static { text, .. } => write!(f, "\"{text}\""),
+            Ability::Static { text, .. } | Ability::Response { text, .. } => {
+                write!(f, "\"{text}\"")
+            }
         }
     }
 }

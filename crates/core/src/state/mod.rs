@@ -7,7 +7,7 @@ use crate::model::content::Content;
 use crate::model::decision::DecisionRequest;
 use crate::model::derived::Derived;
 use crate::model::effect::CreatedEffect;
-use crate::model::ids::{CharId, ObjectId, PlayerId, Timestamp};
+use crate::model::ids::{CharId, ClassId, ObjectId, PlayerId, Timestamp};
 use crate::model::object::GameObject;
 use crate::model::occurrence::{Log, Occurrence, Responder};
 use crate::model::response::ResponseDef;
@@ -684,8 +684,9 @@ pub(crate) struct Cand {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Key {
-    /// The response of that index of the object's class.
-    Object(ObjectId, u16),
+    /// The response of that index of a class, answering for an object: one of its class, or one
+    /// an effect gave that response as an ability.
+    Object(ObjectId, ClassId, u16),
     /// The ruleset's rule of that index.
     Rule(u16),
     /// The delayed effect of that id.

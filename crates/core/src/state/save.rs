@@ -292,12 +292,13 @@ fn check_timing(
     ruleset: &Ruleset,
 ) -> Result<(), String> {
     let key_ok = |k: &Key| match *k {
-        Key::Object(o, i) => objects.get(o.index()).is_some_and(|o| {
-            content
-                .classes
-                .get(o.class.index())
-                .is_some_and(|c| usize::from(i) < c.responses.len())
-        }),
+        Key::Object(o, class, i) => {
+            objects.get(o.index()).is_some()
+                && content
+                    .classes
+                    .get(class.index())
+                    .is_some_and(|c| usize::from(i) < c.responses.len())
+        }
         Key::Rule(i) => usize::from(i) < ruleset.rules.len(),
         Key::Delayed(id) => t.delayed.iter().any(|d| d.id == id),
     };

@@ -14,8 +14,10 @@ use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::model::condition::TargetSpec;
 use rulecraft_core::model::content::{Content, ObjectClass, OneShot, Spell};
+use rulecraft_core::model::effect::Change;
+use rulecraft_core::model::response::{ResponseDef, ResponseKind};
 use rulecraft_core::model::ruleset::CharKind;
-use rulecraft_core::{Ability, ClassId, Value};
+use rulecraft_core::{Ability, AbilityKind, ClassId, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -230,6 +232,7 @@ fn abilities_printed(
         ));
     };
     let mut list = keywords;
+    name_responses(&mut list, id, &class.responses);
     let printed_set = |c: rulecraft_core::CharId| {
         class.printed.iter().find_map(|(x, v)| match v {
             Value::Symbols(s) if *x == c => Some(s.clone()),
@@ -253,9 +256,69 @@ fn abilities_printed(
             text: d.text.clone(),
         });
     }
+    // Its traits, Reactions and replacements are abilities too (CR 113.2c): an effect that
+    // removes them silences them. One the list already names (`triggered "TEXT"`) is that one.
+    for (i, r) in class.responses.iter().enumerate() {
+        let a = response_ability(id, i, r);
+        if !r.granted && !list.contains(&a) {
+            list.push(a);
+        }
+    }
+    // Effects of the class that give, remove or set an ability named as one of its responses
+    // give, remove or set that response (`abilities += triggered "TEXT"` with a `granted`
+    // response "TEXT": "creatures you control have ...").
+    let responses = class.responses.clone();
+    let effects = class.statics.iter_mut().chain(
+        class
+            .spell
+            .iter_mut()
+            .flat_map(|sp| sp.effects.iter_mut().map(|(_, d)| d)),
+    );
+    for d in effects {
+        let d = Arc::make_mut(d);
+        for op in &mut d.ops {
+            if let Change::SetAbilities(l)
+            | Change::AddAbilities(l)
+            | Change::RemoveAbilities(l)
+            | Change::MergeAbilities(l) = &mut op.change
+            {
+                name_responses(l, id, &responses);
+            }
+        }
+    }
     class.printed.retain(|(c, _)| *c != ac);
     class.printed.push((ac, Value::Abilities(list.into())));
     Ok(())
+}
+
+/// A class's response as an ability: a trait is a triggered ability, a Reaction (an action a
+/// player chooses to take when it is allowed) an activated one, a replacement a static one
+/// (CR 614.1: replacement effects come from static abilities).
+fn response_ability(class: ClassId, index: usize, r: &ResponseDef) -> Ability {
+    Ability::Response {
+        class,
+        index: index as u16,
+        kind: match r.kind {
+            ResponseKind::Reaction => AbilityKind::Activated,
+            ResponseKind::Replacement => AbilityKind::Static,
+            _ => AbilityKind::Triggered,
+        },
+        text: r.text.clone(),
+    }
+}
+
+/// Abilities in `list` named by the rules text of one of the class's responses become that
+/// response.
+fn name_responses(list: &mut [Ability], class: ClassId, responses: &[Arc<ResponseDef>]) {
+    for a in list.iter_mut() {
+        let named = match a {
+            Ability::Keyword(n) | Ability::Kinded { name: n, .. } => n.as_str(),
+            _ => continue,
+        };
+        if let Some(i) = responses.iter().position(|r| *r.text == *named) {
+            *a = response_ability(class, i, &responses[i]);
+        }
+    }
 }
 
 /// `spell "text" { ... }`: its targets, then its effects (each after its duration) and one-shot

@@ -444,6 +444,7 @@ fn response(
     let mut zones = Vec::new();
     let mut params: Vec<String> = Vec::new();
     let mut during = None;
+    let mut granted = false;
     for item in block(s, "the response's trigger and what it does")? {
         let mut c = Cursor::new(&item.head);
         let Some(w) = item.head[0].word() else {
@@ -541,6 +542,14 @@ fn response(
                 }
                 during = Some(id);
                 c.finish()?;
+            }
+            "granted" if kind != ResponseKind::Rule => {
+                // `granted`: an ability the class's effects give other objects
+                // (`abilities += triggered "TEXT"`); the class's own objects lack it.
+                no_block(item)?;
+                c.bump();
+                c.finish()?;
+                granted = true;
             }
             "works" => {
                 no_block(item)?;
@@ -676,6 +685,7 @@ fn response(
         deeds,
         zones,
         during,
+        granted,
     })
 }
 
