@@ -10,7 +10,9 @@ use serde::Serialize;
 /// ("target \"first\": creature you control").
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TargetSpec {
+    /// Its name (`target "first": ...`), or `None` where it has none.
     pub name: Option<std::sync::Arc<str>>,
+    /// What a legal target is, tested on each object or player that could be one.
     pub cond: Cond,
 }
 
@@ -53,24 +55,36 @@ pub enum PlayerRef {
     Param(u8),
 }
 
+/// A comparison's operator. A comparison where a side has no number is false, `!=` included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum CmpOp {
+    /// Less than (`<`).
     Lt,
+    /// Less than or equal (`<=`).
     Le,
+    /// Greater than (`>`).
     Gt,
+    /// Greater than or equal (`>=`).
     Ge,
+    /// Equal (`=` or `==`).
     Eq,
+    /// Not equal (`!=`).
     Ne,
 }
 
+/// A numeric expression. Its value is a number or none: a part with no number, or an
+/// overflow, leaves the whole with none.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum NumExpr {
+    /// A number written in the content.
     Const(i64),
     /// The number argument of that index of the occurrence a response answers ("the gain").
     Param(u8),
     /// No number ("no maximum hand size").
     Nothing,
+    /// A number characteristic of the object referred to (`power`, `source.power`).
     Char(ObjRef, CharId),
+    /// A property of the player referred to (`life`, `you.life`).
     Prop(PlayerRef, PropId),
     /// How many objects satisfy the condition.
     Count(Box<Cond>),
@@ -81,37 +95,57 @@ pub enum NumExpr {
     /// How many different symbols of a characteristic the matching objects hold together ("card
     /// types among cards in all graveyards").
     Distinct(CharId, Box<Cond>),
+    /// The greater of the two (`max(a, b)`).
     Max(Box<NumExpr>, Box<NumExpr>),
+    /// The smaller of the two (`min(a, b)`).
     Min(Box<NumExpr>, Box<NumExpr>),
+    /// How many counters of that kind are on the object (`counters(+1/+1)`).
     Counters(ObjRef, CounterId),
     /// How many counters of every kind are on the object ("has a counter").
     AllCounters(ObjRef),
+    /// The sum (`+`).
     Add(Box<NumExpr>, Box<NumExpr>),
+    /// The difference (`-`).
     Sub(Box<NumExpr>, Box<NumExpr>),
+    /// The product (`*`).
     Mul(Box<NumExpr>, Box<NumExpr>),
     /// Divided, rounded down ("half the counters, rounded down": CR 107.1a; no number when
     /// dividing by zero).
     Div(Box<NumExpr>, Box<NumExpr>),
+    /// The negation (unary `-`).
     Neg(Box<NumExpr>),
     /// A number fixed when a spell resolved, for each subject it locked (CR 608.2h, 611.2c: "+X/+0
     /// where X is its power" takes X once); no number for any other subject. Reads nothing.
     Fixed(std::sync::Arc<[(Subject, Option<i64>)]>),
 }
 
+/// A condition, tested on one subject (an object or a player) in a context: the effect's
+/// source, "you", the spell's targets and, in a response, the occurrence answered.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Cond {
+    /// Always holds.
     True,
+    /// Every one holds (`and`, or conditions side by side).
     And(Vec<Cond>),
+    /// At least one holds (`or`).
     Or(Vec<Cond>),
+    /// It does not hold (`not`).
     Not(Box<Cond>),
     /// The tested object's symbol set (or ability list) holds the symbol.
     Has(ObjRef, CharId, Symbol),
     /// The object's ability list holds an ability of this kind ("has an activated ability").
     HasKind(ObjRef, CharId, crate::model::value::AbilityKind),
+    /// Both sides have a number, and they compare so (`toughness <= 0`).
     Cmp(NumExpr, CmpOp, NumExpr),
+    /// The subject is an object in this zone (`in graveyard`).
     InZone(ZoneId),
+    /// The subject is an object in a zone declared in play (`in play`).
     InPlay,
+    /// The subject is an object the player referred to controls, as derived (`you control`;
+    /// `opponent` matches any player but you).
     ControlledBy(PlayerRef),
+    /// The subject is an object the player referred to owns (`you own`; `opponent` matches any
+    /// player but you).
     OwnedBy(PlayerRef),
     /// The tested object is the effect's source.
     IsSource,
@@ -160,25 +194,29 @@ pub enum Cond {
 /// A word a condition names: written, or one of the source's choices ("the chosen name").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Word {
+    /// A name written in the content.
     Lit(std::sync::Arc<str>),
+    /// The source's choice of that index (`chosen`, `first_choice`: 0; `second_choice`: 1).
     Choice(u8),
 }
 
-/// Characteristic values of every object and player: the base values, a derivation in progress, or
-/// its result.
 /// What a condition is tested on.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
 )]
 pub enum Subject {
+    /// This object.
     Object(ObjectId),
+    /// This player.
     Player(PlayerId),
 }
 
 /// One value in a sheet: an object's characteristic or a player's property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Cell {
+    /// This object's value of this characteristic.
     Object(ObjectId, CharId),
+    /// This player's value of this property.
     Player(PlayerId, PropId),
 }
 
@@ -192,14 +230,19 @@ pub type Reads = std::cell::RefCell<ReadLog>;
 /// to any object's value there is seen).
 #[derive(Debug, Default)]
 pub struct ReadLog {
+    /// The single cells read, each with the symbol where only whether it is held was read
+    /// (`has X`).
     pub cells: Vec<(Cell, Option<Symbol>)>,
+    /// What aggregates read of every object, by characteristic.
     pub every: Footprint,
 }
 
 /// A node of a condition or of a numeric expression in it: what a walk over them meets.
 #[derive(Clone, Copy, Debug)]
 pub enum Node<'a> {
+    /// A condition.
     Cond(&'a Cond),
+    /// A numeric expression.
     Num(&'a NumExpr),
 }
 
@@ -755,9 +798,11 @@ impl Footprint {
         }
         bits[i / 64] |= 1 << (i % 64);
     }
+    /// Adds a read or write of the characteristic `c`, of any part of its value.
     pub fn add_char(&mut self, c: CharId) {
         Self::set(&mut self.chars, c.index());
     }
+    /// Adds a read or write of the player property `p`.
     pub fn add_prop(&mut self, p: PropId) {
         Self::set(&mut self.props, p.index());
     }
@@ -782,6 +827,7 @@ impl Footprint {
     fn test(bits: &[u64], i: usize) -> bool {
         bits.get(i / 64).is_some_and(|b| b & (1 << (i % 64)) != 0)
     }
+    /// Adds everything `other` reads or writes.
     pub fn union(&mut self, other: &Footprint) {
         for n in &other.names {
             self.add_name(n.0, n.1.clone());
@@ -807,12 +853,15 @@ impl Footprint {
             || any(&self.named, &other.named)
             || any(&self.props, &other.props)
     }
+    /// Whether it reads and writes nothing.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty() && self.chars.iter().chain(&self.props).all(|b| *b == 0)
     }
+    /// Whether it reads or writes `c` in any way, reads for symbols included.
     pub fn has_char(&self, c: CharId) -> bool {
         Self::test(&self.chars, c.index()) || Self::test(&self.named, c.index())
     }
+    /// Whether it reads or writes the player property `p`.
     pub fn has_prop(&self, p: PropId) -> bool {
         self.props
             .get(p.index() / 64)

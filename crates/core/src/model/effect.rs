@@ -11,10 +11,16 @@ use std::sync::Arc;
 /// 7d switch, 7e in the 2017 CR; layers 4-6 add and remove).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum OpKind {
+    /// Sets a value (`=`); for power and toughness, layer 7b (CR 613.4b).
     Set,
+    /// Adds to or subtracts from a number (`+=`, `-=`); for power and toughness, layer 7c
+    /// (CR 613.4c).
     Modify,
+    /// Exchanges two numbers (`switch`): layer 7d (CR 613.4d; 7e in the 2017 CR).
     Switch,
+    /// Adds symbols or abilities (`+=`).
     Add,
+    /// Removes symbols or abilities (`-=`).
     Remove,
     /// Copy effects (layer 1a): copiable values.
     Copy,
@@ -23,6 +29,7 @@ pub enum OpKind {
 }
 
 impl OpKind {
+    /// The kind's name, as a layer entry lists kinds (`set`, `modify`, `switch`, `add`, `remove`).
     pub fn name(self) -> &'static str {
         match self {
             OpKind::Set => "set",
@@ -40,32 +47,48 @@ impl OpKind {
 /// ("choose a creature type", "naming Goblin").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SymList {
+    /// The symbols written.
     pub set: SymbolSet,
+    /// Whether it also names the source's first choice (`chosen`).
     pub chosen: bool,
 }
 
 /// One change an effect makes to a characteristic or player property.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Change {
+    /// `= EXPR` on a number characteristic or player property: sets it to the expression's
+    /// value (no number where the expression has none).
     SetNumber(NumExpr),
+    /// `+= EXPR`, or `-= EXPR` stored as `+= -EXPR`: adds the expression's value to a number.
     Modify(NumExpr),
     /// Exchange this characteristic's value with another's (power and toughness).
     SwitchWith(CharId),
+    /// `= ...` on a symbols characteristic: replaces its symbols.
     SetSymbols(SymList),
     /// Sets a characteristic whose symbols fall in sets (CR 205.1a, 205.3): removes every symbol of
     /// the sets the new symbols belong to (`replaced`, worked out when loaded; a chosen symbol's
     /// set is added as it applies), then adds the new ones. "Becomes a Dragon" keeps the
     /// artifact types.
     SetInCategories {
+        /// The new symbols.
         set: SymList,
+        /// The symbols removed first: every symbol of the categories the new ones belong to.
         replaced: SymbolSet,
     },
+    /// `+= ...` on a symbols characteristic: adds the symbols.
     AddSymbols(SymList),
+    /// `-= ...` on a symbols characteristic: removes the symbols.
     RemoveSymbols(SymList),
+    /// `abilities = ...`: replaces the ability list (`none` removes static abilities too).
     SetAbilities(Vec<Ability>),
+    /// `abilities += ...`: adds the abilities ("gains flying").
     AddAbilities(Vec<Ability>),
+    /// `abilities -= ...`: removes the abilities ("loses flying").
     RemoveAbilities(Vec<Ability>),
+    /// `controller = ...`: the player named becomes the controller (control-changing effects,
+    /// CR 613.1b).
     SetPlayer(PlayerRef),
+    /// `= "..."` on a text or name characteristic: sets the text.
     SetText(Arc<str>),
     /// "Becomes a copy of": as written in content, resolved to `SetValues` when the effect is
     /// created (a copy takes the copiable values as they are then).
@@ -83,21 +106,29 @@ pub enum Change {
     /// written in the same layer. `makes`: whether the same effect, in the same layer, makes the
     /// object concerned (`types = land`: `Some(true)`) or not; `None` when it does not say.
     WithIntrinsic {
+        /// The change to the characteristic.
         change: Box<Change>,
+        /// Whether the effect makes the object concerned (`Some(true)`), not concerned
+        /// (`Some(false)`), or does not say (`None`: the object's own symbols decide).
         makes: Option<bool>,
     },
     /// "Has all activated abilities of all creature cards in all graveyards" (Necrotic Ooze): the
     /// abilities of a kind (`None`: all) of every object, in any zone, that satisfies `among`, as
     /// derived so far.
     AbilitiesOf {
+        /// The kind of abilities taken (`None`: every kind).
         kind: Option<crate::model::value::AbilityKind>,
+        /// The objects whose abilities are taken, in any zone.
         among: Cond,
     },
     /// One ability per symbol of a characteristic among matching objects ("protection from the
     /// colors of permanents you control"): `template` with `{}` replaced by the symbol.
     AbilitiesPer {
+        /// The ability's name, with `{}` where the symbol goes ("protection from {}").
         template: Arc<str>,
+        /// The symbols characteristic read on the matching objects ("colors").
         of: CharId,
+        /// The objects read, in any zone.
         among: Cond,
     },
 }
@@ -116,11 +147,14 @@ pub enum CopySource {
 /// A word an operation names: written, or one of the source's choices.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum SymRef {
+    /// A word written in the content.
     Lit(Symbol),
+    /// The source's choice of that index (`first_choice`: 0, `second_choice`: 1).
     Chosen(u8),
 }
 
 impl Change {
+    /// The kind of the operation, which with its target decides its layer.
     pub fn kind(&self) -> OpKind {
         match self {
             Change::WithIntrinsic { change, .. } => change.kind(),
@@ -143,9 +177,13 @@ impl Change {
     }
 }
 
+/// One operation of an effect: a change to one characteristic or player property, in one
+/// layer.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Op {
+    /// The characteristic or player property it writes.
     pub target: SlotTarget,
+    /// What it does to the value.
     pub change: Change,
     /// The layer this part of the effect applies in, fixed when content is loaded.
     pub layer: LayerId,
@@ -157,7 +195,9 @@ pub struct Op {
 /// Whom an effect applies to: objects or players matching a condition.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Affects {
+    /// Every object, in any zone, that satisfies the condition.
     Objects(Cond),
+    /// Every player that satisfies the condition (effects on player properties).
     Players(Cond),
 }
 
@@ -166,12 +206,14 @@ pub enum Affects {
 pub struct EffectDef {
     /// The rules text, shown in explanations.
     pub text: Arc<str>,
+    /// Whom it applies to (`affects:`).
     pub affects: Affects,
     /// "As long as": the effect exists only while this holds (conditional continuous effects, as in
     /// the Legend of the Five Rings CCG's "CE Timing" rules).
     pub while_cond: Option<Cond>,
     /// From a characteristic-defining ability: applied first in its layer (CR 613.3, 613.4a).
     pub defining: bool,
+    /// Its operations, each in its own layer, in the order written.
     pub ops: Vec<Op>,
     /// Zones where a static ability works besides the zones in play ("this spell costs less").
     pub zones: Vec<ZoneId>,
@@ -201,6 +243,7 @@ impl EffectDef {
             .get_or_init(|| Symbol::from(self.text.clone()))
     }
 
+    /// Whether one of its operations applies in this layer.
     pub fn has_layer(&self, layer: LayerId) -> bool {
         self.ops.iter().any(|o| o.layer == layer)
     }
@@ -273,9 +316,11 @@ impl EffectDef {
 /// How long a created effect lasts.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Duration {
+    /// Ends when the turn ends (`until end of turn`; CR 514.2).
     UntilEndOfTurn,
     /// Until its source leaves play.
     WhileSourceInPlay,
+    /// Lasts until the effects of its source are ended (`effect { ... }`, `end effects of`).
     Indefinite,
     /// Until a player's next turn begins, as written in content: whose turn is decided when the
     /// effect is created (`UntilTurnOfPlayer`). "Until its controller's next untap step" ends
@@ -323,21 +368,32 @@ impl PartialEq for Duration {
 /// that changed zones is a new object and no longer affected.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub enum Locked {
+    /// These objects, each with its incarnation when the effect was created.
     Objects(Vec<(ObjectId, u32)>),
+    /// These players.
     Players(Vec<PlayerId>),
 }
 
 /// A continuous effect created by a resolving spell or ability.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct CreatedEffect {
+    /// Its id, unique in the game (`effect_ends` names an effect by it).
     pub id: u32,
+    /// Its source: the spell that resolved, the object whose response started it, or the object
+    /// that entered as a copy or merged, which the effect changes.
     pub source: ObjectId,
+    /// The source's name when it was created, for explanations.
     pub source_name: Arc<str>,
     /// "You" for this effect: the controller of its source when it was created.
     pub controller: PlayerId,
+    /// Its timestamp, which orders it within a layer (CR 613.7).
     pub timestamp: Timestamp,
+    /// How long it lasts.
     pub duration: Duration,
+    /// What it does: whom it affects and its operations, its numbers fixed as it was created
+    /// (unless `continuously`).
     pub def: Arc<EffectDef>,
+    /// The objects or players it applies to, decided when it was created (CR 611.2c).
     pub locked: Locked,
     /// The spell's targets, for expressions that read them.
     pub targets: Arc<[crate::model::condition::Subject]>,

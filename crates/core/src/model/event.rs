@@ -10,8 +10,11 @@ use std::sync::Arc;
 /// What a parameter of an event holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ParamKind {
+    /// A game object (`card: object`).
     Object,
+    /// A player (`player: player`).
     Player,
+    /// A number (`amount: number`), such as a change's size.
     Number,
     /// One of the ruleset's zones (where a card moves).
     Zone,
@@ -22,6 +25,7 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// The kind as a parameter list writes it (`object`, `player`, `number`, ...).
     pub fn name(self) -> &'static str {
         match self {
             ParamKind::Object => "object",
@@ -48,16 +52,21 @@ impl ParamKind {
     }
 }
 
+/// One parameter of an event kind (`card: object`).
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ParamDef {
+    /// Its name, by which the ruleset's text refers to it (`event card`).
     pub name: Arc<str>,
+    /// What an argument for it holds.
     pub kind: ParamKind,
 }
 
 /// A number a change uses: one of the event's number parameters, or a constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Amount {
+    /// The number argument of that index.
     Param(u8),
+    /// A number written in the ruleset (`player honor += 2`).
     Const(i64),
 }
 
@@ -65,7 +74,9 @@ pub enum Amount {
 /// in the ruleset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum ParamOr<T> {
+    /// The argument of that index (a `zone`, `counter` or `property` parameter).
     Param(u8),
+    /// One the ruleset names (`move card to discard`).
     Const(T),
 }
 
@@ -77,40 +88,89 @@ pub enum ParamOr<T> {
 pub enum Primitive {
     /// Add (`on`) or remove a symbol from an object's state characteristic ("bows": `bowed`).
     State {
+        /// Index of the object parameter whose state changes.
         object: u8,
+        /// The ruleset's `state` characteristic the change names (`card status += bowed`).
         char: CharId,
+        /// The symbol added or removed ("bowed").
         symbol: Symbol,
+        /// True to add the symbol (`+=`), false to remove it (`-=`).
         on: bool,
     },
     /// Add to (or with `negative`, subtract from) a player's property.
     Property {
+        /// Index of the player parameter whose property changes.
         player: u8,
+        /// The player property changed ("honor").
         prop: PropId,
+        /// How much it changes by.
         amount: Amount,
+        /// True for `-=`: the amount is subtracted.
         negative: bool,
     },
     /// Move an object to a zone: it becomes a new object (CR 400.7).
-    Move { object: u8, zone: ParamOr<ZoneId> },
+    Move {
+        /// Index of the object parameter that moves.
+        object: u8,
+        /// The zone it moves to: a `zone` parameter, or one the ruleset names.
+        zone: ParamOr<ZoneId>,
+    },
     /// Put counters on an object (a negative amount removes them).
     Counters {
+        /// Index of the object parameter the counters go on.
         object: u8,
+        /// The kind of counter: a `counter` parameter, or one the ruleset names.
         counter: ParamOr<CounterId>,
+        /// How many counters (a negative number removes them).
         amount: Amount,
     },
     /// Attach an object to another (CR 701.3).
-    Attach { object: u8, to: u8 },
+    Attach {
+        /// Index of the object parameter that becomes attached.
+        object: u8,
+        /// Index of the object parameter it becomes attached to.
+        to: u8,
+    },
     /// An object becomes unattached and stays where it is (CR 704.5n).
-    Unattach { object: u8 },
+    Unattach {
+        /// Index of the object parameter that becomes unattached.
+        object: u8,
+    },
     /// Turn an object face down or face up (CR 708.2, 708.8).
-    Face { object: u8, down: bool },
+    Face {
+        /// Index of the object parameter that turns.
+        object: u8,
+        /// True to turn it face down, false to turn it face up.
+        down: bool,
+    },
     /// Merge an object with a permanent, under it where `under` is not 0 (CR 721.2).
-    Merge { object: u8, into: u8, under: u8 },
+    Merge {
+        /// Index of the object parameter that merges (the mutating card).
+        object: u8,
+        /// Index of the object parameter it merges with (the permanent).
+        into: u8,
+        /// Index of the number parameter: not 0 when the object goes under.
+        under: u8,
+    },
     /// Every created effect whose source is this object ends.
-    EndEffects { source: u8 },
+    EndEffects {
+        /// Index of the object parameter whose created effects end.
+        source: u8,
+    },
     /// The created effect with this id (a number parameter) ends ("for as long as", CR 611.2b).
-    EndEffect { effect: u8 },
+    EndEffect {
+        /// Index of the number parameter that holds the effect's id (`CreatedEffect::id`).
+        effect: u8,
+    },
     /// Set a player's base property value.
-    SetProperty { player: u8, prop: u8, value: u8 },
+    SetProperty {
+        /// Index of the player parameter.
+        player: u8,
+        /// Index of the `property` parameter that names the property.
+        prop: u8,
+        /// Index of the number parameter that holds the new value.
+        value: u8,
+    },
     /// The turn ends and the next player's begins (CR 514).
     EndTurn,
 }
@@ -118,7 +178,9 @@ pub enum Primitive {
 /// An event kind: "a Personality bows", "a player gains Honor", "the Dynasty Phase".
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct EventKind {
+    /// The event's name in the ruleset's text and in the log ("bows", "gains_honor").
     pub name: Arc<str>,
+    /// Its parameters, in order: an occurrence's arguments follow them.
     pub params: Vec<ParamDef>,
     /// What an occurrence changes, in order. An occurrence whose every change would change
     /// nothing (bowing a bowed card) fails: it does not happen, and nothing responds to it.
@@ -142,6 +204,7 @@ pub struct EventKind {
 }
 
 impl EventKind {
+    /// The index of the parameter of this name, if it has one.
     pub fn param(&self, name: &str) -> Option<u8> {
         self.params
             .iter()

@@ -9,11 +9,14 @@ use std::sync::Arc;
 /// One occurrence of an event kind, with its arguments in the order of the kind's parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Occurrence {
+    /// Its event kind.
     pub event: EventId,
+    /// Its arguments, one per parameter of the kind, in order.
     pub args: Vec<Arg>,
 }
 
 impl Occurrence {
+    /// An occurrence of `event` with these arguments (not checked against its parameters).
     pub fn new(event: EventId, args: Vec<Arg>) -> Self {
         Occurrence { event, args }
     }
@@ -22,7 +25,10 @@ impl Occurrence {
 /// Which response answered: its source (none for the ruleset's own) and its rules text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Responder {
+    /// The object whose response it is (for a resolving spell, the spell); `None` for the
+    /// ruleset's own rules.
     pub source: Option<ObjectId>,
+    /// Its rules text.
     pub text: Arc<str>,
 }
 
@@ -32,67 +38,127 @@ pub enum Why {
     /// Nothing else could happen at that moment.
     Only,
     /// The player chose it to come next among these many (as they happen, each once).
-    Chosen { by: PlayerId, among: usize },
+    Chosen {
+        /// The player who chose: the one who orders the responses.
+        by: PlayerId,
+        /// How many responses could have come next.
+        among: usize,
+    },
     /// The player took it in the action round.
-    Taken { by: PlayerId },
+    Taken {
+        /// The player who took it.
+        by: PlayerId,
+    },
 }
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Logged {
     /// The occurrence starts through its timing points.
-    Starts { occurrence: Occurrence },
+    Starts {
+        /// The occurrence, with its arguments as it starts.
+        occurrence: Occurrence,
+    },
     /// It happened: its changes were made (its arguments as they were in the end).
-    Happened { occurrence: Occurrence },
+    Happened {
+        /// The occurrence, with the arguments its changes were made with.
+        occurrence: Occurrence,
+    },
     /// It would change nothing (the card is already in that state): it does not happen, and
     /// takes precedence over any effect.
-    Failed { occurrence: Occurrence },
+    Failed {
+        /// The occurrence that does not happen.
+        occurrence: Occurrence,
+    },
     /// A response made it not happen.
     Prevented {
+        /// The occurrence that does not happen.
         occurrence: Occurrence,
+        /// The response that prevented it.
         by: Responder,
     },
     /// A response made another happen in its place.
     Substituted {
+        /// The occurrence that does not happen.
         occurrence: Occurrence,
+        /// The response that substituted another for it.
         by: Responder,
+        /// The occurrence that happens in its place.
         with: Occurrence,
     },
     /// A response changed its size.
     Amount {
+        /// The occurrence, with its arguments before the change.
         occurrence: Occurrence,
+        /// Its size before.
         from: i64,
+        /// Its size after (never below zero).
         to: i64,
+        /// The response that changed it.
         by: Responder,
     },
     /// A response changed one of its parameters.
     Param {
+        /// The occurrence, with its arguments before the change.
         occurrence: Occurrence,
+        /// The parameter's name.
         param: Arc<str>,
+        /// Its new argument.
         to: Arg,
+        /// The response that changed it.
         by: Responder,
     },
     /// Its size is zero once step B is over: no Reactions to it, no later triggers.
-    Zero { occurrence: Occurrence },
+    Zero {
+        /// The occurrence whose size is zero.
+        occurrence: Occurrence,
+    },
     /// A response to it begins.
     Response {
+        /// The occurrence answered, with its arguments as the response begins.
         occurrence: Occurrence,
+        /// The timing point it answers at.
         point: Point,
+        /// The name of the timing step that took it ("A", "B", "C").
         step: Arc<str>,
+        /// The response that begins.
         by: Responder,
+        /// Why it came then.
         why: Why,
     },
     /// A response did not go on: a cost was not paid, or it had no legal target.
-    Fizzled { by: Responder, why: String },
+    Fizzled {
+        /// The response (or the resolving spell) that does nothing.
+        by: Responder,
+        /// Why, in words.
+        why: String,
+    },
     /// A player passed in an action round.
-    Passed { player: PlayerId, step: Arc<str> },
+    Passed {
+        /// The player who passed.
+        player: PlayerId,
+        /// The name of the timing step whose action round it is.
+        step: Arc<str>,
+    },
     /// A delayed effect was set up.
-    Delayed { by: Responder, text: Arc<str> },
+    Delayed {
+        /// The response that set it up.
+        by: Responder,
+        /// The delayed effect's rules text.
+        text: Arc<str>,
+    },
     /// A continuous effect started, applying to these many objects or players.
-    EffectStarts { by: Responder, subjects: usize },
+    EffectStarts {
+        /// The response that started it.
+        by: Responder,
+        /// How many objects or players it applies to.
+        subjects: usize,
+    },
     /// A period began or ended.
     Period {
+        /// The period's occurrence.
         occurrence: Occurrence,
+        /// True when it began, false when it ended.
         begins: bool,
     },
 }
@@ -100,7 +166,10 @@ pub enum Logged {
 /// A log line and how deep it is: responses inside responses are deeper.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LogEntry {
+    /// How far it is indented: what a response does, and the occurrences another's change makes,
+    /// are one deeper than the occurrence they come from.
     pub depth: u16,
+    /// What happened.
     pub what: Logged,
 }
 
@@ -118,16 +187,19 @@ struct LogCell {
 }
 
 impl Log {
+    /// Appends an entry, in constant time; copies of the log taken before do not see it.
     pub fn push(&mut self, entry: LogEntry) {
         let prev = self.last.take();
         self.last = Some(Arc::new(LogCell { entry, prev }));
         self.len += 1;
     }
 
+    /// How many entries it holds.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it holds no entries.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -26,6 +26,7 @@ pub enum ResponseKind {
 }
 
 impl ResponseKind {
+    /// The kind in words, for messages ("trait", "reaction", "delayed effect").
     pub fn name(self) -> &'static str {
         match self {
             ResponseKind::Trait => "trait",
@@ -51,7 +52,10 @@ impl ResponseKind {
 /// as "this" and its controller as "you".
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Pattern {
+    /// The event kind it answers.
     pub event: EventId,
+    /// One per parameter of the event: the condition its argument must meet (`None`: `_`, any;
+    /// only object and player parameters have one).
     pub filters: Vec<Option<Cond>>,
 }
 
@@ -59,6 +63,8 @@ pub struct Pattern {
 /// or moves home": a timing point of one of these events.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Trigger {
+    /// The timing point it answers at: "before", "when", "after", and for a period "after ...
+    /// begins" and "before ... ends".
     pub point: Point,
     /// Joined by "or": a delayed trigger answers the first of them to happen, and never another.
     pub patterns: Vec<Pattern>,
@@ -72,14 +78,20 @@ pub enum ArgExpr {
     Param(u8),
     /// The response's target of that index.
     Target(u8),
+    /// An object named from the response's source (`this`: the source; `attached`: the object
+    /// it is attached to).
     Object(ObjRef),
     /// The controller of an object ("its controller loses 2 Honor").
     ControllerOf(ObjRef),
+    /// A player named from the response (`you`: its controller; `opponent`; `active player`).
     Player(PlayerRef),
+    /// A number, worked out as the deed happens (`2`, `event amount - 1`, `event card.force`).
     Number(NumExpr),
     /// A zone, counter kind or player property of the ruleset, by name.
     Zone(crate::model::ids::ZoneId),
+    /// A counter kind of the ruleset, by name.
     Counter(crate::model::ids::CounterId),
+    /// A player property of the ruleset, by name.
     Property(crate::model::ids::PropId),
 }
 
@@ -88,24 +100,41 @@ pub enum ArgExpr {
 pub enum Deed {
     /// An occurrence of an event ("gain 1 Honor", "bow him"): it goes through its own timing
     /// points before the next deed (the "CE Timing" priority rule).
-    Occur { event: EventId, args: Vec<ArgExpr> },
+    Occur {
+        /// The event kind that happens.
+        event: EventId,
+        /// Its arguments, one per parameter of the event.
+        args: Vec<ArgExpr>,
+    },
     /// The occurrence answered does not happen (negation or prevention).
     Prevent,
     /// The occurrence answered does not happen; this one happens in its place (substitution).
-    Instead { event: EventId, args: Vec<ArgExpr> },
+    Instead {
+        /// The event kind that happens instead.
+        event: EventId,
+        /// Its arguments, one per parameter of the event.
+        args: Vec<ArgExpr>,
+    },
     /// Add to the size of the change answered ("increase the gain by 1", "reduce the gain by 2":
     /// a negative amount); the size does not go below zero.
     ChangeAmount(NumExpr),
     /// Change a parameter of the occurrence answered ("when another player would assign a unit
     /// to attack one of your provinces: you may assign it to a different province").
-    SetParam { param: u8, to: ArgExpr },
+    SetParam {
+        /// Index of the parameter changed.
+        param: u8,
+        /// Its new argument.
+        to: ArgExpr,
+    },
     /// Start a delayed effect ("the next time he straightens, dishonor him").
     Delayed(Arc<DelayedDef>),
     /// Start a continuous effect ("he gains +2F until end of turn"): whom it applies to is
     /// decided now, with the occurrence's arguments, and its numbers are fixed now, as a
     /// resolving spell's are (CR 608.2h).
     Effect {
+        /// How long the effect lasts.
         duration: crate::model::effect::Duration,
+        /// The effect: whom it applies to and what it changes.
         def: Arc<crate::model::effect::EffectDef>,
     },
 }
@@ -122,18 +151,24 @@ pub enum Lasting {
 /// "The next time X (or Y): do Z".
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct DelayedDef {
+    /// Its rules text, shown in the log.
     pub text: Arc<str>,
+    /// What it waits for.
     pub trigger: Trigger,
+    /// How long it waits: this turn, or this game.
     pub lasting: Lasting,
+    /// What it does when it triggers, in order.
     pub deeds: Vec<Deed>,
 }
 
 /// A response: what triggers it, whether it may happen, and what it does.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct ResponseDef {
+    /// Its kind, which decides the timing step that takes it.
     pub kind: ResponseKind,
     /// The rules text, shown in requests and in the log.
     pub text: Arc<str>,
+    /// The timing point and the events it answers.
     pub trigger: Trigger,
     /// It happens only if this holds, tested on its source with the occurrence's parameters.
     pub condition: Option<Cond>,
@@ -148,6 +183,7 @@ pub struct ResponseDef {
     /// Its controller may decline to pay its costs, and then it does nothing ("you may pay 1 to
     /// gain 1 life": the choice is made when it triggers, or never).
     pub optional_costs: bool,
+    /// What it does, in order, once its targets are chosen and its costs paid.
     pub deeds: Vec<Deed>,
     /// Zones besides those in play where its source may be ("Reactions" in hand).
     pub zones: Vec<ZoneId>,

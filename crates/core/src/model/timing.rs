@@ -29,6 +29,7 @@ pub enum Point {
 }
 
 impl Point {
+    /// The point as the log writes it ("before", "after ... begins").
     pub fn name(self) -> &'static str {
         match self {
             Point::Before => "before",
@@ -53,6 +54,8 @@ pub enum Responds {
 }
 
 impl Responds {
+    /// What the step takes, in words ("negation, prevention and substitution", "triggered",
+    /// "reactions").
     pub fn name(self) -> &'static str {
         match self {
             Responds::Replacements => "negation, prevention and substitution",
@@ -79,12 +82,15 @@ pub enum Taking {
 pub struct TimingStep {
     /// The step's name in the log and in explanations ("A", "B", "C").
     pub name: Arc<str>,
+    /// Which responses the step takes (`step NAME: replacements`, `triggered` or `reactions`).
     pub responds: Responds,
+    /// How it takes them (`ordered` or `action round`).
     pub taking: Taking,
 }
 
 /// The procedure run at every timing point, in order.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct TimingProcedure {
+    /// The steps, in the order they run at each point (L5R CE timing: A, B, C).
     pub steps: Vec<TimingStep>,
 }
