@@ -9,6 +9,7 @@
 //! ([`GameState::explain`]); every occurrence is logged with why each response came when it did
 //! ([`GameState::log`]).
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod action;
 pub mod condition;

@@ -11,9 +11,13 @@ use crate::state::GameState;
 
 /// The fixed parts of an evaluation: whose effect, whose "you", which targets.
 pub struct Ctx<'a> {
+    /// The game state read (objects, zones, players).
     pub state: &'a GameState,
+    /// The values read: the derived values, or during a derivation those worked out so far.
     pub sheet: &'a Sheet,
+    /// The object whose effect, ability or spell is evaluated (`source`), if any.
     pub source: Option<ObjectId>,
+    /// The player "you" means (the source's controller, a spell's caster), if any.
     pub you: Option<PlayerId>,
     /// The spell's targets, objects or players, in the order its `target` lines are written.
     pub targets: &'a [Subject],

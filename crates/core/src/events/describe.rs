@@ -18,6 +18,7 @@ impl Occurrence {
 }
 
 impl Arg {
+    /// The argument in words: objects, players, zones, counter kinds and properties by name.
     pub fn display(&self, state: &GameState) -> String {
         match self {
             Arg::Object(o) => state
@@ -46,6 +47,8 @@ impl Arg {
 }
 
 impl Responder {
+    /// Who responded, in words: the source's name and the response's rules text, or `rule` and its
+    /// text for a rulebook rule.
     pub fn display(&self, state: &GameState) -> String {
         match self.source.and_then(|s| state.get_object(s)) {
             Some(o) => format!("{} \"{}\"", o.name, self.text),

@@ -17,14 +17,24 @@ pub enum OneShot {
     /// Put each target into a zone ("destroy target enchantment": to the graveyard).
     MoveTargets(ZoneId),
     /// Turn each target face up or face down (Break Open).
-    TurnTargets { face_down: bool },
+    TurnTargets {
+        /// Face down (`true`) or face up.
+        face_down: bool,
+    },
     /// Put the target of that index into a zone (a named target).
     MoveTargetAt(u8, ZoneId),
     /// Turn the target of that index face up or face down (a named target).
-    TurnTargetAt { index: u8, face_down: bool },
+    TurnTargetAt {
+        /// The target's index, in the order of the spell's `target` lines.
+        index: u8,
+        /// Face down (`true`) or face up.
+        face_down: bool,
+    },
     /// Put counters on each target ("put a flying counter on it").
     PutCounters {
+        /// The counter kind.
         counter: crate::model::ids::CounterId,
+        /// How many counters each target gets.
         count: i64,
     },
 }
@@ -32,21 +42,30 @@ pub enum OneShot {
 /// What happens when an object of this class resolves as a spell.
 #[derive(Clone, Debug, Serialize)]
 pub struct Spell {
+    /// The spell's rules text.
     pub text: Arc<str>,
     /// The targets it takes, in order (none when the spell has no target). Each may be an object
     /// or a player, as its condition says.
     pub targets: Vec<TargetSpec>,
+    /// The continuous effects it creates as it resolves, in the order written, each with its
+    /// duration.
     pub effects: Vec<(Duration, Arc<EffectDef>)>,
+    /// What it does once as it resolves, in the order written, after its effects start.
     pub one_shots: Vec<OneShot>,
 }
 
+/// An object class: a card (a unit, a building) as content declares it. Every object is of one
+/// class.
 #[derive(Clone, Debug, Serialize)]
 pub struct ObjectClass {
+    /// The class's name: the base value of the `name` characteristic, and its objects' name unless
+    /// a scenario gives one an alias.
     pub name: String,
     /// Printed values; characteristics not listed start empty.
     pub printed: Vec<(CharId, Value)>,
     /// Static abilities, in the order written; each is also listed in the printed abilities.
     pub statics: Vec<Arc<EffectDef>>,
+    /// What it does when it resolves as a spell, if it is one.
     pub spell: Option<Spell>,
     /// "Enter as a copy of" a chosen object (Clone): a copy effect starts as it enters.
     pub enters_as_copy: bool,
@@ -62,9 +81,12 @@ pub struct ObjectClass {
 pub type Listeners =
     HashMap<(crate::model::ids::EventId, crate::model::timing::Point), Vec<(ClassId, u16)>>;
 
+/// A game's object classes, loaded from content files; shared by every game state made with it.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Content {
+    /// The classes, indexed by [`ClassId`].
     pub classes: Vec<ObjectClass>,
+    /// Each class's id by its name.
     #[serde(skip)]
     pub by_name: HashMap<String, ClassId>,
     /// `attachments_read_locally`, worked out once.
@@ -89,6 +111,7 @@ impl Content {
     pub(crate) fn class_def(&self, id: ClassId) -> &ObjectClass {
         &self.classes[id.index()]
     }
+    /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
     }

@@ -11,8 +11,12 @@ use std::sync::Arc;
 /// One response a decision offers: its source, its rules text, and the occurrence it answers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ResponseOption {
+    /// The object whose response it is; `None` for a rulebook rule (or a delayed effect set up with
+    /// no source).
     pub source: Option<ObjectId>,
+    /// The response's rules text.
     pub text: Arc<str>,
+    /// The occurrence it would answer.
     pub answering: Occurrence,
 }
 
@@ -22,40 +26,59 @@ pub enum DecisionRequest {
     /// CR 613.7: objects that would receive a timestamp simultaneously are ordered by the active
     /// player. The answer lists every object once, earliest first.
     OrderTimestamps {
+        /// The player who orders: the active player.
         player: PlayerId,
+        /// The objects to order, each once.
         objects: Vec<ObjectId>,
     },
     /// Several responses could happen next at one step of a timing point: the player picks the
     /// one that happens now (`Choice::Pick`); the others stay, each to happen exactly once.
     ChooseNext {
+        /// The player who picks: the one who orders this occurrence's responses.
         player: PlayerId,
+        /// The timing step's name as the ruleset declares it (`A`, `B`).
         step: Arc<str>,
+        /// The responses that could come next; `Choice::Pick(i)` takes `options[i]`.
         options: Vec<ResponseOption>,
     },
     /// An action round: the player takes one of these responses (`Choice::Pick`) or passes
     /// (`Choice::Pass`).
     React {
+        /// The player who takes a response or passes.
         player: PlayerId,
+        /// The timing step's name as the ruleset declares it (`C`).
         step: Arc<str>,
+        /// The responses the player may take now; `Choice::Pick(i)` takes `options[i]`.
         options: Vec<ResponseOption>,
     },
     /// One text asks several players for choices: which player chooses next (`Choice::Pick`).
     OrderChoices {
+        /// The player who picks: the one who orders conflicts.
         player: PlayerId,
+        /// The rules text of the response whose targets are being chosen.
         response: Arc<str>,
+        /// The player who chooses each target still to choose; `Choice::Pick(i)` lets `choosers[i]`
+        /// choose next.
         choosers: Vec<PlayerId>,
     },
     /// A response's optional costs: pay them (`Choice::Pick(0)`) or decline (`Choice::Pass`), and
     /// the response does nothing more.
     PayCost {
+        /// The player who pays: the response's "you", or the player who orders conflicts where it
+        /// has none.
         player: PlayerId,
+        /// The rules text of the response.
         response: Arc<str>,
+        /// The costs, each an occurrence that must happen for the response to go on.
         costs: Vec<crate::model::occurrence::Occurrence>,
     },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {
+        /// The player who chooses the target.
         player: PlayerId,
+        /// The rules text of the response.
         response: Arc<str>,
+        /// The legal targets, objects or players.
         options: Vec<Subject>,
     },
 }

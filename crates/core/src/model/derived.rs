@@ -12,7 +12,10 @@ use std::sync::Arc;
 /// The result of applying every layer.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Derived {
+    /// Every object's characteristics and every player's properties after every layer.
     pub sheet: Sheet,
+    /// Each value's base value and every step that changed it: present only in what
+    /// [`GameState::explain`](crate::GameState::explain) returns.
     pub explanation: Option<Explanation>,
     /// How many layers, from the first, were reused whole from the derivation before the latest
     /// change (none: every layer was derived).

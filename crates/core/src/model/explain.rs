@@ -12,30 +12,42 @@ use std::fmt;
 /// changed the same value earlier in the layer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Reason {
+    /// A characteristic-defining ability's effect: applied first in its layer (CR 613.3, 613.4a).
     CharacteristicDefining,
     /// The first effect (not characteristic-defining) to change this value in its layer.
     FirstByTimestamp {
+        /// The effect's timestamp (CR 613.7).
         timestamp: u64,
     },
     /// Changed this value after the named effect, whose timestamp is earlier.
     AfterByTimestamp {
+        /// The effect's timestamp (CR 613.7).
         timestamp: u64,
+        /// The effect that changed this value just before it in the layer, by name.
         previous: String,
+        /// That effect's timestamp.
         previous_timestamp: u64,
     },
     /// Waited until the effects it depends on had applied (CR 613.8a-b): `on`, those of them that
     /// changed this value earlier in the layer; `others`, those that changed other values only.
     Dependency {
+        /// The effect's timestamp (CR 613.7).
         timestamp: u64,
+        /// The effects it depends on that changed this value earlier in the layer.
         on: Vec<DependsOn>,
+        /// The effects it depends on that changed other values only.
         others: Vec<DependsOn>,
     },
     /// A member of a dependency loop: the loop's effects apply in timestamp order (CR 613.8b),
     /// the order reevaluated after each (CR 613.8c). `previous`: the effect that changed this
     /// value just before in the layer, if any.
     Loop {
+        /// The effect's timestamp (CR 613.7).
         timestamp: u64,
+        /// The loop's effects, by name.
         members: Vec<String>,
+        /// The effect that changed this value just before in the layer, by name with its timestamp,
+        /// if any.
         previous: Option<(String, u64)>,
     },
     /// After the layer's effects: symbols of categories tied to card types the object no longer
@@ -94,7 +106,9 @@ impl Reason {
 /// An effect that another waited for, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DependsOn {
+    /// The effect waited for, by name: its source's name, or the counters.
     pub effect: String,
+    /// Its timestamp.
     pub timestamp: u64,
     /// "changes what it applies to", "changes whether it exists", "changes what it does".
     pub why: String,
@@ -178,6 +192,7 @@ impl fmt::Display for Reason {
 pub struct Step {
     /// Layer label and name, such as `7c` and `modifying`.
     pub layer: String,
+    /// The layer's name, such as `modifying` (`layer` holds its label).
     pub layer_name: String,
     /// The object the effect comes from.
     pub source: String,
@@ -186,15 +201,20 @@ pub struct Step {
     pub label: String,
     /// The effect's rules text, or the counters' description.
     pub text: String,
+    /// The effect's timestamp; for counters, when they were put on.
     pub timestamp: u64,
+    /// Why it applied here in its layer.
     pub reason: Reason,
+    /// The value before this step.
     pub before: Value,
+    /// The value after it.
     pub after: Value,
 }
 
 /// Every step for every object characteristic and player property.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Explanation {
+    /// The base values, before any layer: printed values, base controllers, base player properties.
     pub base: Sheet,
     /// By object, then characteristic.
     pub objects: Vec<Vec<Vec<Step>>>,

@@ -46,6 +46,8 @@ id!(/// An event kind declared by the ruleset.
 /// A value slot an effect writes: an object's characteristic or a player's property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SlotTarget {
+    /// An object's characteristic.
     Char(CharId),
+    /// A player's property.
     Prop(PropId),
 }

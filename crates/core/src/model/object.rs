@@ -10,27 +10,41 @@ use std::sync::Arc;
 /// counters by timestamp (layer 7c, CR 613.4c).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CounterPlacement {
+    /// The counter kind.
     pub kind: CounterId,
+    /// How many counters of this placement are left (always more than 0).
     pub count: i64,
+    /// When they were put on; a keyword counter's is the latest time one of its kind was put on the
+    /// object (CR 122.1).
     pub timestamp: Timestamp,
 }
 
+/// An object of the game (a card, a unit, a building): its class, owner, base controller, zone,
+/// counters, attachment and state. Its characteristics are derived, not stored
+/// ([`GameState::characteristic`](crate::GameState::characteristic)).
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct GameObject {
+    /// Its id, which it keeps when it changes zones (its `incarnation` changes instead).
     pub id: ObjectId,
     /// The name the game refers to this object by (its class name, or a scenario's alias).
     pub name: Arc<str>,
+    /// Its object class, whose printed values are its base characteristics.
     pub class: ClassId,
+    /// The player who owns it.
     pub owner: PlayerId,
     /// The base controller: who put it into play. Control effects change the derived controller.
     pub controller: PlayerId,
+    /// The zone it is in.
     pub zone: ZoneId,
     /// CR 613.7d-e: an object receives a timestamp when it enters a zone, and an Aura or Equipment a
     /// new one when it becomes attached.
     pub timestamp: Timestamp,
     /// Counts zone changes: an object that changes zones is a new object to effects that locked it.
     pub incarnation: u32,
+    /// Its counters, one entry per placement, in the order placed.
     pub counters: Vec<CounterPlacement>,
+    /// The object it is attached to (an Aura's enchanted object, an Equipment's equipped creature,
+    /// a card linked to the object that exiled it), if any.
     pub attached_to: Option<ObjectId>,
     /// Choices made as the object entered or was cast ("choose a creature type"; Mind Bend's two
     /// words).

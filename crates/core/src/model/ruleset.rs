@@ -12,9 +12,15 @@ use std::sync::Arc;
 /// What values a characteristic holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum CharKind {
+    /// An integer, or no number (`none`): power, toughness, mana value, a cost.
     Number,
+    /// A set of symbols (colors, card types, subtypes), or every symbol but a few; also the kind of
+    /// a `state` characteristic (see [`CharDef::state`]).
     Symbols,
+    /// A string of text.
     Text,
+    /// A list of abilities: keywords, abilities of a kind named by their text, and the class's
+    /// static abilities. A ruleset has at most one such characteristic.
     Abilities,
     /// The object's controller; its base value is the player who put the object into play.
     Controller,
@@ -23,6 +29,8 @@ pub enum CharKind {
 }
 
 impl CharKind {
+    /// The kind's word in the ruleset language (`number`, `symbols`, `text`, `abilities`,
+    /// `controller`, `name`); a `state` characteristic is `symbols`.
     pub fn name(self) -> &'static str {
         match self {
             CharKind::Number => "number",
@@ -45,9 +53,14 @@ impl CharKind {
     }
 }
 
+/// A characteristic every object has (CR 109.3: name, types, colors, power...), declared by
+/// `characteristic NAME: KIND`; indexed by [`CharId`].
 #[derive(Clone, Debug, Serialize)]
 pub struct CharDef {
+    /// The name content, conditions and expectations use for it (`power`); characteristics and
+    /// player properties share one namespace.
     pub name: String,
+    /// What values it holds.
     pub kind: CharKind,
     /// A `symbols` characteristic whose base value is the object's state ("bowed",
     /// "dishonored"), changed only by occurrences of events.
@@ -57,12 +70,18 @@ pub struct CharDef {
 /// A property of each player, such as life or maximum hand size (CR 613.10-613.11).
 #[derive(Clone, Debug, Serialize)]
 pub struct PropDef {
+    /// The property's name (`life`, `max_hand_size`).
     pub name: String,
+    /// Each player's base value when a game begins: `0` unless the ruleset gives one; `None` for
+    /// `= none` (no number).
     pub default: Option<i64>,
 }
 
+/// A zone objects can be in (library, hand, battlefield...), declared by `zone NAME`; indexed by
+/// [`ZoneId`] in the order declared.
 #[derive(Clone, Debug, Serialize)]
 pub struct ZoneDef {
+    /// The zone's name (`battlefield`).
     pub name: String,
     /// Objects here are "in play": their static abilities work and state-based checks look at them.
     pub in_play: bool,
@@ -74,6 +93,7 @@ pub struct ZoneDef {
 /// A counter kind and the change each counter makes (layer 7c, CR 613.4c; 7d in the 2017 CR).
 #[derive(Clone, Debug, Serialize)]
 pub struct CounterDef {
+    /// The counter's name (`+1/+1`, `flying`, `time`).
     pub name: String,
     /// Per counter: which number characteristic changes by how much (in the layer that applies
     /// counters).
@@ -100,6 +120,7 @@ impl CounterDef {
 /// What a layer slot accepts: operations of some kinds on one characteristic or player property.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Slot {
+    /// The characteristic or player property whose operations the slot accepts.
     pub target: SlotTarget,
     /// `None` accepts every kind of operation.
     pub kinds: Option<Vec<OpKind>>,
@@ -114,6 +135,8 @@ pub struct LayerDef {
     pub label: String,
     /// Descriptive name such as `type` or `modifying`.
     pub name: String,
+    /// What the layer applies: an operation applies here when one of these slots accepts it (see
+    /// [`LayerDef::accepts`]).
     pub slots: Vec<Slot>,
     /// Counters apply in this layer, in timestamp order with its effects.
     pub counters: bool,
@@ -131,8 +154,11 @@ pub struct LayerDef {
 /// The kind of a change to a number, for layers that order by kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum ChangeClass {
+    /// An addition (`+=`).
     Increase,
+    /// A subtraction (`-=`).
     Decrease,
+    /// Setting (`=`), and every change that is not an addition or a subtraction.
     Set,
 }
 
@@ -148,6 +174,7 @@ impl ChangeClass {
             _ => ChangeClass::Set,
         }
     }
+    /// The word an `order:` entry uses for it (`increase`, `decrease`, `set`).
     pub fn name(self) -> &'static str {
         match self {
             ChangeClass::Increase => "increase",
@@ -158,6 +185,9 @@ impl ChangeClass {
 }
 
 impl LayerDef {
+    /// Whether an operation of `kind` on `target` applies in this layer: a slot names the target
+    /// and lists the kind (or lists none), and a `defining` slot takes it only if it is a
+    /// characteristic-defining ability's (`defining`).
     pub fn accepts(&self, target: SlotTarget, kind: OpKind, defining: bool) -> bool {
         self.slots.iter().any(|s| {
             s.target == target
@@ -170,7 +200,10 @@ impl LayerDef {
 /// "Toughness 0 or less: put into the graveyard", checked between steps.
 #[derive(Clone, Debug, Serialize)]
 pub struct StateCheck {
+    /// The check's name, as `Outcome::state_checks` and the log give it (`zero toughness`).
     pub name: String,
+    /// Tested on each object in play (`when:`): an object that satisfies it is moved to `to_zone`,
+    /// or unattached.
     pub condition: Cond,
     /// Where an object that satisfies the condition moves; `None` with `unattach`.
     pub to_zone: Option<ZoneId>,
@@ -179,14 +212,25 @@ pub struct StateCheck {
     pub unattach: bool,
 }
 
+/// A game's rules, loaded from a ruleset file: its characteristics, player properties, zones,
+/// counters, layers, state-based checks, events and timing procedure. Everything game-specific the
+/// engine works from; shared by every game state made with it.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Ruleset {
+    /// The name its `ruleset` statement gives (`mtg-2020`).
     pub name: String,
+    /// The characteristics every object has, indexed by [`CharId`].
     pub characteristics: Vec<CharDef>,
+    /// The properties every player has (life, maximum hand size), indexed by [`PropId`].
     pub props: Vec<PropDef>,
+    /// The zones, in the order declared, indexed by [`ZoneId`].
     pub zones: Vec<ZoneDef>,
+    /// The counter kinds, indexed by [`CounterId`].
     pub counters: Vec<CounterDef>,
+    /// The layers and sublayers, flattened into application order and indexed by [`LayerId`]
+    /// (CR 613.1).
     pub layers: Vec<LayerDef>,
+    /// The state-based checks, in the order each object is tested against them (CR 704).
     pub state_checks: Vec<StateCheck>,
     /// Where a spell goes once it has resolved, if anywhere.
     pub resolved_zone: Option<ZoneId>,
@@ -234,6 +278,7 @@ pub struct Builtin {
     pub resolves: crate::model::ids::EventId,
     /// `turns_face_up(card)`, `turns_face_down(card)` (CR 708.8, 708.2).
     pub turns_face_up: crate::model::ids::EventId,
+    /// `turns_face_down(card)`: a face-up object turns face down (CR 708.2).
     pub turns_face_down: crate::model::ids::EventId,
     /// `merges(card, into, under)`: an object merges with a permanent, under it where `under`
     /// is not 0 (CR 721).
@@ -296,9 +341,11 @@ impl Builtin {
 /// theirs (CR 305.7); one that adds or removes them adds or removes their abilities.
 #[derive(Clone, Debug, Serialize)]
 pub struct Intrinsic {
+    /// The symbols characteristic whose symbols give the abilities (`subtypes`).
     pub char: CharId,
     /// The object must hold this symbol in this characteristic (`types has land`).
     pub when: (CharId, crate::model::value::Symbol),
+    /// Each symbol with the ability it gives (`forest`: `{T}: Add {G}.`), in the order declared.
     pub abilities: Vec<(crate::model::value::Symbol, crate::model::value::Ability)>,
 }
 
@@ -374,7 +421,9 @@ impl Intrinsic {
 /// Setting the characteristic replaces only the sets its new symbols belong to (CR 205.1a).
 #[derive(Clone, Debug, Serialize)]
 pub struct Category {
+    /// The symbols characteristic the set divides (`subtypes`).
     pub char: CharId,
+    /// The set's name (`creature`, `land`): with `by`, the first card type its line names.
     pub name: String,
     /// With `by`: the symbols of that characteristic (card types) this set belongs to; its symbols
     /// stay only on an object that has one of them (CR 205.1a, 205.3d).
@@ -639,6 +688,7 @@ impl Ruleset {
         self.builtin.is_some_and(|b| b.ids().contains(&e))
     }
 
+    /// The event kind of a name (the ruleset's own or a built-in one), if any.
     pub fn event_id(&self, name: &str) -> Option<crate::model::ids::EventId> {
         self.events
             .iter()
@@ -654,24 +704,28 @@ impl Ruleset {
             .map(|i| CharId(i as u16))
     }
 
+    /// The characteristic of a name, if the ruleset declares one.
     pub fn char_id(&self, name: &str) -> Option<CharId> {
         self.characteristics
             .iter()
             .position(|c| c.name == name)
             .map(|i| CharId(i as u16))
     }
+    /// The player property of a name, if the ruleset declares one.
     pub fn prop_id(&self, name: &str) -> Option<PropId> {
         self.props
             .iter()
             .position(|c| c.name == name)
             .map(|i| PropId(i as u16))
     }
+    /// The zone of a name, if the ruleset declares one.
     pub fn zone_id(&self, name: &str) -> Option<ZoneId> {
         self.zones
             .iter()
             .position(|c| c.name == name)
             .map(|i| ZoneId(i as u16))
     }
+    /// The counter kind of a name, if the ruleset declares one.
     pub fn counter_id(&self, name: &str) -> Option<CounterId> {
         self.counters
             .iter()
@@ -742,6 +796,7 @@ impl Ruleset {
             })
             .map_or(0, |i| i + 1)
     }
+    /// The one layer that applies counters (the layer that says `counters`), if any.
     pub fn counters_layer(&self) -> Option<LayerId> {
         self.layers
             .iter()

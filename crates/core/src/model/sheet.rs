@@ -3,9 +3,14 @@
 use crate::model::value::Value;
 use serde::Serialize;
 
+/// A value for every object characteristic and every player property: the base values, or the
+/// values after the layers ([`Derived::sheet`](crate::model::derived::Derived::sheet)).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Sheet {
+    /// Each object's characteristics: `objects[o][c]` for object index `o` and characteristic index
+    /// `c`.
     pub objects: Rows,
+    /// Each player's properties: `players[p][q]` for player index `p` and property index `q`.
     pub players: Vec<Vec<Value>>,
 }
 
@@ -117,6 +122,7 @@ impl Rows {
     pub fn len(&self) -> usize {
         self.len
     }
+    /// Whether there are no rows (no objects).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

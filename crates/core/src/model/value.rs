@@ -67,6 +67,7 @@ impl Symbol {
     pub fn new(s: &str) -> Self {
         Symbol(Arc::from(s))
     }
+    /// Its text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -199,10 +200,12 @@ impl SymbolSet {
     pub fn same(&self, other: &SymbolSet) -> bool {
         self.all == other.all && Arc::ptr_eq(&self.syms, &other.syms)
     }
+    /// Whether the set holds `s`.
     pub fn contains(&self, s: &Symbol) -> bool {
         // Small sets (most are) are searched by identity; large ones by text.
         self.listed(s) != self.all
     }
+    /// Adds `s`; a set of every symbol but some stops lacking it.
     pub fn insert(&mut self, s: Symbol) {
         if self.all {
             // Every symbol but some: it no longer lacks this one.
@@ -271,6 +274,7 @@ impl SymbolSet {
             self.syms.len()
         }
     }
+    /// Whether it holds no symbol.
     pub fn is_empty(&self) -> bool {
         !self.all && self.syms.is_empty()
     }
@@ -288,20 +292,32 @@ pub enum Ability {
     Keyword(Symbol),
     /// The `index`-th static ability of `class`; `text` is its rules text, for display.
     Static {
+        /// The class that has the ability.
         class: ClassId,
+        /// Its position among the class's static abilities
+        /// ([`ObjectClass::statics`](crate::model::content::ObjectClass::statics)).
         index: u16,
+        /// Its rules text, for display.
         text: Arc<str>,
     },
     /// An activated, mana or triggered ability, named by its text (CR 113.3).
-    Kinded { kind: AbilityKind, name: Symbol },
+    Kinded {
+        /// Its kind: activated, mana or triggered.
+        kind: AbilityKind,
+        /// Its rules text (`{T}: Add {G}.`).
+        name: Symbol,
+    },
     /// The `index`-th response (trait, Reaction or replacement) of `class`: an object answers
     /// occurrences with it only while it has this ability (CR 113.2c; an effect that removes it
     /// silences it, one that gives it to another object makes that object answer with it).
-    /// `text` is its rules text; its kind is that of the response.
     Response {
+        /// The class whose response it is.
         class: ClassId,
+        /// The response's index among the class's responses.
         index: u16,
+        /// Its kind: a trait is triggered, a Reaction activated, a replacement static.
         kind: AbilityKind,
+        /// Its rules text.
         text: Arc<str>,
     },
 }
@@ -312,19 +328,25 @@ pub enum Ability {
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
 pub enum AbilityKind {
+    /// A static ability (CR 113.3d): keywords and the static abilities written on classes.
     Static,
+    /// An activated ability (CR 113.3b).
     Activated,
+    /// A mana ability (CR 605); [`Ability::is`] counts it as activated too.
     Mana,
+    /// A triggered ability (CR 113.3c).
     Triggered,
 }
 
 impl AbilityKind {
+    /// Every kind, in the order above.
     pub const ALL: [AbilityKind; 4] = [
         AbilityKind::Static,
         AbilityKind::Activated,
         AbilityKind::Mana,
         AbilityKind::Triggered,
     ];
+    /// The kind's word in the language (`static`, `activated`, `mana`, `triggered`).
     pub fn name(self) -> &'static str {
         match self {
             AbilityKind::Static => "static",
@@ -333,6 +355,7 @@ impl AbilityKind {
             AbilityKind::Triggered => "triggered",
         }
     }
+    /// The kind a word names, if any (the inverse of [`AbilityKind::name`]).
     pub fn named(w: &str) -> Option<AbilityKind> {
         AbilityKind::ALL.into_iter().find(|k| k.name() == w)
     }
@@ -376,10 +399,13 @@ impl fmt::Display for Ability {
 pub enum Value {
     /// A number, or `None` where the game says there is none ("no maximum hand size").
     Number(Option<i64>),
+    /// A set of symbols (colors, card types, states), or every symbol but a few.
     Symbols(SymbolSet),
+    /// A string: a name or rules text.
     Text(Arc<str>),
     /// Kept in the order gained; duplicates removed. Shared like symbol sets.
     Abilities(Arc<[Ability]>),
+    /// A player: the value of a controller characteristic; `None` when no player is given.
     Player(Option<PlayerId>),
 }
 
@@ -397,6 +423,7 @@ impl Value {
         }
     }
 
+    /// The number this value holds; `None` for no number or a value of another kind.
     pub fn number(&self) -> Option<i64> {
         match self {
             Value::Number(n) => *n,
@@ -541,10 +568,16 @@ mod tests {
 /// arguments: where a card moves, which counters are placed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub enum Arg {
+    /// An object the occurrence is about (`card`).
     Object(crate::model::ids::ObjectId),
+    /// A player (who gains, who orders, whose turn ends).
     Player(crate::model::ids::PlayerId),
+    /// A number (an amount, a size).
     Number(i64),
+    /// A zone (where a card moves from or to).
     Zone(crate::model::ids::ZoneId),
+    /// A counter kind.
     Counter(crate::model::ids::CounterId),
+    /// A player property.
     Property(crate::model::ids::PropId),
 }

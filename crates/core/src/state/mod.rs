@@ -21,11 +21,17 @@ use std::sync::{Arc, OnceLock};
 
 pub mod save;
 
+/// A player of the game.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct Player {
+    /// The player's name, by which scenarios and the log refer to the player.
     pub name: Arc<str>,
 }
 
+/// A game: its ruleset and content, players, objects, created effects, turn, the decision it waits
+/// for and the occurrences under way. It changes only through [`GameState::apply`],
+/// [`GameState::occur`] and [`GameState::decide`]; a clone is cheap and independent (AI search,
+/// undo).
 #[derive(Clone, Debug)]
 pub struct GameState {
     pub(crate) ruleset: Arc<Ruleset>,
@@ -199,14 +205,17 @@ impl GameState {
         &self.objects[id.index()]
     }
 
+    /// An object of this game, if the id names one ([`GameState::object`] gives an error instead).
     pub fn get_object(&self, id: ObjectId) -> Option<&GameObject> {
         self.objects.get(id.index()).map(|o| &**o)
     }
 
+    /// Every object of the game, in every zone, in id order.
     pub fn objects(&self) -> impl Iterator<Item = &GameObject> {
         self.objects.iter().map(|o| &**o)
     }
 
+    /// Every object's id, in order.
     pub fn object_ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
         (0..self.objects.len() as u32).map(ObjectId)
     }
@@ -218,10 +227,13 @@ impl GameState {
         it.next().is_none().then_some(first.id)
     }
 
+    /// The continuous effects created during the game and not yet ended (by resolved spells and
+    /// responses, objects entering as a copy or merging), in the order created.
     pub fn effects(&self) -> impl Iterator<Item = &CreatedEffect> {
         self.effects.iter().map(|e| &**e)
     }
 
+    /// Whether the object is in a zone that is in play (`false` for an id that names no object).
     pub fn in_play(&self, id: ObjectId) -> bool {
         self.in_play_bits
             .get(id.index() / 64)
@@ -233,6 +245,7 @@ impl GameState {
         self.players.get(p.index()).map_or("?", |x| &x.name)
     }
 
+    /// The player of a name, if any.
     pub fn player_id(&self, name: &str) -> Option<PlayerId> {
         self.players
             .iter()
@@ -561,6 +574,7 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The log: every occurrence and what answered it, first to last.
     pub fn log(&self) -> &Log {
         &self.log
     }

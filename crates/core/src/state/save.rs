@@ -31,11 +31,26 @@ pub enum SaveError {
     /// The bytes are not a rulecraft save (no magic string).
     NotASave,
     /// A save of another format version.
-    Version { found: u32, supported: u32 },
+    Version {
+        /// The version the save has.
+        found: u32,
+        /// The version this engine reads ([`SAVE_VERSION`]).
+        supported: u32,
+    },
     /// Made for another ruleset (fingerprints, in hex).
-    OtherRuleset { saved: String, given: String },
+    OtherRuleset {
+        /// The fingerprint of the ruleset the save was made with.
+        saved: String,
+        /// The fingerprint of the ruleset given to load it with.
+        given: String,
+    },
     /// Made for other content (fingerprints, in hex).
-    OtherContent { saved: String, given: String },
+    OtherContent {
+        /// The fingerprint of the content the save was made with.
+        saved: String,
+        /// The fingerprint of the content given to load it with.
+        given: String,
+    },
     /// Truncated or corrupted: what was wrong.
     Corrupt(String),
 }
