@@ -68,6 +68,10 @@ impl LogEntry {
                 "{}: fails: it would change nothing (failure comes before any effect)",
                 occ(occurrence)
             ),
+            Logged::Moved { occurrence } => format!(
+                "{}: does not happen: a card it is about changed zones since it began, and is a new object (CR 400.7)",
+                occ(occurrence)
+            ),
             Logged::Prevented { occurrence, by } => {
                 format!("{}: does not happen: {}", occ(occurrence), by.display(state))
             }

@@ -165,6 +165,7 @@ impl GameState {
             .into_iter()
             .enumerate()
             .map(|(k, occ)| Occ {
+                began: self.incarnations(&occ),
                 occ,
                 alive: true,
                 happened: mode == Mode::AfterOnly,
@@ -240,6 +241,41 @@ impl GameState {
             .map(|(k, _)| k)
             .collect();
         self.fail(fi, &failing);
+    }
+
+    /// The sum of the incarnations of the objects an occurrence is about.
+    pub(super) fn incarnations(&self, occ: &Occurrence) -> u64 {
+        occ.args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Object(o) => self.get_object(*o).map(|x| u64::from(x.incarnation)),
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// CR 400.7: an occurrence about an object that changed zones since it began (a response at
+    /// its "before" point moved it) is not about the new object: it does not happen. Checked
+    /// until its change is made.
+    pub(super) fn fail_moved(&mut self, fi: usize) {
+        let f = self.frame(fi);
+        let moved: Vec<usize> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive && self.incarnations(&o.occ) != o.began)
+            .map(|(k, _)| k)
+            .collect();
+        if moved.is_empty() {
+            return;
+        }
+        let depth = f.depth;
+        for k in moved {
+            let o = &mut self.frame_mut(fi).occs[k];
+            o.alive = false;
+            let occurrence = o.occ.clone();
+            self.log_at(depth, Logged::Moved { occurrence });
+        }
     }
 
     /// These occurrences of the frame fail: they do not happen, and nothing answers them.
@@ -362,6 +398,9 @@ impl GameState {
         let Some(&stage) = stages.get(f.stage) else {
             return self.finish_frame(fi);
         };
+        if f.mode == Mode::Plain && stage != Stage::At(Point::After) {
+            self.fail_moved(fi);
+        }
         match stage {
             Stage::Change => {
                 self.make_changes(fi)?;

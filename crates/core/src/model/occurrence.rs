@@ -70,6 +70,12 @@ pub enum Logged {
         /// The occurrence that does not happen.
         occurrence: Occurrence,
     },
+    /// An object it is about changed zones after it began: that object is a new object, which
+    /// the occurrence is not about (CR 400.7). It does not happen, and nothing answers it after.
+    Moved {
+        /// The occurrence that does not happen.
+        occurrence: Occurrence,
+    },
     /// A response made it not happen.
     Prevented {
         /// The occurrence that does not happen.

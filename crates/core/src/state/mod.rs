@@ -680,6 +680,10 @@ pub(crate) struct Occ {
     /// The first occurrence of the frame it stands or falls with (its own index if none): a
     /// card's `leaves_play` with its `changes_zone`.
     pub(crate) link: usize,
+    /// The sum of the incarnations of the objects it is about as it began: incarnations only
+    /// grow, so a larger sum now means one of them changed zones since (CR 400.7).
+    #[serde(default)]
+    pub(crate) began: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
