@@ -221,7 +221,7 @@ impl GameState {
             let values = from
                 .map(|t| crate::layers::copiable_values(self, t))
                 .unwrap_or_default();
-            op.change = Change::SetValues(Arc::new(values));
+            op.set_change(Change::SetValues(Arc::new(values)));
         }
         Arc::new(d)
     }
@@ -519,7 +519,7 @@ pub(crate) fn fix_numbers(ctx: &Ctx, def: &Arc<EffectDef>, subjects: &[Subject])
         };
         if let Some(c) = fixed {
             let d = out.get_or_insert_with(|| (**def).clone());
-            d.ops[i].change = c;
+            d.ops[i].set_change(c);
             d.counts_counters = Default::default();
         }
     }

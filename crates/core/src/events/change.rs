@@ -28,11 +28,25 @@ impl GameState {
         self.follow_moves(fi);
         let f = self.frame(fi);
         let depth = f.depth;
+        // An action whose effects were negated still happens (it counts as taken), without
+        // its changes.
+        let negated: Vec<(usize, Occurrence)> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive && o.negated)
+            .map(|(k, o)| (k, o.occ.clone()))
+            .collect();
+        for (k, o) in negated {
+            self.frame_mut(fi).occs[k].happened = true;
+            self.log_at(depth, Logged::Happened { occurrence: o });
+        }
+        let f = self.frame(fi);
         let doing: Vec<(usize, Occurrence)> = f
             .occs
             .iter()
             .enumerate()
-            .filter(|(_, o)| o.alive)
+            .filter(|(_, o)| o.alive && !o.negated)
             .map(|(k, o)| (k, o.occ.clone()))
             .collect();
         if doing.is_empty() {

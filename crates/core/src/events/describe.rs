@@ -72,6 +72,25 @@ impl LogEntry {
                 "{}: does not happen: a card it is about changed zones since it began, and is a new object (CR 400.7)",
                 occ(occurrence)
             ),
+            Logged::Prohibited { occurrence, by } => format!(
+                "{}: does not happen: prohibited by {}",
+                occ(occurrence),
+                by.display(state)
+            ),
+            Logged::Negated { occurrence, by } => format!(
+                "{}: its effects are negated by {}",
+                occ(occurrence),
+                by.display(state)
+            ),
+            Logged::Immune {
+                occurrence,
+                by,
+                what,
+            } => format!(
+                "{} cannot {what} {}",
+                by.display(state),
+                occ(occurrence)
+            ),
             Logged::Prevented { occurrence, by } => {
                 format!("{}: does not happen: {}", occ(occurrence), by.display(state))
             }

@@ -4,7 +4,7 @@
 //! copy of the state taken there can be answered differently (AI search).
 
 use crate::model::decision::ResponseOption;
-use crate::model::occurrence::{LogEntry, Logged, Occurrence, Why};
+use crate::model::occurrence::{LogEntry, Logged, Occurrence, Responder, Why};
 use crate::state::{Cand, Key, Mode, Occ, Run, Stage, StepState};
 
 use crate::condition::eval::Ctx;
@@ -12,7 +12,7 @@ use crate::model::condition::Subject;
 use crate::model::decision::{Choice, DecisionRequest};
 use crate::model::error::ActionError;
 use crate::model::ids::{ClassId, EventId, ObjectId, PlayerId};
-use crate::model::response::{ArgExpr, Deed, ResponseDef};
+use crate::model::response::{ArgExpr, Deed, ResponseDef, ResponseKind, Standing};
 use crate::model::ruleset::CharKind;
 use crate::model::timing::{Point, Responds, Taking};
 use crate::model::value::{Ability, Arg, Value};
@@ -159,6 +159,18 @@ impl GameState {
     }
 
     pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
+        self.push_frame_with(occurrences, mode, depth, Standing::default());
+    }
+
+    /// `push_frame`, the occurrences standing as a deed made them ("even if he cannot", "cannot
+    /// be prevented").
+    pub(crate) fn push_frame_with(
+        &mut self,
+        occurrences: Vec<Occurrence>,
+        mode: Mode,
+        depth: u16,
+        standing: Standing,
+    ) {
         // A card's `leaves_play` stands or falls with its `changes_zone` (one pass, by card).
         let b = self.builtin;
         let mut occs: Vec<Occ> = occurrences
@@ -166,6 +178,8 @@ impl GameState {
             .enumerate()
             .map(|(k, occ)| Occ {
                 began: self.incarnations(&occ),
+                standing,
+                negated: false,
                 occ,
                 alive: true,
                 happened: mode == Mode::AfterOnly,
@@ -227,6 +241,87 @@ impl GameState {
         if mode == Mode::Plain {
             self.fail_unchanging(top);
         }
+        if matches!(mode, Mode::Plain | Mode::Begin) {
+            self.fail_prohibited(top);
+        }
+    }
+
+    /// A standing prohibition ("cannot") makes an occurrence it matches fail before any step:
+    /// nothing answers it, and nothing is substituted for it (CR 101.2: "cannot" beats "can"),
+    /// unless the deed that made it says it happens even so.
+    pub(crate) fn fail_prohibited(&mut self, fi: usize) {
+        let f = self.frame(fi);
+        let forbidden: Vec<(usize, Responder)> = f
+            .occs
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.alive && !o.standing.despite_prohibitions)
+            .filter_map(|(k, o)| Some((k, self.prohibition_of(&o.occ)?)))
+            .collect();
+        if forbidden.is_empty() {
+            return;
+        }
+        let depth = f.depth;
+        for (k, by) in forbidden {
+            let o = &mut self.frame_mut(fi).occs[k];
+            o.alive = false;
+            let occurrence = o.occ.clone();
+            self.log_at(depth, Logged::Prohibited { occurrence, by });
+        }
+    }
+
+    /// The first prohibition that forbids an occurrence: a rule of the ruleset, or an object's
+    /// (while it works where it is and has the ability, CR 113.2c), in id order.
+    pub(crate) fn prohibition_of(&self, occ: &Occurrence) -> Option<Responder> {
+        let prohibits = |r: &ResponseDef| r.kind == ResponseKind::Prohibition;
+        for r in &self.ruleset.rules {
+            if prohibits(r)
+                && listens(r, occ.event, Point::Before)
+                && self.answers(r, occ, None, Some(self.orderer()), &[], &occ.args)
+            {
+                return Some(Responder {
+                    source: None,
+                    text: r.text.clone(),
+                });
+            }
+        }
+        let listening = self.content.listeners(occ.event, Point::Before);
+        if !listening
+            .iter()
+            .any(|&(c, i)| prohibits(&self.content.class_def(c).responses[i as usize]))
+        {
+            return None;
+        }
+        let follow = self.content.responses_follow_abilities(&self.ruleset);
+        let mut objs: Vec<(ObjectId, ClassId, u16)> = Vec::new();
+        for &(class, ri) in listening {
+            if !prohibits(&self.content.class_def(class).responses[ri as usize]) {
+                continue;
+            }
+            for &obj in self.objects_of_class(class) {
+                objs.push((obj, class, ri));
+            }
+            if follow {
+                for obj in self.object_ids() {
+                    if self.obj(obj).class != class && self.has_response(obj, class, ri) {
+                        objs.push((obj, class, ri));
+                    }
+                }
+            }
+        }
+        objs.sort_unstable();
+        objs.into_iter().find_map(|(obj, class, ri)| {
+            let def = &self.content.class_def(class).responses[ri as usize];
+            let works = self.source_works(obj, def)
+                && (!(follow || def.granted) || self.has_response(obj, class, ri));
+            let you = self.controller_now(obj);
+            (works && self.answers(def, occ, Some(obj), Some(you), &[], &occ.args)).then(|| {
+                Responder {
+                    source: Some(obj),
+                    text: def.text.clone(),
+                }
+            })
+        })
     }
 
     /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
@@ -731,6 +826,7 @@ impl GameState {
             }
             for (i, r) in self.ruleset.rules.iter().enumerate() {
                 if r.kind.responds() == responds
+                    && can_touch(r, o)
                     && listens(r, o.occ.event, point)
                     && (player.is_none() || player == Some(self.orderer()))
                     && look.answers(r, &o.occ, None, Some(self.orderer()), &[], &o.occ.args)
@@ -767,6 +863,9 @@ impl GameState {
                     continue;
                 }
                 let def = &self.content.class_def(class).responses[ri as usize];
+                if !can_touch(def, o) {
+                    continue;
+                }
                 // CR 113.2c: an object answers with a response only while it has it as an
                 // ability (an effect may have removed it); after it left play, as it last was
                 // there (CR 603.10a).
@@ -792,7 +891,10 @@ impl GameState {
                 }
             }
             for d in &self.timing.delayed {
-                if d.def.kind.responds() != responds || !listens(&d.def, o.occ.event, point) {
+                if d.def.kind.responds() != responds
+                    || !can_touch(&d.def, o)
+                    || !listens(&d.def, o.occ.event, point)
+                {
                     continue;
                 }
                 if player.is_some_and(|p| Some(p) != d.you) {
@@ -893,7 +995,7 @@ impl GameState {
         // A cost that names no target and would change nothing (bowing a bowed card) cannot be
         // paid: the response cannot be taken.
         let costs_ok = def.costs.iter().all(|c| match c {
-            Deed::Occur { event, args }
+            Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
                 let values: Option<Vec<Arg>> = args
@@ -1129,4 +1231,12 @@ pub(super) fn amount_of(args: &[Arg], a: crate::model::event::Amount) -> i64 {
             _ => 0,
         },
     }
+}
+
+/// Whether a response could do anything to an occurrence, as the occurrence stands ("cannot be
+/// prevented": a response that only prevents it is not offered).
+fn can_touch(def: &ResponseDef, o: &Occ) -> bool {
+    o.standing == Standing::default()
+        || def.deeds.is_empty()
+        || def.deeds.iter().any(|d| o.standing.allows(d))
 }

@@ -100,7 +100,7 @@ impl GameState {
                     .costs
                     .iter()
                     .filter_map(|c| match c {
-                        Deed::Occur { event, args } => {
+                        Deed::Occur { event, args, .. } => {
                             let v: Option<Vec<Arg>> =
                                 args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
                             v.map(|v| Occurrence::new(*event, v))
@@ -281,16 +281,52 @@ impl GameState {
         Some((occ.occ.clone(), f.depth))
     }
 
+    /// The occurrence a response answers, while its frame is under way.
+    pub(super) fn answered(&self, r: &Run) -> Option<&crate::state::Occ> {
+        match self.timing.tasks.get(r.frame) {
+            Some(crate::state::Task::Frame(f)) => f.occs.get(r.occ),
+            _ => None,
+        }
+    }
+
     pub(super) fn do_deed(&mut self, r: &Run, deed: &Deed) -> Result<(), ActionError> {
         let params = self.params_of(r);
         let eval_args = |s: &GameState, args: &[ArgExpr]| -> Option<Vec<Arg>> {
             args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
         };
+        // "Cannot be prevented", "cannot be negated", "cannot be changed": a deed the answered
+        // occurrence stands against does nothing to it.
+        if let Some(o) = self.answered(r) {
+            if !o.standing.allows(deed) {
+                let what = match deed {
+                    Deed::Negate => "negate",
+                    Deed::ChangeAmount(_) | Deed::SetParam { .. } => "change",
+                    _ => "prevent",
+                };
+                let (occurrence, depth) = (o.occ.clone(), self.frame(r.frame).depth);
+                self.log_at(
+                    depth,
+                    Logged::Immune {
+                        occurrence,
+                        by: r.responder(),
+                        what: what.into(),
+                    },
+                );
+                return Ok(());
+            }
+        }
         match deed {
-            Deed::Occur { event, args } => match eval_args(self, args) {
-                Some(args) => {
-                    self.push_frame(vec![Occurrence::new(*event, args)], Mode::Plain, r.depth)
-                }
+            Deed::Occur {
+                event,
+                args,
+                standing,
+            } => match eval_args(self, args) {
+                Some(args) => self.push_frame_with(
+                    vec![Occurrence::new(*event, args)],
+                    Mode::Plain,
+                    r.depth,
+                    *standing,
+                ),
                 None => {
                     self.timing_mut().last_happened = false;
                     self.log_at(
@@ -305,6 +341,20 @@ impl GameState {
                     );
                 }
             },
+            Deed::Negate => {
+                if let Some(o) = self.answered(r).filter(|o| o.alive) {
+                    let occurrence = o.occ.clone();
+                    let (fi, k, depth) = (r.frame, r.occ, self.frame(r.frame).depth);
+                    self.frame_mut(fi).occs[k].negated = true;
+                    self.log_at(
+                        depth,
+                        Logged::Negated {
+                            occurrence,
+                            by: r.responder(),
+                        },
+                    );
+                }
+            }
             Deed::Prevent => {
                 if let Some((occurrence, depth)) = self.end_answered(r) {
                     self.log_at(

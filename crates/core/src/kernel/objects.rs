@@ -137,12 +137,7 @@ impl GameState {
                 affects: Affects::Objects(crate::model::condition::Cond::IsSource),
                 while_cond: None,
                 defining: false,
-                ops: vec![Op {
-                    target,
-                    change,
-                    layer,
-                    continuous: false,
-                }],
+                ops: vec![Op::new(target, change, layer, false)],
                 zones: Vec::new(),
                 affects_text: Default::default(),
                 text_symbol: Default::default(),

@@ -472,12 +472,7 @@ fn with_intrinsic(
     inner: &Change,
     makes: Option<bool>,
 ) -> Vec<(SlotTarget, Value)> {
-    let plain = Op {
-        target: op.target,
-        change: inner.clone(),
-        layer: op.layer,
-        continuous: op.continuous,
-    };
+    let plain = op.with_change(inner.clone());
     let mut out = change(ctx, sheet, subject, &plain);
     let (Subject::Object(o), SlotTarget::Char(ch), Some(ac)) =
         (subject, op.target, ctx.state.abilities_char)

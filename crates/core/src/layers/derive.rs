@@ -36,7 +36,9 @@ pub(super) fn amounts_read_others(cand: &Candidate, lid: LayerId) -> bool {
             .iter()
             .filter(|o| o.layer == lid)
             .any(|op| match &op.change {
-                Change::SetNumber(e) | Change::Modify(e) => !e.is_constant() && !e.is_local(),
+                Change::SetNumber(e) | Change::Modify(e) => {
+                    op.facts().reads_others && !e.is_constant()
+                }
                 _ => false,
             }),
         _ => false,

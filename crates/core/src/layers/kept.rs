@@ -440,7 +440,8 @@ impl Replay<'_> {
                         _ => true,
                     });
                     let local = ops.iter().all(|op| match &op.change {
-                        Change::SetNumber(e) | Change::Modify(e) => e.is_local(),
+                        // A number change reads others exactly when it is not local.
+                        Change::SetNumber(_) | Change::Modify(_) => !op.facts().reads_others,
                         _ => true,
                     });
                     if local {

@@ -144,7 +144,9 @@ impl<'d> ViewSpec<'d> {
         let mut own = Vec::new();
         for op in def.ops.iter().filter(|o| o.layer == lid) {
             if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-                e.aggregates(&mut aggs);
+                if op.facts().has_aggregates {
+                    e.aggregates(&mut aggs);
+                }
                 own_reads(e, &mut own);
             }
         }
@@ -612,8 +614,12 @@ impl Replay<'_> {
         let mut deltas: FxHashMap<usize, i64> = FxHashMap::default();
         for op in &ops {
             if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
-                if e.refers_to_others() && !moved.is_empty() {
+                let facts = op.facts();
+                if facts.refers_to_others && !moved.is_empty() {
                     return Err(fail!());
+                }
+                if !facts.has_aggregates {
+                    continue;
                 }
                 cx.aggs.clear();
                 e.aggregates(&mut cx.aggs);

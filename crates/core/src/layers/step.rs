@@ -64,7 +64,7 @@ impl Shape {
                 matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
             }),
             text_like: ops.iter().any(|op| {
-                change_reads_others(&op.change)
+                op.change.reads_others()
                     && !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
             }),
             ops_read_others: ops.iter().any(|op| op_reads_others(op)),
@@ -111,31 +111,7 @@ fn reads_nothing(c: &Change) -> bool {
 /// Whether an operation's amounts read more than the subject (aggregates, other objects): then
 /// the step keeps them, and a replay takes them from there.
 pub(super) fn op_reads_others(op: &Op) -> bool {
-    change_reads_others(&op.change)
-}
-
-/// Whether a change reads more than the subject's own values and what it names: aggregates,
-/// other objects, player properties.
-fn change_reads_others(c: &Change) -> bool {
-    match c {
-        Change::SetNumber(e) | Change::Modify(e) => !e.is_local(),
-        Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::AbilitiesOf { .. } => true,
-        Change::WithIntrinsic { change, .. } => change_reads_others(change),
-        Change::SwitchWith(_)
-        | Change::SetSymbols(_)
-        | Change::SetInCategories { .. }
-        | Change::AddSymbols(_)
-        | Change::RemoveSymbols(_)
-        | Change::SetAbilities(_)
-        | Change::AddAbilities(_)
-        | Change::RemoveAbilities(_)
-        | Change::SetPlayer(_)
-        | Change::SetText(_)
-        | Change::CopyOf(_)
-        | Change::SetValues(_)
-        | Change::MergeAbilities(_)
-        | Change::ReplaceWord(..) => false,
-    }
+    op.facts().reads_others
 }
 
 /// Whether an effect reads counters.

@@ -154,6 +154,30 @@ pub enum SymRef {
 }
 
 impl Change {
+    /// Whether the change reads more than the subject's own values and what it names:
+    /// aggregates, other objects, player properties, another object's text or abilities.
+    pub fn reads_others(&self) -> bool {
+        match self {
+            Change::SetNumber(e) | Change::Modify(e) => !e.is_local(),
+            Change::TextOf(_) | Change::AbilitiesPer { .. } | Change::AbilitiesOf { .. } => true,
+            Change::WithIntrinsic { change, .. } => change.reads_others(),
+            Change::SwitchWith(_)
+            | Change::SetSymbols(_)
+            | Change::SetInCategories { .. }
+            | Change::AddSymbols(_)
+            | Change::RemoveSymbols(_)
+            | Change::SetAbilities(_)
+            | Change::AddAbilities(_)
+            | Change::RemoveAbilities(_)
+            | Change::SetPlayer(_)
+            | Change::SetText(_)
+            | Change::CopyOf(_)
+            | Change::SetValues(_)
+            | Change::MergeAbilities(_)
+            | Change::ReplaceWord(..) => false,
+        }
+    }
+
     /// The kind of the operation, which with its target decides its layer.
     pub fn kind(&self) -> OpKind {
         match self {
@@ -190,6 +214,66 @@ pub struct Op {
     /// In a spell's effect: its number is read again at every derivation, as a static ability's
     /// is, instead of fixed when the spell resolves (CR 608.2h, the default for resolved spells).
     pub continuous: bool,
+    /// What the layer system asks of its amounts, worked out when first asked.
+    #[serde(skip)]
+    facts: std::sync::OnceLock<OpFacts>,
+}
+
+/// What an operation's amounts read, by kind: worked out once per operation, since the layer
+/// system asks at every step of every recomputation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpFacts {
+    /// Its amounts read more than the subject's own values and what it names: aggregates,
+    /// other objects, player properties, or another object's text or abilities.
+    pub reads_others: bool,
+    /// Its number reads another object than the subject (not through aggregates).
+    pub refers_to_others: bool,
+    /// Its number holds an aggregate (`count`, `sum`, `exists`, ...).
+    pub has_aggregates: bool,
+}
+
+impl Op {
+    /// An operation writing `target` in layer `layer`.
+    pub fn new(target: SlotTarget, change: Change, layer: LayerId, continuous: bool) -> Op {
+        Op {
+            target,
+            change,
+            layer,
+            continuous,
+            facts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The same operation with another change (its facts worked out anew).
+    pub fn with_change(&self, change: Change) -> Op {
+        Op::new(self.target, change, self.layer, self.continuous)
+    }
+
+    /// Replaces its change; what was worked out of the old one is forgotten. (Write `change`
+    /// through this: `facts` keeps what it worked out of the change it first saw.)
+    pub fn set_change(&mut self, change: Change) {
+        self.change = change;
+        self.facts = std::sync::OnceLock::new();
+    }
+
+    /// What its amounts read (`OpFacts`).
+    pub fn facts(&self) -> OpFacts {
+        *self.facts.get_or_init(|| {
+            let number = match &self.change {
+                Change::SetNumber(e) | Change::Modify(e) => Some(e),
+                _ => None,
+            };
+            OpFacts {
+                reads_others: self.change.reads_others(),
+                refers_to_others: number.is_some_and(|e| e.refers_to_others()),
+                has_aggregates: number.is_some_and(|e| {
+                    let mut a = Vec::new();
+                    e.aggregates(&mut a);
+                    !a.is_empty()
+                }),
+            }
+        })
+    }
 }
 
 /// Whom an effect applies to: objects or players matching a condition.

@@ -76,6 +76,31 @@ pub enum Logged {
         /// The occurrence that does not happen.
         occurrence: Occurrence,
     },
+    /// A standing prohibition forbids it: it fails before any step, and nothing answers it.
+    Prohibited {
+        /// The occurrence that does not happen.
+        occurrence: Occurrence,
+        /// The prohibition.
+        by: Responder,
+    },
+    /// A response negated its effects: it still happens (it counts as taken), without its
+    /// changes.
+    Negated {
+        /// The occurrence whose effects are negated.
+        occurrence: Occurrence,
+        /// The response that negated them.
+        by: Responder,
+    },
+    /// A response could not do one of its deeds to the occurrence it answers (it "cannot be
+    /// prevented").
+    Immune {
+        /// The occurrence the deed would have changed.
+        occurrence: Occurrence,
+        /// The response.
+        by: Responder,
+        /// What it could not do, in words.
+        what: String,
+    },
     /// A response made it not happen.
     Prevented {
         /// The occurrence that does not happen.

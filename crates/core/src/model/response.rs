@@ -23,6 +23,10 @@ pub enum ResponseKind {
     Rule,
     /// A delayed effect: "the next time ...".
     Delayed,
+    /// A standing prohibition ("this Personality cannot be bowed", "you do not gain Honor"):
+    /// an occurrence it matches fails before any step, so nothing answers it and nothing is
+    /// substituted for it ("cannot" beats "can", CR 101.2). A static ability.
+    Prohibition,
 }
 
 impl ResponseKind {
@@ -34,6 +38,7 @@ impl ResponseKind {
             ResponseKind::Replacement => "replacement",
             ResponseKind::Rule => "rule",
             ResponseKind::Delayed => "delayed effect",
+            ResponseKind::Prohibition => "prohibition",
         }
     }
 
@@ -43,6 +48,7 @@ impl ResponseKind {
             ResponseKind::Replacement => Responds::Replacements,
             ResponseKind::Reaction => Responds::Reactions,
             ResponseKind::Trait | ResponseKind::Rule | ResponseKind::Delayed => Responds::Triggered,
+            ResponseKind::Prohibition => Responds::Prohibitions,
         }
     }
 }
@@ -105,7 +111,13 @@ pub enum Deed {
         event: EventId,
         /// Its arguments, one per parameter of the event.
         args: Vec<ArgExpr>,
+        /// What prohibitions and responses can do to it.
+        standing: Standing,
     },
+    /// The action answered still counts as taken (it happens: its costs stay paid, and what
+    /// answers it "after" comes), but its effects do not happen: its changes are not made
+    /// (L5R's "negate the action's effects", unlike preventing the action).
+    Negate,
     /// The occurrence answered does not happen (negation or prevention).
     Prevent,
     /// The occurrence answered does not happen; this one happens in its place (substitution).
@@ -137,6 +149,35 @@ pub enum Deed {
         /// The effect: whom it applies to and what it changes.
         def: Arc<crate::model::effect::EffectDef>,
     },
+}
+
+/// What prohibitions and responses can do to an occurrence a deed makes ("even if he cannot
+/// straighten", "this cannot be prevented"). By default, anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Standing {
+    /// It happens even if a prohibition forbids it ("even if he cannot"); responses still can
+    /// stop it.
+    pub despite_prohibitions: bool,
+    /// It cannot be prevented: responses that would prevent it or substitute another for it are
+    /// not offered.
+    pub unpreventable: bool,
+    /// Its effects cannot be negated: `negate` does nothing to it.
+    pub unnegatable: bool,
+    /// Its size and arguments cannot be changed: responses that would change them are not
+    /// offered.
+    pub fixed: bool,
+}
+
+impl Standing {
+    /// Whether this deed, answering an occurrence of this standing, can do anything to it.
+    pub fn allows(self, deed: &Deed) -> bool {
+        match deed {
+            Deed::Prevent | Deed::Instead { .. } => !self.unpreventable,
+            Deed::Negate => !self.unnegatable,
+            Deed::ChangeAmount(_) | Deed::SetParam { .. } => !self.fixed,
+            _ => true,
+        }
+    }
 }
 
 /// How long a delayed trigger waits.

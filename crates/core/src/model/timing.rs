@@ -51,6 +51,9 @@ pub enum Responds {
     Triggered,
     /// Optional responses a player chooses to take (Reactions).
     Reactions,
+    /// Standing prohibitions: tested as an occurrence begins, before any step (no step takes
+    /// them).
+    Prohibitions,
 }
 
 impl Responds {
@@ -61,6 +64,7 @@ impl Responds {
             Responds::Replacements => "negation, prevention and substitution",
             Responds::Triggered => "triggered",
             Responds::Reactions => "reactions",
+            Responds::Prohibitions => "prohibitions",
         }
     }
 }

@@ -684,6 +684,12 @@ pub(crate) struct Occ {
     /// grow, so a larger sum now means one of them changed zones since (CR 400.7).
     #[serde(default)]
     pub(crate) began: u64,
+    /// What prohibitions and responses can do to it (from the deed that made it).
+    #[serde(default)]
+    pub(crate) standing: crate::model::response::Standing,
+    /// A response negated its effects: it happens, but its changes are not made.
+    #[serde(default)]
+    pub(crate) negated: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

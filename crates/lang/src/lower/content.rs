@@ -125,7 +125,7 @@ fn class_item(
             let def = effect(env, item, &text, defining, EffectKind::Static, &[], &[])?;
             class.statics.push(Arc::new(def));
         }
-        Some("trait" | "reaction" | "replacement") if string_next => {
+        Some("trait" | "reaction" | "replacement" | "prohibition") if string_next => {
             class.responses.push(Arc::new(class_response(env, item)?));
         }
         Some("attaches") => {
@@ -176,6 +176,7 @@ fn class_item(
                 "trait",
                 "reaction",
                 "replacement",
+                "prohibition",
             ]);
             return Err(unknown(sp, "characteristic or ability", &w, known));
         }
@@ -300,7 +301,7 @@ fn response_ability(class: ClassId, index: usize, r: &ResponseDef) -> Ability {
         index: index as u16,
         kind: match r.kind {
             ResponseKind::Reaction => AbilityKind::Activated,
-            ResponseKind::Replacement => AbilityKind::Static,
+            ResponseKind::Replacement | ResponseKind::Prohibition => AbilityKind::Static,
             _ => AbilityKind::Triggered,
         },
         text: r.text.clone(),

@@ -517,12 +517,7 @@ fn place(env: &Env, ops: Vec<Written>, defining: bool) -> Res<Vec<Op>> {
                 ),
             ));
         };
-        lowered.push(Op {
-            target,
-            change,
-            layer,
-            continuous,
-        });
+        lowered.push(Op::new(target, change, layer, continuous));
     }
     Ok(lowered)
 }

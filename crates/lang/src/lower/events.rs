@@ -13,10 +13,10 @@ use crate::syntax::Stmt;
 use rulecraft_core::model::condition::TargetSpec;
 use rulecraft_core::model::condition::{NumExpr, ObjRef, PlayerRef};
 use rulecraft_core::model::event::{Amount, EventKind, ParamDef, ParamKind, ParamOr, Primitive};
-use rulecraft_core::model::response::Lasting;
 use rulecraft_core::model::response::{
     ArgExpr, Deed, DelayedDef, Pattern, ResponseDef, ResponseKind, Trigger,
 };
+use rulecraft_core::model::response::{Lasting, Standing};
 use rulecraft_core::model::timing::{Point, Responds, Taking, TimingStep};
 use rulecraft_core::EventId;
 use std::sync::Arc;
@@ -331,10 +331,15 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
 /// `rule "text" { ... }` in a ruleset: a triggered rulebook effect.
 pub fn rule_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
-    c.expect_word("rule")?;
-    let (text, _) = c.string("the rule's text")?;
+    let kind = if c.eat_word("prohibition") {
+        ResponseKind::Prohibition
+    } else {
+        c.expect_word("rule")?;
+        ResponseKind::Rule
+    };
+    let (text, _) = c.string(&format!("the {}'s text", kind.name()))?;
     c.finish()?;
-    let def = response(env, s, ResponseKind::Rule, &text, 0)?;
+    let def = response(env, s, kind, &text, 0)?;
     env.ruleset.rules.push(Arc::new(def));
     Ok(())
 }
@@ -451,6 +456,27 @@ fn response(
             return Err(c.err("a trigger, `if:`, `target:`, `cost:` or what it does"));
         };
         match w {
+            "prohibits" if kind == ResponseKind::Prohibition && trig.is_none() => {
+                // `prohibits EVENT(FILTER, ...) [or ...]`: what cannot happen; tested as an
+                // occurrence begins, before its "before" point.
+                no_block(item)?;
+                c.bump();
+                let t = trigger(env, &mut c, "before", &[])?;
+                c.finish()?;
+                params = names_of(env, t.patterns[0].event);
+                for p in &t.patterns[1..] {
+                    if names_of(env, p.event) != params {
+                        params = Vec::new();
+                    }
+                }
+                trig = Some(t);
+            }
+            "before" | "when" | "after" if kind == ResponseKind::Prohibition => {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "a prohibition says what cannot happen, not when it answers: `prohibits EVENT(...)`",
+                ))
+            }
             "before" | "when" | "after" if trig.is_none() => {
                 no_block(item)?;
                 c.bump();
@@ -639,6 +665,20 @@ fn response(
             }
         }
     }
+    if kind == ResponseKind::Prohibition {
+        if trig.is_none() {
+            return Err(Diagnostic::new(
+                s.head[0].span,
+                "a prohibition needs what it forbids: `prohibits EVENT(...)`",
+            ));
+        }
+        if !deeds.is_empty() || !targets.is_empty() || !costs.is_empty() {
+            return Err(Diagnostic::new(
+                s.head[0].span,
+                "a prohibition only forbids (`prohibits`, `if:`, `works in:`, `granted`): it has no targets, costs or deeds",
+            ));
+        }
+    }
     let Some(trigger) = trig else {
         return Err(Diagnostic::new(
             s.head[0].span,
@@ -650,7 +690,7 @@ fn response(
     };
     let replaces = deeds
         .iter()
-        .any(|d| matches!(d, Deed::Prevent | Deed::Instead { .. }));
+        .any(|d| matches!(d, Deed::Prevent | Deed::Negate | Deed::Instead { .. }));
     // CR 614.1: a replacement effect stops an event, puts another in its place, or changes how
     // it happens (its size, where a card goes).
     let modifies = deeds
@@ -701,7 +741,39 @@ fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize
         ));
     }
     let args = args(env, c, event, params, ntargets)?;
-    Ok(Deed::Occur { event, args })
+    let standing = standing(c)?;
+    Ok(Deed::Occur {
+        event,
+        args,
+        standing,
+    })
+}
+
+/// What may not touch an occurrence a deed makes, written after it: `even if prohibited` (a
+/// prohibition does not stop it), `cannot be prevented`, `cannot be negated` (its effects),
+/// `cannot be changed` (its size and arguments); several joined by `,`.
+fn standing(c: &mut Cursor) -> Res<Standing> {
+    let mut st = Standing::default();
+    loop {
+        if c.eat_words(&["even", "if", "prohibited"]) {
+            st.despite_prohibitions = true;
+        } else if c.eat_words(&["cannot", "be", "prevented"]) {
+            st.unpreventable = true;
+        } else if c.eat_words(&["cannot", "be", "negated"]) {
+            st.unnegatable = true;
+        } else if c.eat_words(&["cannot", "be", "changed"]) {
+            st.fixed = true;
+        } else if st != Standing::default() && c.peek().is_some() {
+            return Err(c.err(
+                "`even if prohibited`, `cannot be prevented`, `cannot be negated` or `cannot be changed`",
+            ));
+        } else {
+            return Ok(st);
+        }
+        if !c.eat_punct(",") {
+            return Ok(st);
+        }
+    }
 }
 
 fn args(
@@ -877,11 +949,25 @@ fn deed(
             c.bump();
             Deed::Prevent
         }
+        "negate" => {
+            c.bump();
+            Deed::Negate
+        }
         "instead" => {
             c.bump();
+            let at = c.here();
             match occurrence_deed(env, c, params, ntargets)? {
-                Deed::Occur { event, args } => Deed::Instead { event, args },
-                _ => unreachable!(),
+                Deed::Occur {
+                    event,
+                    args,
+                    standing,
+                } if standing == Standing::default() => Deed::Instead { event, args },
+                _ => {
+                    return Err(Diagnostic::new(
+                        at,
+                        "a substitute happens in the old occurrence's place, as it stood: `even if prohibited` and `cannot be ...` are written on an occurrence of its own",
+                    ))
+                }
             }
         }
         "amount" => {
@@ -964,10 +1050,11 @@ fn deed(
 /// `trait "text" { ... }`, `reaction "text" { ... }`, `replacement "text" { ... }` in a class.
 pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
     let mut c = Cursor::new(&item.head);
-    let (w, _) = c.name("`trait`, `reaction` or `replacement`")?;
+    let (w, _) = c.name("`trait`, `reaction`, `replacement` or `prohibition`")?;
     let kind = match w.as_str() {
         "trait" => ResponseKind::Trait,
         "reaction" => ResponseKind::Reaction,
+        "prohibition" => ResponseKind::Prohibition,
         _ => ResponseKind::Replacement,
     };
     let (text, _) = c.string(&format!("the {w}'s rules text"))?;

@@ -268,12 +268,12 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                         return Err(c.err("`+=`: a counter adds an ability"));
                     }
                     let (k, _) = c.name_or_string("an ability name")?;
-                    ops.push(Op {
-                        target: SlotTarget::Char(a),
-                        change: Change::AddAbilities(vec![Ability::Keyword(env.symbol(&k))]),
-                        layer: UNPLACED,
-                        continuous: false,
-                    });
+                    ops.push(Op::new(
+                        SlotTarget::Char(a),
+                        Change::AddAbilities(vec![Ability::Keyword(env.symbol(&k))]),
+                        UNPLACED,
+                        false,
+                    ));
                     if !c.eat_punct(",") {
                         break;
                     }
@@ -398,7 +398,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
         "intrinsic" => intrinsic(env, s, &mut c)?,
         "event" | "period" | "turn" => event_decl(env, s)?,
         "timing" => timing_decl(env, s)?,
-        "rule" => rule_decl(env, s)?,
+        "rule" | "prohibition" => rule_decl(env, s)?,
         "spells" => {
             // `spells resolve to: graveyard`
             no_block(s)?;
@@ -432,6 +432,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "turn",
                     "timing",
                     "rule",
+                    "prohibition",
                 ],
             ))
         }
