@@ -557,6 +557,16 @@ impl GameState {
 
     pub(super) fn finish_frame(&mut self, fi: usize) -> Result<(), ActionError> {
         let f = self.frame(fi);
+        if f.mode == Mode::End && self.timing.delayed.iter().any(|d| !d.open_then.is_empty()) {
+            // The period that was in progress has ended: its next end is a later period's.
+            let ended = f.occs[0].occ.clone();
+            for d in &mut self.timing_mut().delayed {
+                if let Some(k) = d.open_then.iter().position(|o| *o == ended) {
+                    d.open_then.remove(k);
+                }
+            }
+        }
+        let f = self.frame(fi);
         let happened = f.occs.iter().any(|o| o.happened);
         let t = self.timing_mut();
         t.tasks.truncate(fi);
@@ -891,7 +901,10 @@ impl GameState {
                 }
             }
             for d in &self.timing.delayed {
+                // "Next" excludes the period in progress: its end is not the next end.
+                let in_progress = f.mode == Mode::End && d.open_then.contains(&o.occ);
                 if d.def.kind.responds() != responds
+                    || in_progress
                     || !can_touch(&d.def, o)
                     || !listens(&d.def, o.occ.event, point)
                 {

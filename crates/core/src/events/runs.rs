@@ -461,6 +461,7 @@ impl GameState {
                     targets: r.targets.clone(),
                     bound: params.clone(),
                     turn,
+                    open_then: self.timing.periods.clone(),
                 };
                 self.timing_mut().delayed.push(d);
                 self.log_at(

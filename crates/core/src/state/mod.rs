@@ -601,6 +601,10 @@ pub(crate) struct ActiveDelayed {
     pub(crate) bound: Vec<Arg>,
     /// `Some(turn)`: it lasts while that turn does.
     pub(crate) turn: Option<u32>,
+    /// The periods open when it was set up: "the next time a battle ends" is not the end of
+    /// the battle in progress.
+    #[serde(default)]
+    pub(crate) open_then: Vec<Occurrence>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

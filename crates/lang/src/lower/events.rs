@@ -357,7 +357,8 @@ fn names_of(env: &Env, e: EventId) -> Vec<String> {
 fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res<Trigger> {
     let mut point = match point_word {
         "before" => Point::Before,
-        "when" => Point::When,
+        // `next time X`: when X happens; for a period, after it begins or ends.
+        "when" | "next" => Point::When,
         _ => Point::After,
     };
     let mut patterns = Vec::new();
@@ -411,9 +412,9 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
             }
             point = match (point_word, begins) {
                 ("before", true) => Point::Before,
-                ("after", true) => Point::AfterBegins,
+                ("after" | "next", true) => Point::AfterBegins,
                 ("before", false) => Point::BeforeEnds,
-                ("after", false) => Point::After,
+                ("after" | "next", false) => Point::After,
                 _ => {
                     return Err(Diagnostic::new(
                         es,
@@ -740,6 +741,18 @@ fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize
             format!("`{name}` is a built-in event: it happens through the engine's own actions, and a response cannot make it; answer it, or make an event of the ruleset happen"),
         ));
     }
+    let kind = event_def(&env.ruleset, event);
+    if kind.period {
+        // Opening a period from an effect (an extra phase, a duel) is not built: it would log
+        // "happens" and never open.
+        return Err(Diagnostic::new(
+            span,
+            format!(
+                "`{}` is a period: a response cannot begin or end one; periods begin and end through the game's own turn structure (`begin`/`end` in a scenario)",
+                kind.name
+            ),
+        ));
+    }
     let args = args(env, c, event, params, ntargets)?;
     let standing = standing(c)?;
     Ok(Deed::Occur {
@@ -1021,7 +1034,7 @@ fn deed(
                 c.eat_words(&["this", "turn"]);
                 Lasting::ThisTurn
             };
-            let trigger = trigger(env, c, "when", params)?;
+            let trigger = trigger(env, c, "next", params)?;
             let (text, _) = c.string("the delayed effect's text")?;
             c.finish()?;
             // Inside, `event PARAM` still names the occurrence answered now (bound when it is
