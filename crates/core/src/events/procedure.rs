@@ -349,6 +349,55 @@ impl GameState {
             .sum()
     }
 
+    /// A loop of responses: the top of the task stack is the same responses answering the same
+    /// events, three times over. Named once, in the order they come: the occurrences (by event)
+    /// and the responses that answer them.
+    pub(super) fn repeating_cycle(&self) -> Option<String> {
+        #[derive(PartialEq)]
+        enum Sig {
+            Frame(Vec<EventId>),
+            Run(Option<ClassId>, Arc<str>),
+        }
+        let tasks = &self.timing.tasks;
+        let sig: Vec<Sig> = tasks
+            .iter()
+            .rev()
+            .take(3 * 64)
+            .map(|t| match t {
+                Task::Frame(f) => Sig::Frame(f.occs.iter().map(|o| o.occ.event).collect()),
+                Task::Run(r) => Sig::Run(
+                    r.source.and_then(|o| self.get_object(o)).map(|o| o.class),
+                    r.def.text.clone(),
+                ),
+            })
+            .collect();
+        let k =
+            (1..=64).find(|&k| sig.len() >= 3 * k && (0..2 * k).all(|i| sig[i] == sig[i + k]))?;
+        let steps: Vec<String> = tasks[tasks.len() - k..]
+            .iter()
+            .map(|t| match t {
+                Task::Frame(f) => f
+                    .occs
+                    .iter()
+                    .map(|o| format!("`{}`", self.ruleset.event_kind(o.occ.event).name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Task::Run(r) => {
+                    let who = r
+                        .source
+                        .and_then(|o| self.get_object(o))
+                        .map_or_else(|| "a rule".to_string(), |o| format!("`{}`", o.name));
+                    format!("{who}'s \"{}\"", r.def.text)
+                }
+            })
+            .collect();
+        Some(format!(
+            "a loop: these responses answer each other's occurrences without end (stopped at {} tasks deep, the same cycle three times over): {}, and again",
+            tasks.len(),
+            steps.join(" → ")
+        ))
+    }
+
     /// CR 400.7: an occurrence about an object that changed zones since it began (a response at
     /// its "before" point moved it) is not about the new object: it does not happen. Checked
     /// until its change is made.
@@ -447,6 +496,12 @@ impl GameState {
                 return Err(ActionError::BadOccurrence(
                     "occurrences keep causing each other: stopped after 10,000,000 steps".into(),
                 ));
+            }
+            let depth = self.timing.tasks.len();
+            if depth >= 256 && depth % 64 == 0 {
+                if let Some(cycle) = self.repeating_cycle() {
+                    return Err(ActionError::BadOccurrence(cycle));
+                }
             }
             if self.timing.tasks.len() > 10_000 {
                 return Err(ActionError::BadOccurrence(
