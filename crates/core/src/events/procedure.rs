@@ -705,6 +705,18 @@ impl GameState {
                     .copied()
                     .filter(|c| self.still_valid(fi, point, *c))
                     .collect();
+                // A delayed effect happens once and is gone: one still listed here means the
+                // procedure itself is broken, which is an error, not an abort.
+                let gone = |id| !self.timing.delayed.iter().any(|d| d.id == id);
+                if valid
+                    .iter()
+                    .any(|c| matches!(c.key, Key::Delayed(id) if gone(id)))
+                {
+                    return Err(ActionError::BadOccurrence(
+                        "internal error: a delayed effect that has happened is offered again"
+                            .into(),
+                    ));
+                }
                 // Responses joined from a later step (`any order:`) stay optional: the orderer
                 // may take them or leave them.
                 let optional =
