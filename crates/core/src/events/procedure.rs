@@ -498,7 +498,7 @@ impl GameState {
                 ));
             }
             let depth = self.timing.tasks.len();
-            if depth >= 256 && depth % 64 == 0 {
+            if depth >= 256 && depth & 63 == 0 {
                 if let Some(cycle) = self.repeating_cycle() {
                     return Err(ActionError::BadOccurrence(cycle));
                 }
