@@ -280,6 +280,7 @@ impl Loader {
         for stmts in &parsed {
             lcontent::lower(&ext, stmts, &mut content)?;
         }
+        ext.class_refs.check(&content)?;
         let notes = ext.notes.take();
         let lib = Library {
             content: Arc::new(content),

@@ -341,6 +341,42 @@ impl GameState {
                     );
                 }
             },
+            Deed::Create {
+                class,
+                count,
+                owner,
+                zone,
+            } => {
+                let owner = match self.eval_arg(r, owner, &params) {
+                    Some(Arg::Player(p)) => Some(p),
+                    _ => None,
+                };
+                let (Some(class_id), Some(owner)) = (self.content.class_id(class), owner) else {
+                    self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: format!("`{class}` cannot be created: no such class, or no owner"),
+                        },
+                    );
+                    return Ok(());
+                };
+                let list = (0..*count)
+                    .map(|_| crate::model::action::NewObject::new(class_id, owner, *zone))
+                    .collect();
+                let created = self.make(crate::kernel::Change::Create(list));
+                let entered: Vec<Occurrence> = created
+                    .iter()
+                    .filter(|o| self.in_play(**o))
+                    .map(|o| Occurrence::new(self.builtin.enters, vec![Arg::Object(*o)]))
+                    .collect();
+                if !entered.is_empty() {
+                    // "After it enters", as for any object entering; before the next deed.
+                    self.push_frame(entered, Mode::AfterOnly, r.depth);
+                }
+                // The state-based checks the new objects cause come first (as for `Create`).
+                self.run_state_checks()?;
+            }
             Deed::Negate => {
                 if let Some(o) = self.answered(r).filter(|o| o.alive) {
                     let occurrence = o.occ.clone();

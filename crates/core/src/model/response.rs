@@ -114,6 +114,19 @@ pub enum Deed {
         /// What prohibitions and responses can do to it.
         standing: Standing,
     },
+    /// Objects of a class are created ("summon a 1/1"; a token): `count` of them, owned and
+    /// controlled by `owner`, in `zone`; each that enters a zone in play is answered as entering.
+    Create {
+        /// The class, by name (content may define it after the response that names it; the
+        /// loader checks that it exists).
+        class: Arc<str>,
+        /// How many.
+        count: u8,
+        /// Who owns them.
+        owner: ArgExpr,
+        /// The zone they are created in.
+        zone: ZoneId,
+    },
     /// The action answered still counts as taken (it happens: its costs stay paid, and what
     /// answers it "after" comes), but its effects do not happen: its changes are not made
     /// (L5R's "negate the action's effects", unlike preventing the action).

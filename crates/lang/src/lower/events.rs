@@ -966,6 +966,44 @@ fn deed(
             c.bump();
             Deed::Negate
         }
+        "create" => {
+            // `create [N] "CLASS" [for PLAYER] [in ZONE]`: owned by you and in the first zone in
+            // play unless it says otherwise.
+            c.bump();
+            let count = match c.peek().map(|t| &t.tok) {
+                Some(crate::lexer::Tok::Number(n)) if (1..=100).contains(n) => {
+                    let n = *n as u8;
+                    c.bump();
+                    n
+                }
+                Some(crate::lexer::Tok::Number(_)) => {
+                    return Err(c.err("a number of objects from 1 to 100"));
+                }
+                _ => 1,
+            };
+            let (class, at) = c.name_or_string("the class of the objects created")?;
+            env.class_refs.note(&class, at);
+            let owner = if c.eat_word("for") {
+                arg(env, c, ParamKind::Player, params, ntargets)?
+            } else {
+                ArgExpr::Player(rulecraft_core::model::condition::PlayerRef::You)
+            };
+            let zone = if c.eat_word("in") {
+                let (z, zs) = c.name("a zone")?;
+                zone(env, &z, zs)?
+            } else {
+                let Some(i) = env.ruleset.zones.iter().position(|z| z.in_play) else {
+                    return Err(c.err("`in ZONE`: this ruleset has no zone in play"));
+                };
+                rulecraft_core::ZoneId(i as u16)
+            };
+            Deed::Create {
+                class: std::sync::Arc::from(class.as_str()),
+                count,
+                owner,
+                zone,
+            }
+        }
         "instead" => {
             c.bump();
             let at = c.here();

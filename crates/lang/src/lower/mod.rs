@@ -38,6 +38,45 @@ pub struct Env {
     pub checking: bool,
     /// The symbols read so far for this ruleset and what is loaded against it (`Env::symbol`).
     pub symbols: Symbols,
+    /// Object classes named by `create` deeds, with where: checked once every class of the
+    /// content is known (a class may be defined after the card that creates it).
+    pub class_refs: ClassRefs,
+}
+
+/// Object classes named before they may be defined, each with its span.
+#[derive(Debug, Default)]
+pub struct ClassRefs(std::sync::Mutex<Vec<(String, Span)>>);
+
+impl Clone for ClassRefs {
+    fn clone(&self) -> Self {
+        ClassRefs(std::sync::Mutex::new(self.lock().clone()))
+    }
+}
+
+impl ClassRefs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Span)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    /// Notes a class named at `at`.
+    pub fn note(&self, name: &str, at: Span) {
+        self.lock().push((name.to_string(), at));
+    }
+    /// Checks every class noted against the content, and forgets them: the first that names no
+    /// class is an error at its span.
+    pub fn check(&self, content: &rulecraft_core::Content) -> Result<(), Diagnostic> {
+        let refs = std::mem::take(&mut *self.lock());
+        for (name, at) in refs {
+            if content.class_id(&name).is_none() {
+                return Err(Diagnostic::new(
+                    at,
+                    format!(
+                        "no object class is named `{name}`: `create` names a class of the content"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One table of symbols per loaded ruleset, shared by the environments made from it (content,

@@ -387,6 +387,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
     };
     let mut content = library.clone();
     add_classes(env, items.iter().filter(|i| is_class(i)), &mut content)?;
+    env.class_refs.check(&content)?;
     if !std::ptr::eq(env, outer_env) {
         outer_env.notes.extend(env.notes.take());
     }
