@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use rulecraft_core::explain::describe::{describe_object, describe_player};
 use rulecraft_core::model::explain::Step;
+use rulecraft_core::model::ids::CounterId;
 use rulecraft_core::{CharId, GameState, ObjectId, PlayerId, Value};
 use rulecraft_lang::loader::{
     files_with_ext, missing_message, project_roots, LoadError, Loader, Located, SearchDir,
@@ -497,7 +498,26 @@ fn object_json(
             )
         })
         .collect();
+    // Its counters by kind, in the order the ruleset declares the kinds.
+    let counters: Vec<Json> = rs
+        .counters
+        .iter()
+        .enumerate()
+        .filter_map(|(i, def)| {
+            let kind = CounterId(i as u16);
+            let placed: Vec<Json> = obj
+                .counters
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| json!({"count": c.count, "timestamp": c.timestamp.0}))
+                .collect();
+            (!placed.is_empty()).then(|| {
+                json!({"kind": def.name, "count": obj.counter_count(kind), "placements": placed})
+            })
+        })
+        .collect();
     json!({
+        "counters": counters,
         "object": {
             "name": &*obj.name,
             "id": o.0,

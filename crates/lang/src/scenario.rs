@@ -5,7 +5,9 @@ use crate::diagnostics::{did_you_mean, Span};
 use crate::lower::defs::char_def;
 use crate::lower::scenario::{ability_names, Expect, Ref, SArg, SOcc, Scenario, StepKind, Want};
 use crate::lower::Env;
-use rulecraft_core::explain::describe::{describe_char, describe_player};
+use rulecraft_core::explain::describe::{
+    counters_of, describe_char, describe_counters, describe_player,
+};
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::model::condition::Subject;
 use rulecraft_core::model::decision::{Choice, DecisionRequest};
@@ -883,6 +885,33 @@ fn check(
                     state.player_name(p),
                     listed.join(", ")
                 ));
+            }
+        }
+        Expect::Counters { obj: r, kind, want } => {
+            let o = obj(state, names, r)?;
+            let object = read(state.object(o))?;
+            let actual = match kind {
+                Some(k) => object.counter_count(*k),
+                None => object
+                    .counters
+                    .iter()
+                    .try_fold(0i64, |a, c| a.checked_add(c.count)),
+            };
+            if actual != Some(*want) {
+                let kind_name = match kind {
+                    Some(k) => read(state.ruleset().counter(*k))?.name.as_str(),
+                    None => "any",
+                };
+                return Ok(Some(Failure {
+                    at,
+                    message: format!(
+                        "`{}` {}: expected {want}, actually {}",
+                        r.name,
+                        counters_of(kind_name),
+                        actual.map_or_else(|| "none".to_string(), |n| n.to_string())
+                    ),
+                    explanation: describe_counters(state, o).ok(),
+                }));
             }
         }
         Expect::Zone { obj: r, zone } => {

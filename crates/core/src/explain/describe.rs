@@ -3,7 +3,7 @@
 
 use crate::model::derived::Derived;
 use crate::model::error::ActionError;
-use crate::model::ids::{CharId, ObjectId, PlayerId};
+use crate::model::ids::{CharId, CounterId, ObjectId, PlayerId};
 use crate::state::GameState;
 
 /// Prints how one characteristic got its value: base value, then each step in the order applied.
@@ -48,7 +48,8 @@ pub fn describe_char(
     Ok(out)
 }
 
-/// Prints an object's zone, timestamp and every characteristic with how it was derived.
+/// Prints an object's zone, timestamp, every characteristic with how it was derived, and its
+/// counters by kind ([`describe_counters`]).
 pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> Result<String, ActionError> {
     let obj = state.object(o)?;
     let rs = &state.ruleset;
@@ -65,7 +66,59 @@ pub fn describe_object(state: &GameState, d: &Derived, o: ObjectId) -> Result<St
         out.push_str("  ");
         out.push_str(&describe_char(state, d, o, c)?);
     }
+    // Indented as a characteristic is: its first line by two spaces.
+    for line in describe_counters(state, o)?.lines() {
+        if !line.starts_with(' ') {
+            out.push_str("  ");
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
     Ok(out)
+}
+
+/// The counters on an object, by kind in the order the ruleset declares them, as expectations
+/// write them: `counters(damage) = 2`, then each placement with its timestamp (CR 613.4c orders
+/// number counters by it); `counters(any) = 0` for an object with none. An id that names no
+/// object of this state is an error.
+pub fn describe_counters(state: &GameState, o: ObjectId) -> Result<String, ActionError> {
+    let obj = state.object(o)?;
+    let mut out = String::new();
+    for (i, def) in state.ruleset.counters.iter().enumerate() {
+        let kind = CounterId(i as u16);
+        let placed: Vec<_> = obj.counters.iter().filter(|c| c.kind == kind).collect();
+        if placed.is_empty() {
+            continue;
+        }
+        let count = obj
+            .counter_count(kind)
+            .map_or_else(|| "none".to_string(), |n| n.to_string());
+        let list: Vec<String> = placed
+            .iter()
+            .map(|c| format!("{} at timestamp {}", c.count, c.timestamp.0))
+            .collect();
+        out.push_str(&format!(
+            "{} = {count}\n    placed: {}\n",
+            counters_of(&def.name),
+            list.join(", ")
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("counters(any) = 0\n");
+    }
+    Ok(out)
+}
+
+/// `counters(KIND)` as the language writes it: a kind that is not one word in quotes
+/// (`counters("+1/+1")`).
+pub fn counters_of(kind: &str) -> String {
+    let word = kind.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if word {
+        format!("counters({kind})")
+    } else {
+        format!("counters({kind:?})")
+    }
 }
 
 /// Prints a player's properties with how each was derived.

@@ -416,14 +416,26 @@ impl Replay<'_> {
             .subjects
             .iter()
             .any(|s| matches!(s, Subject::Object(o) if moved.binary_search(o).is_ok()));
-        if !moved_any && !new_member && !moved_member && out.subjects.len() == step.subjects.len() {
+        // Amounts that read another object (`source.counters(damage)`) move with it, whoever
+        // the subjects are.
+        let refers = ops.iter().any(|op| {
+            matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
+        });
+        let other_moved = refers && !moved.is_empty();
+        if !moved_any
+            && !new_member
+            && !moved_member
+            && !other_moved
+            && out.subjects.len() == step.subjects.len()
+        {
             return Ok(step.params.clone());
         }
-        if ops.iter().any(|op| {
-            !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
-                && op_reads_others(op)
-                || matches!(&op.change, Change::SetNumber(e) | Change::Modify(e) if e.refers_to_others())
-        }) {
+        if refers
+            || ops.iter().any(|op| {
+                !matches!(op.change, Change::SetNumber(_) | Change::Modify(_))
+                    && op_reads_others(op)
+            })
+        {
             return Err(fail!());
         }
         let old = step.params.as_deref().ok_or(fail!())?;

@@ -65,6 +65,10 @@ pub struct CharDef {
     /// A `symbols` characteristic whose base value is the object's state ("bowed",
     /// "dishonored"), changed only by occurrences of events.
     pub state: bool,
+    /// A `number` characteristic's base value where an object's class prints none
+    /// (`characteristic position: number = 0`); `None`: no number. Other kinds have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<i64>,
 }
 
 /// A property of each player, such as life or maximum hand size (CR 613.10-613.11).
@@ -743,6 +747,12 @@ impl Ruleset {
         self.zones
             .get(z.index())
             .ok_or(ActionError::NoSuchZone(z.0))
+    }
+    /// The counter kind of an id, or `NoSuchCounter`.
+    pub fn counter(&self, k: CounterId) -> Result<&CounterDef, ActionError> {
+        self.counters
+            .get(k.index())
+            .ok_or(ActionError::NoSuchCounter(k.0))
     }
     /// The layer of an id, or `NoSuchLayer`.
     pub fn layer(&self, l: LayerId) -> Result<&LayerDef, ActionError> {

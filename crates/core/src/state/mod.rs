@@ -274,8 +274,8 @@ impl GameState {
         }
     }
 
-    /// An object's values before any effect applies: printed characteristics, its name, its base
-    /// controller.
+    /// An object's values before any effect applies: printed characteristics (else the ruleset's
+    /// number defaults), its name, its base controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
         let class = self.content.class_def(o.class);
         let mut vals: Vec<Value> = self
@@ -284,6 +284,8 @@ impl GameState {
             .iter()
             .map(|c| match c.kind {
                 CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
+                // The ruleset's default where the class prints no number.
+                CharKind::Number => Value::Number(c.default),
                 k => k.empty(),
             })
             .collect();

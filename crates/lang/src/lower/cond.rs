@@ -7,6 +7,7 @@ use super::Env;
 use crate::diagnostics::Diagnostic;
 use crate::lexer::Tok;
 use rulecraft_core::model::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
+use rulecraft_core::model::ids::CounterId;
 use rulecraft_core::model::ruleset::CharKind;
 use rulecraft_core::AbilityKind;
 
@@ -787,24 +788,7 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         }
         "counters" => {
             c.bump();
-            c.expect_punct("(")?;
-            // `counters(any)`: counters of every kind ("has a counter").
-            if c.peek().is_some_and(|t| t.is_word("any")) {
-                c.bump();
-                c.expect_punct(")")?;
-                return Ok(NumExpr::AllCounters(ObjRef::This));
-            }
-            let (name, sp) = c.name_or_string("a counter name or `any`")?;
-            let k = rs.counter_id(&name).ok_or_else(|| {
-                unknown(
-                    sp,
-                    "counter",
-                    &name,
-                    rs.counters.iter().map(|c| c.name.as_str()),
-                )
-            })?;
-            c.expect_punct(")")?;
-            return Ok(NumExpr::Counters(ObjRef::This, k));
+            return counters_of(env, c, ObjRef::This);
         }
         "target" | "targeted" => {
             // `target.life`, `target "victim".life`: a player target's property.
@@ -848,6 +832,13 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         }
         c.pos = save;
         let r = obj_ref(c, allow)?;
+        // `source.counters(charge)`: counters on that object.
+        if c.peek().is_some_and(|t| t.is_word("counters"))
+            && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+        {
+            c.bump();
+            return counters_of(env, c, r);
+        }
         let (w, sp) = c.name("a characteristic")?;
         return number_char(env, r, &w, sp);
     }
@@ -856,6 +847,41 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
         return Ok(NumExpr::Prop(PlayerRef::Owner, p));
     }
     number_char(env, ObjRef::This, word, tok.span)
+}
+
+/// `(damage)` or `(any)` after `counters`: how many counters of that kind (of every kind) are on
+/// the object.
+pub(crate) fn counters_of(env: &Env, c: &mut Cursor, r: ObjRef) -> Res<NumExpr> {
+    c.expect_punct("(")?;
+    let kind = counter_kind(env, c)?;
+    c.expect_punct(")")?;
+    Ok(match kind {
+        Some(k) => NumExpr::Counters(r, k),
+        None => NumExpr::AllCounters(r),
+    })
+}
+
+/// A counter kind of the ruleset, or `any` (`None`): counters of every kind ("has a counter").
+/// An unknown name is an error naming the ruleset's counter kinds.
+pub(crate) fn counter_kind(env: &Env, c: &mut Cursor) -> Res<Option<CounterId>> {
+    let rs = &env.ruleset;
+    if c.eat_word("any") {
+        return Ok(None);
+    }
+    let (name, sp) = c.name_or_string("a counter name or `any`")?;
+    match rs.counter_id(&name) {
+        Some(k) => Ok(Some(k)),
+        None if rs.counters.is_empty() => Err(Diagnostic::new(
+            sp,
+            format!("unknown counter `{name}`: the ruleset declares no counters (`counter NAME`)"),
+        )),
+        None => Err(unknown(
+            sp,
+            "counter",
+            &name,
+            rs.counters.iter().map(|c| c.name.as_str()),
+        )),
+    }
 }
 
 fn number_char(env: &Env, r: ObjRef, w: &str, sp: crate::diagnostics::Span) -> Res<NumExpr> {
@@ -951,6 +977,13 @@ fn event_num(
     let i = i as u8;
     if !c.eat_punct(".") {
         return Ok(NumExpr::Param(i));
+    }
+    // `event card.counters(damage)`: counters on the occurrence's object.
+    if c.peek().is_some_and(|t| t.is_word("counters"))
+        && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+    {
+        c.bump();
+        return counters_of(env, c, ObjRef::Param(i));
     }
     let (w, ws) = c.name("a number characteristic or a player property")?;
     if let Some(ch) = rs.char_id(&w) {

@@ -165,6 +165,22 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 "name" => CharKind::Name,
                 _ => return Err(unknown(ks, "characteristic kind", &k, KINDS)),
             };
+            // `position: number = 0`: the base value where a class prints none.
+            let mut default = None;
+            if let Some(eq) = c.peek().filter(|t| t.is_punct("=")).map(|t| t.span) {
+                if kind != CharKind::Number || state {
+                    return Err(Diagnostic::new(
+                        eq,
+                        format!(
+                            "`{name}` is a {k} characteristic: only a number characteristic takes a default (`= N`)"
+                        ),
+                    ));
+                }
+                c.bump();
+                if !c.eat_word("none") {
+                    default = Some(c.number("a number or `none`")?.0);
+                }
+            }
             c.finish()?;
             if matches!(
                 kind,
@@ -182,9 +198,12 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "a ruleset has at most one `state` characteristic",
                 ));
             }
-            env.ruleset
-                .characteristics
-                .push(CharDef { name, kind, state });
+            env.ruleset.characteristics.push(CharDef {
+                name,
+                kind,
+                state,
+                default,
+            });
         }
         "player" => {
             no_block(s)?;

@@ -2,6 +2,7 @@
 //! the scenario's ruleset and content.
 
 use super::common::term_stmt;
+use super::cond::counter_kind;
 use super::content::{add_classes, is_class, is_term};
 use super::cursor::{unknown, Cursor, Res};
 use super::defs::{char_def, event_def};
@@ -106,6 +107,16 @@ pub enum Expect {
         prop: PropId,
         /// The number expected; `None` for `= none`.
         want: Option<i64>,
+    },
+    /// `expect REF counters(KIND) = N`: how many counters of that kind (`any`: of every kind) are
+    /// on the object, as the expression `counters(KIND)` counts them.
+    Counters {
+        /// The object.
+        obj: Ref,
+        /// The counter kind; `None` for `any`.
+        kind: Option<CounterId>,
+        /// How many.
+        want: i64,
     },
     /// `expect REF in ZONE`: the object is in that zone.
     Zone {
@@ -974,6 +985,7 @@ impl Cx<'_> {
         };
         let next = c.peek_at(1);
         (w == "in" && next.is_some_and(|t| t.word().is_some()))
+            || (w == "counters" && next.is_some_and(|t| t.is_punct("(")))
             || (w == "attached" && next.is_some_and(|t| t.is_word("to")))
             || (rulecraft_core::AbilityKind::named(w).is_some()
                 && next
@@ -1029,6 +1041,18 @@ impl Cx<'_> {
                 Some(obj_ref(c)?)
             };
             return Ok(Expect::Attached { obj, to });
+        }
+        // `counters(damage) = 2`: counters by kind, spelled as expressions count them.
+        if c.peek().is_some_and(|t| t.is_word("counters"))
+            && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+        {
+            c.bump();
+            c.bump();
+            let kind = counter_kind(self.env, c)?;
+            c.expect_punct(")")?;
+            c.expect_punct("=")?;
+            let want = c.number("a number of counters")?.0;
+            return Ok(Expect::Counters { obj, kind, want });
         }
         // `activated abilities = ...`: the abilities of one kind (CR 113.3).
         let of_kind = c
