@@ -3,7 +3,9 @@
 
 use crate::diagnostics::{did_you_mean, Span};
 use crate::lower::defs::char_def;
-use crate::lower::scenario::{ability_names, Expect, Ref, SArg, SOcc, Scenario, StepKind, Want};
+use crate::lower::scenario::{
+    ability_names, Expect, Named, Pick, Ref, SArg, SOcc, Scenario, StepKind, Want,
+};
 use crate::lower::Env;
 use rulecraft_core::explain::describe::{
     counters_of, describe_char, describe_counters, describe_player,
@@ -136,11 +138,14 @@ pub fn run_with(
             | StepKind::Expect(_) => timing_decision,
             _ => false,
         };
-        if let (Some(what), false) = (pending(&state, &names), answers) {
+        if let (Some(what), Some(d), false) =
+            (pending(&state, &names), state.pending_decision(), answers)
+        {
             report.failures.push(Failure {
                 at: step.span,
                 message: format!(
-                    "a decision is pending: {what}; expected `order timestamps:` before this step"
+                    "a decision is pending: {what}; expected {} before this step",
+                    answered_by(&state, d)
                 ),
                 explanation: None,
             });
@@ -173,11 +178,17 @@ pub fn run_with(
         }
         asked = state.pending_decision().map(|_| asked.unwrap_or(step.span));
     }
-    if let (true, Some(what), Some(at)) = (ran_all, pending(&state, &names), asked) {
+    if let (true, Some(what), Some(d), Some(at)) = (
+        ran_all,
+        pending(&state, &names),
+        state.pending_decision(),
+        asked,
+    ) {
         report.failures.push(Failure {
             at,
             message: format!(
-                "the scenario ends with a decision pending: {what}; expected `order timestamps:` after this step"
+                "the scenario ends with a decision pending: {what}; expected {} after this step",
+                answered_by(&state, d)
             ),
             explanation: None,
         });
@@ -218,18 +229,7 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
         DecisionRequest::OrderTimestamps { player, objects } => {
             let list: Vec<String> = objects
                 .iter()
-                .map(|o| {
-                    let mut aliases: Vec<&String> = names
-                        .iter()
-                        .filter(|(_, id)| *id == o)
-                        .map(|(a, _)| a)
-                        .collect();
-                    aliases.sort();
-                    let name = aliases
-                        .first()
-                        .map_or_else(|| name_of(state, *o), |a| a.to_string());
-                    format!("`{name}`")
-                })
+                .map(|o| format!("`{}`", called(state, names, *o)))
                 .collect();
             Some(format!(
                 "{} must order the timestamps of {}",
@@ -242,14 +242,14 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
         } => Some(format!(
             "{} must choose which comes next: {}",
             state.player_name(*player),
-            option_names(state, options).join(", ")
+            options_answering(state, names, options).join(", ")
         )),
         DecisionRequest::React {
             player, options, ..
         } => Some(format!(
             "{} may take a Reaction ({}) or pass",
             state.player_name(*player),
-            option_names(state, options).join(", ")
+            options_answering(state, names, options).join(", ")
         )),
         DecisionRequest::OrderChoices {
             player,
@@ -267,9 +267,7 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
         DecisionRequest::PayCost {
             player, response, ..
         } => Some(format!(
-            "{} may pay the cost of \"{response}\" (`{} pays`) or decline (`{} declines`)",
-            state.player_name(*player),
-            state.player_name(*player),
+            "{} may pay the cost of \"{response}\" or decline",
             state.player_name(*player)
         )),
         DecisionRequest::ChooseTarget {
@@ -279,6 +277,159 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
             state.player_name(*player)
         )),
     }
+}
+
+/// A step that answers another kind of decision than the one pending, in the scenario's words:
+/// the decision pending and the step that answers it.
+fn wrong_answer(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    d: &DecisionRequest,
+    step: &str,
+) -> (Option<Span>, String) {
+    let what = pending(state, names).unwrap_or_default();
+    (
+        None,
+        format!(
+            "{step} does not answer the decision pending: {what}; expected {}",
+            answered_by(state, d)
+        ),
+    )
+}
+
+/// A name as a step writes it: a word as it is, anything else in quotes.
+fn quoted(name: &str) -> String {
+    if !name.is_empty() && name.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
+        name.to_string()
+    } else {
+        format!("\"{name}\"")
+    }
+}
+
+/// A player by name, an object as the scenario calls it.
+fn subject_words(state: &GameState, names: &HashMap<String, ObjectId>, s: &Subject) -> String {
+    match s {
+        Subject::Player(p) => state.player_name(*p).to_string(),
+        Subject::Object(o) => format!("`{}`", called(state, names, *o)),
+    }
+}
+
+/// One of `DecisionRequest::choices`, in words: the option it takes, or passing.
+fn choice_words(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    d: &DecisionRequest,
+    c: &Choice,
+) -> String {
+    match (d, c) {
+        (DecisionRequest::ChooseNext { options, .. }, Choice::Pick(i))
+        | (DecisionRequest::React { options, .. }, Choice::Pick(i)) => {
+            options_answering(state, names, options)
+                .get(*i)
+                .cloned()
+                .unwrap_or_default()
+        }
+        (DecisionRequest::OrderChoices { choosers, .. }, Choice::Pick(i)) => choosers
+            .get(*i)
+            .map(|p| state.player_name(*p).to_string())
+            .unwrap_or_default(),
+        (DecisionRequest::PayCost { .. }, Choice::Pick(_)) => "pay".into(),
+        (_, Choice::Pass) => match d {
+            DecisionRequest::PayCost { .. } => "decline".into(),
+            _ => "pass".into(),
+        },
+        (_, Choice::Target(t)) => subject_words(state, names, t),
+        (_, Choice::Order(list)) => list
+            .iter()
+            .map(|o| format!("`{}`", called(state, names, *o)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (_, Choice::Pick(i)) => format!("option {}", i + 1),
+    }
+}
+
+/// The scenario step that answers a decision, as a hint.
+fn answered_by(state: &GameState, d: &DecisionRequest) -> String {
+    let p = state.player_name(d.player());
+    match d {
+        DecisionRequest::OrderTimestamps { .. } => "`order timestamps:`".into(),
+        DecisionRequest::ChooseNext { options, .. } => {
+            let listed = option_names(state, options);
+            if listed
+                .iter()
+                .enumerate()
+                .any(|(i, n)| listed[..i].contains(n))
+            {
+                "`choose SOURCE for EVENT(...)` or `choose option N`".into()
+            } else {
+                "`choose SOURCE`".into()
+            }
+        }
+        DecisionRequest::React { .. } => format!("`{p} takes SOURCE` or `{p} passes`"),
+        DecisionRequest::OrderChoices { .. } => "`choose PLAYER`".into(),
+        DecisionRequest::PayCost { .. } => format!("`{p} pays` or `{p} declines`"),
+        DecisionRequest::ChooseTarget { .. } => "`target NAME`".into(),
+    }
+}
+
+/// How the scenario calls an object: its alias where it has one (the first in order), else its
+/// name.
+fn called(state: &GameState, names: &HashMap<String, ObjectId>, o: ObjectId) -> String {
+    let mut aliases: Vec<&String> = names
+        .iter()
+        .filter(|(_, id)| **id == o)
+        .map(|(a, _)| a)
+        .collect();
+    aliases.sort();
+    aliases
+        .first()
+        .map_or_else(|| name_of(state, o), |a| a.to_string())
+}
+
+/// An occurrence as a scenario writes it: `destroyed(a)`, objects by alias where they have one.
+fn occurrence_words(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    o: &Occurrence,
+) -> String {
+    let name = state
+        .ruleset()
+        .event(o.event)
+        .map_or_else(|_| format!("event {}", o.event.0), |k| k.name.to_string());
+    let args: Vec<String> = o
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Object(x) => quoted(&called(state, names, *x)),
+            _ => a.display(state),
+        })
+        .collect();
+    if args.is_empty() {
+        name
+    } else {
+        format!("{name}({})", args.join(", "))
+    }
+}
+
+/// Options by their source's name (or a rule by its text), with the occurrence each answers
+/// where one source offers several.
+fn options_answering(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    options: &[rulecraft_core::model::decision::ResponseOption],
+) -> Vec<String> {
+    let plain = option_names(state, options);
+    plain
+        .iter()
+        .zip(options)
+        .map(|(n, o)| {
+            if plain.iter().filter(|m| *m == n).count() > 1 {
+                format!("{n} for {}", occurrence_words(state, names, &o.answering))
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
 }
 
 /// An object's name, for messages (an id that names none is shown as such).
@@ -345,30 +496,46 @@ fn option_is(
     }
 }
 
-/// The options of the pending decision that `r` names: exactly one, or an error.
+/// The options of the pending decision that `n` names (by source, and by the occurrence answered
+/// where it says one): exactly one, or an error.
 fn pick(
     state: &GameState,
     names: &HashMap<String, ObjectId>,
     options: &[rulecraft_core::model::decision::ResponseOption],
-    r: &Ref,
+    n: &Named,
 ) -> Result<usize, (Option<Span>, String)> {
+    let r = &n.source;
+    let answering = match &n.answering {
+        Some(o) => Some(occurrence(state, names, o)?),
+        None => None,
+    };
     let hits: Vec<usize> = (0..options.len())
-        .filter(|i| option_is(state, names, &options[*i], r))
+        .filter(|i| {
+            option_is(state, names, &options[*i], r)
+                && answering
+                    .as_ref()
+                    .is_none_or(|w| is_like(&options[*i].answering, w))
+        })
         .collect();
-    match hits.as_slice() {
-        [i] => Ok(*i),
-        [] => Err((
+    let listed = options_answering(state, names, options).join(", ");
+    match (hits.as_slice(), &answering) {
+        ([i], _) => Ok(*i),
+        ([], None) => Err((
+            Some(r.span),
+            format!("`{}` is not among the options: {listed}", r.name),
+        )),
+        ([], Some(w)) => Err((
             Some(r.span),
             format!(
-                "`{}` is not among the options: {}",
+                "`{}` answering {} is not among the options: {listed}",
                 r.name,
-                option_names(state, options).join(", ")
+                occurrence_words(state, names, w)
             ),
         )),
-        _ => Err((
+        (_, _) => Err((
             Some(r.span),
             format!(
-                "`{}` offers {} options here: this step cannot tell them apart",
+                "`{}` offers {} options here ({listed}): name the occurrence answered (`for EVENT(...)` after the source) or the option's number (`choose option N`)",
                 r.name,
                 hits.len()
             ),
@@ -649,10 +816,42 @@ fn run_step(
         StepKind::EndPeriod(e) => {
             state.end(e).map_err(|e| (None, e.to_string()))?;
         }
-        StepKind::Choose(r) => {
+        StepKind::Choose(Pick::Index { n, span }) => {
+            let Some(d) = state.pending_decision() else {
+                return Err((Some(span), "no decision is pending: `choose option N` answers the pending decision with its Nth option".into()));
+            };
+            let choices = d.choices();
+            let Some(c) = usize::try_from(n)
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| choices.get(i))
+            else {
+                return Err((
+                    Some(span),
+                    format!(
+                        "option {n} is not offered: {} has {} option(s), counted from 1 ({})",
+                        state.player_name(d.player()),
+                        choices.len(),
+                        choices
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| format!(
+                                "{}: {}",
+                                i + 1,
+                                choice_words(state, names, d, c)
+                            ))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            };
+            state.decide(c.clone()).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Choose(Pick::Named(n)) => {
+            let r = &n.source;
             let i = match state.pending_decision() {
                 Some(DecisionRequest::ChooseNext { options, .. }) => {
-                    pick(state, names, options, &r)?
+                    pick(state, names, options, &n)?
                 }
                 Some(DecisionRequest::OrderChoices { choosers, .. }) => {
                     let Some(p) = state.player_id(&r.name) else {
@@ -671,7 +870,15 @@ fn run_step(
                         )
                     })?
                 }
-                _ => {
+                Some(d) => {
+                    return Err(wrong_answer(
+                        state,
+                        names,
+                        d,
+                        &format!("`choose {}`", quoted(&r.name)),
+                    ))
+                }
+                None => {
                     return Err((None, "no decision is pending: `choose` answers which response comes next, or who chooses next".into()));
                 }
             };
@@ -680,14 +887,27 @@ fn run_step(
                 .map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Take { player, source } => {
+            let d = state.pending_decision();
             let Some(DecisionRequest::React {
                 options, player: p, ..
-            }) = state.pending_decision()
+            }) = d
             else {
-                return Err((
-                    None,
-                    "no action round is waiting: `takes` answers a Reaction request".into(),
-                ));
+                return Err(match d {
+                    Some(d) => wrong_answer(
+                        state,
+                        names,
+                        d,
+                        &format!(
+                            "`{} takes {}`",
+                            quoted(state.player_name(PlayerId(player as u8))),
+                            quoted(&source.source.name)
+                        ),
+                    ),
+                    None => (
+                        None,
+                        "no action round is waiting: `takes` answers a Reaction request".into(),
+                    ),
+                });
             };
             if p.index() != player {
                 return Err((
@@ -701,12 +921,25 @@ fn run_step(
                 .map_err(|e| (None, e.to_string()))?;
         }
         StepKind::PayCost { player, pay } => {
-            let Some(DecisionRequest::PayCost { player: p, .. }) = state.pending_decision() else {
-                return Err((
-                    None,
-                    "no cost is waiting to be paid: `pays` and `declines` answer an optional cost"
-                        .into(),
-                ));
+            let d = state.pending_decision();
+            let Some(DecisionRequest::PayCost { player: p, .. }) = d else {
+                return Err(match d {
+                    Some(d) => wrong_answer(
+                        state,
+                        names,
+                        d,
+                        &format!(
+                            "`{} {}`",
+                            quoted(state.player_name(PlayerId(player as u8))),
+                            if pay { "pays" } else { "declines" }
+                        ),
+                    ),
+                    None => (
+                        None,
+                        "no cost is waiting to be paid: `pays` and `declines` answer an optional cost"
+                            .into(),
+                    ),
+                });
             };
             if p.index() != player {
                 return Err((
@@ -718,11 +951,23 @@ fn run_step(
             state.decide(c).map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Pass { player } => {
-            let Some(DecisionRequest::React { player: p, .. }) = state.pending_decision() else {
-                return Err((
-                    None,
-                    "no action round is waiting: `passes` answers a Reaction request".into(),
-                ));
+            let d = state.pending_decision();
+            let Some(DecisionRequest::React { player: p, .. }) = d else {
+                return Err(match d {
+                    Some(d) => wrong_answer(
+                        state,
+                        names,
+                        d,
+                        &format!(
+                            "`{} passes`",
+                            quoted(state.player_name(PlayerId(player as u8)))
+                        ),
+                    ),
+                    None => (
+                        None,
+                        "no action round is waiting: `passes` answers a Reaction request".into(),
+                    ),
+                });
             };
             if p.index() != player {
                 return Err((
@@ -735,10 +980,39 @@ fn run_step(
                 .map_err(|e| (None, e.to_string()))?;
         }
         StepKind::Target(r) => {
+            let d = state.pending_decision();
+            let Some(DecisionRequest::ChooseTarget {
+                options, response, ..
+            }) = d
+            else {
+                return Err(match d {
+                    Some(d) => {
+                        wrong_answer(state, names, d, &format!("`target {}`", quoted(&r.name)))
+                    }
+                    None => (
+                        None,
+                        "no decision is pending: `target` answers a target choice".into(),
+                    ),
+                });
+            };
             let t = match state.player_id(&r.name) {
                 Some(p) => Subject::Player(p),
                 None => Subject::Object(obj(state, names, &r)?),
             };
+            if !options.contains(&t) {
+                return Err((
+                    Some(r.span),
+                    format!(
+                        "`{}` is not a legal target for \"{response}\": the targets are {}",
+                        r.name,
+                        options
+                            .iter()
+                            .map(|t| subject_words(state, names, t))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
             state
                 .decide(Choice::Target(t))
                 .map_err(|e| (None, e.to_string()))?;

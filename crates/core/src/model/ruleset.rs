@@ -692,6 +692,26 @@ impl Ruleset {
         self.builtin.is_some_and(|b| b.ids().contains(&e))
     }
 
+    /// The timing points an occurrence of this event goes through, in order, as the event
+    /// procedure takes it: a period "before" it begins, "after" it begins, "before" it ends and
+    /// "after" it ends; `enters`, announced once the objects have entered, "after" only; any
+    /// other event "before", "when" and "after". A response on another point never answers it.
+    pub fn points(&self, e: crate::model::ids::EventId) -> &'static [crate::model::timing::Point] {
+        use crate::model::timing::Point;
+        if self.builtin.is_some_and(|b| b.enters == e) {
+            &[Point::After]
+        } else if self.events.get(e.index()).is_some_and(|k| k.period) {
+            &[
+                Point::Before,
+                Point::AfterBegins,
+                Point::BeforeEnds,
+                Point::After,
+            ]
+        } else {
+            &[Point::Before, Point::When, Point::After]
+        }
+    }
+
     /// The event kind of a name (the ruleset's own or a built-in one), if any.
     pub fn event_id(&self, name: &str) -> Option<crate::model::ids::EventId> {
         self.events

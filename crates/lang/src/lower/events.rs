@@ -358,12 +358,14 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
     let mut point = match point_word {
         "before" => Point::Before,
         // `next time X`: when X happens; for a period, after it begins or ends.
-        "when" | "next" => Point::When,
+        "when" | "next time" => Point::When,
         _ => Point::After,
     };
     let mut patterns = Vec::new();
+    let mut spans = Vec::new();
     loop {
         let (event, es) = event_named(env, c, "an event")?;
+        spans.push(es);
         let kind = event_def(&env.ruleset, event);
         let mut filters = vec![None; kind.params.len()];
         if c.eat_punct("(") {
@@ -412,9 +414,9 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
             }
             point = match (point_word, begins) {
                 ("before", true) => Point::Before,
-                ("after" | "next", true) => Point::AfterBegins,
+                ("after" | "next time", true) => Point::AfterBegins,
                 ("before", false) => Point::BeforeEnds,
-                ("after" | "next", false) => Point::After,
+                ("after" | "next time", false) => Point::After,
                 _ => {
                     return Err(Diagnostic::new(
                         es,
@@ -428,7 +430,55 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
             break;
         }
     }
+    for (p, es) in patterns.iter().zip(spans) {
+        never_fires(env, p.event, point, point_word, es)?;
+    }
     Ok(Trigger { point, patterns })
+}
+
+/// An error where an event never goes through a trigger's point (`when enters`): the procedure
+/// takes each occurrence only through its event's points (`Ruleset::points`).
+fn never_fires(env: &Env, event: EventId, point: Point, point_word: &str, at: Span) -> Res<()> {
+    let points = env.ruleset.points(event);
+    if points.contains(&point) {
+        return Ok(());
+    }
+    let kind = event_def(&env.ruleset, event);
+    let name = &kind.name;
+    let written = |p: Point| match (p, kind.period) {
+        (Point::Before, true) => format!("`before {name} begins`"),
+        (Point::After, true) => format!("`after {name} ends`"),
+        (Point::AfterBegins, _) => format!("`after {name} begins`"),
+        (Point::BeforeEnds, _) => format!("`before {name} ends`"),
+        (Point::Before, false) => format!("`before {name}`"),
+        (Point::When, _) => format!("`when {name}`"),
+        (Point::After, false) => format!("`after {name}`"),
+    };
+    let trigger = if point_word == "next time" {
+        format!("`next time {name}`")
+    } else {
+        written(point)
+    };
+    let mut why = if kind.period {
+        format!("`{name}` is a period, which has no `when` point")
+    } else if point_word == "next time" {
+        format!("a `next time` trigger answers its event `when` it happens, and `{name}` has no `when` point")
+    } else {
+        format!("`{name}` has no `{}` point", point.name())
+    };
+    if points == [Point::After] {
+        why.push_str(" (it is announced once the objects have entered)");
+    }
+    let listed: Vec<String> = points.iter().map(|p| written(*p)).collect();
+    let can = match listed.as_slice() {
+        [one] => format!("{one} only"),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [] => "nowhere".to_string(),
+    };
+    Err(Diagnostic::new(
+        at,
+        format!("{trigger} never fires: {why}; it can be answered {can}"),
+    ))
 }
 
 /// A response's items, for a trait, Reaction, replacement or rule. `targets_before`: targets of
@@ -1072,7 +1122,7 @@ fn deed(
                 c.eat_words(&["this", "turn"]);
                 Lasting::ThisTurn
             };
-            let trigger = trigger(env, c, "next", params)?;
+            let trigger = trigger(env, c, "next time", params)?;
             let (text, _) = c.string("the delayed effect's text")?;
             c.finish()?;
             // Inside, `event PARAM` still names the occurrence answered now (bound when it is

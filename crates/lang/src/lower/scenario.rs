@@ -8,6 +8,7 @@ use super::cursor::{unknown, Cursor, Res};
 use super::defs::{char_def, event_def};
 use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
+use crate::lexer::Tok;
 use crate::syntax::Stmt;
 use rulecraft_core::model::content::Content;
 use rulecraft_core::model::ids::CounterId;
@@ -24,6 +25,31 @@ pub struct Ref {
     pub name: String,
     /// Where it is written.
     pub span: Span,
+}
+
+/// A response a step names: by its source (or a rule by its text), and where one source offers
+/// it for several occurrences, by the occurrence it answers (`"Armorsmith" for leaves_play(a)`).
+#[derive(Clone, Debug)]
+pub struct Named {
+    /// The source's alias or name, or a rule's text (a player's name for who chooses next).
+    pub source: Ref,
+    /// The occurrence answered, after `for`; trailing arguments left out match any.
+    pub answering: Option<SOcc>,
+}
+
+/// The option a `choose` step takes.
+#[derive(Clone, Debug)]
+pub enum Pick {
+    /// `choose REF [for OCCURRENCE]`.
+    Named(Named),
+    /// `choose option N`: the Nth of the pending decision's options as
+    /// `DecisionRequest::choices` lists them, counted from 1.
+    Index {
+        /// N, counted from 1.
+        n: i64,
+        /// Where N is written.
+        span: Span,
+    },
 }
 
 /// What the scenario's header names, read before the ruleset is loaded.
@@ -272,15 +298,16 @@ pub enum StepKind {
     Begin(SOcc),
     /// `end EVENT`: the period or turn ends.
     EndPeriod(rulecraft_core::EventId),
-    /// `choose REF`: answers which response comes next (the one from this source, or a rule by
-    /// its text), or which player chooses next (a player's name).
-    Choose(Ref),
-    /// The player takes the Reaction from this source.
+    /// `choose REF [for OCCURRENCE]`: answers which response comes next (the one from this
+    /// source, or a rule by its text), or which player chooses next (a player's name); `choose
+    /// option N`: the pending decision's Nth option.
+    Choose(Pick),
+    /// `PLAYER takes REF [for OCCURRENCE]`: the player takes the Reaction from this source.
     Take {
         /// The player, an index into [`Scenario::players`].
         player: usize,
-        /// The Reaction's source.
-        source: Ref,
+        /// The Reaction's source, and the occurrence it answers where that is written.
+        source: Named,
     },
     /// `PLAYER passes`: the player passes in an action round.
     Pass {
@@ -627,7 +654,16 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 }
                 StepKind::Begin(o)
             }
-            "choose" => StepKind::Choose(obj_ref(&mut c)?),
+            "choose"
+                if c.peek().is_some_and(|t| t.is_word("option"))
+                    && c.peek_at(1)
+                        .is_some_and(|t| matches!(t.tok, Tok::Number(_))) =>
+            {
+                c.bump();
+                let (n, span) = c.number("the option's number")?;
+                StepKind::Choose(Pick::Index { n, span })
+            }
+            "choose" => StepKind::Choose(Pick::Named(cx.named(&mut c)?)),
             "target" => StepKind::Target(obj_ref(&mut c)?),
             w if players.iter().any(|p| p == w)
                 && c.peek().is_some_and(|t| {
@@ -647,7 +683,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                     c.expect_word("takes")?;
                     StepKind::Take {
                         player,
-                        source: obj_ref(&mut c)?,
+                        source: cx.named(&mut c)?,
                     }
                 }
             }
@@ -849,6 +885,17 @@ impl Cx<'_> {
     /// or `in ZONE`; or `expect PLAYER PROP = N, ...`.
     /// `EVENT(ARG, ...)`: objects by alias or name, players by name, numbers.
     /// With `partial`, an expectation's: trailing arguments may be left out (they match any).
+    /// `REF [for OCCURRENCE]`: a response by its source, and the occurrence it answers.
+    fn named(&self, c: &mut Cursor) -> Res<Named> {
+        let source = obj_ref(c)?;
+        let answering = if c.eat_word("for") {
+            Some(self.occurrence(c, true)?)
+        } else {
+            None
+        };
+        Ok(Named { source, answering })
+    }
+
     fn occurrence(&self, c: &mut Cursor, partial: bool) -> Res<SOcc> {
         let rs = &self.env.ruleset;
         let (event, _) = super::events::event_named(self.env, c, "an event")?;
