@@ -148,10 +148,47 @@ fn report(loader: &Loader, e: &LoadError, stage: &mut String) {
 
 /// Loads and runs every scenario file of the project.
 fn run_scenarios(loader: &mut Loader, root: &Path, only: Option<&Path>, stage: &mut String) {
+    run_scenarios_using(loader, root, only, None, stage)
+}
+
+/// The project's scenarios that name `target` (a ruleset by its file's stem, content by its
+/// folder), or the one scenario file `only`: those a mutated ruleset or content file can reach.
+fn run_scenarios_using(
+    loader: &mut Loader,
+    root: &Path,
+    only: Option<&Path>,
+    target: Option<&Path>,
+    stage: &mut String,
+) {
     let files = match only {
         Some(f) => vec![f.to_path_buf()],
         None => files_with_ext(&root.join("scenarios"), SCENARIO_EXT),
     };
+    let needle = target.map(|t| {
+        let rel = t.strip_prefix(root).unwrap_or(t);
+        match rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+        {
+            // content/honor/x.cards: scenarios that load `content: honor`.
+            Some(d) if d == "content" => rel
+                .iter()
+                .nth(1)
+                .map_or(String::new(), |x| x.to_string_lossy().to_string()),
+            _ => t
+                .file_stem()
+                .map_or(String::new(), |x| x.to_string_lossy().to_string()),
+        }
+    });
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|f| {
+            needle.as_ref().is_none_or(|n| {
+                std::fs::read_to_string(f).is_ok_and(|text| text.contains(n.as_str()))
+            })
+        })
+        .collect();
     for f in files {
         *stage = format!("loading {}", f.display());
         match loader.scenarios(&f) {
@@ -177,7 +214,7 @@ fn load_and_run(root: &Path, target: &Path, stage: &mut String) {
     let ext = target.extension().and_then(|e| e.to_str()).unwrap_or("");
     match ext {
         RULESET_EXT => match loader.ruleset(target, None) {
-            Ok(_) => run_scenarios(&mut loader, root, None, stage),
+            Ok(_) => run_scenarios_using(&mut loader, root, None, Some(target), stage),
             Err(e) => report(&loader, &e, stage),
         },
         CONTENT_EXT => {
@@ -187,7 +224,7 @@ fn load_and_run(root: &Path, target: &Path, stage: &mut String) {
                 Err(e) => return report(&loader, &e, stage),
             };
             match loader.content(&env, &rpath, &[target.to_path_buf()], None) {
-                Ok(_) => run_scenarios(&mut loader, root, None, stage),
+                Ok(_) => run_scenarios_using(&mut loader, root, None, Some(target), stage),
                 Err(e) => report(&loader, &e, stage),
             }
         }
