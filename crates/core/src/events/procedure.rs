@@ -210,6 +210,7 @@ impl GameState {
             used: Vec::new(),
             action: None,
             state_checks: false,
+            seen: self.next_timestamp,
         };
         let entries: Vec<LogEntry> = if mode == Mode::End {
             Vec::new()
@@ -273,6 +274,9 @@ impl GameState {
     /// The first prohibition that forbids an occurrence: a rule of the ruleset, or an object's
     /// (while it works where it is and has the ability, CR 113.2c), in id order.
     pub(crate) fn prohibition_of(&self, occ: &Occurrence) -> Option<Responder> {
+        if !self.content.has_prohibitions(&self.ruleset) {
+            return None;
+        }
         let prohibits = |r: &ResponseDef| r.kind == ResponseKind::Prohibition;
         for r in &self.ruleset.rules {
             if prohibits(r)
@@ -402,6 +406,11 @@ impl GameState {
     /// its "before" point moved it) is not about the new object: it does not happen. Checked
     /// until its change is made.
     pub(super) fn fail_moved(&mut self, fi: usize) {
+        if self.frame(fi).seen == self.next_timestamp {
+            return;
+        }
+        let now = self.next_timestamp;
+        self.frame_mut(fi).seen = now;
         let f = self.frame(fi);
         let moved: Vec<usize> = f
             .occs

@@ -4,7 +4,7 @@ use crate::model::condition::{Cond, TargetSpec};
 use crate::model::effect::{Change, Duration, EffectDef};
 use crate::model::error::ActionError;
 use crate::model::ids::{CharId, ClassId, SlotTarget, ZoneId};
-use crate::model::response::{Deed, ResponseDef};
+use crate::model::response::{Deed, ResponseDef, ResponseKind};
 use crate::model::ruleset::{CharKind, Ruleset};
 use crate::model::value::Value;
 use serde::Serialize;
@@ -98,6 +98,9 @@ pub struct Content {
     /// `responses_follow_abilities`, worked out once.
     #[serde(skip)]
     follow: std::sync::OnceLock<bool>,
+    /// `has_prohibitions`, worked out once.
+    #[serde(skip)]
+    prohibiting: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -185,6 +188,19 @@ impl Content {
                             .is_some_and(|sp| sp.effects.iter().any(|(_, d)| writes(d)))
                         || c.responses.iter().any(|r| response_writes(r))
                 })
+        })
+    }
+
+    /// Whether this content or its ruleset has any prohibition: most games have none, and then
+    /// an occurrence beginning asks nothing more.
+    pub fn has_prohibitions(&self, rs: &Ruleset) -> bool {
+        *self.prohibiting.get_or_init(|| {
+            let prohibits = |r: &Arc<ResponseDef>| r.kind == ResponseKind::Prohibition;
+            rs.rules.iter().any(prohibits)
+                || self
+                    .classes
+                    .iter()
+                    .any(|c| c.responses.iter().any(prohibits))
         })
     }
 

@@ -675,6 +675,10 @@ pub(crate) struct Frame {
     pub(crate) action: Option<Box<crate::model::action::Action>>,
     /// A round of the state-based checks.
     pub(crate) state_checks: bool,
+    /// The next timestamp when its occurrences were last checked for objects that changed zones
+    /// (a zone change takes a timestamp): unchanged, nothing has moved since.
+    #[serde(default)]
+    pub(crate) seen: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
