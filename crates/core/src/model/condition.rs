@@ -6,8 +6,8 @@ use crate::model::ids::{CharId, CounterId, ObjectId, PlayerId, PropId, ZoneId};
 use crate::model::value::Symbol;
 use serde::Serialize;
 
-/// One target a spell takes: what a legal one is, and its name where the spell names its targets
-/// ("target \"first\": creature you control").
+/// One target a spell or a response takes: what a legal one is, and its name where the spell
+/// names its targets ("target \"first\": creature you control").
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TargetSpec {
     /// Its name (`target "first": ...`), or `None` where it has none.
@@ -45,7 +45,7 @@ pub enum PlayerRef {
     Opponent,
     /// The active player.
     Active,
-    /// The owner of the object being tested.
+    /// The owner of the object being tested; when a player is tested, that player.
     Owner,
     /// A player the spell targets: the one of that index among its targets, or (`None`) any
     /// player among them (as a value: the first).

@@ -73,7 +73,8 @@ impl Responds {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Taking {
     /// Each happens at once, in full, one at a time; when more than one could happen next, the
-    /// active player chooses which, as they happen (each exactly once).
+    /// orderer chooses which, as they happen (each exactly once): the player the event names in
+    /// `ordered by:`, else the active player (between turns, the player of the next turn).
     Ordered,
     /// An action round: starting with the active player, each player in turn order takes one
     /// response (which happens at once, in full) or passes; the step ends when every player has
