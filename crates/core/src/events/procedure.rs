@@ -302,16 +302,7 @@ impl GameState {
             if !prohibits(&self.content.class_def(class).responses[ri as usize]) {
                 continue;
             }
-            for &obj in self.objects_of_class(class) {
-                objs.push((obj, class, ri));
-            }
-            if follow {
-                for obj in self.object_ids() {
-                    if self.obj(obj).class != class && self.has_response(obj, class, ri) {
-                        objs.push((obj, class, ri));
-                    }
-                }
-            }
+            self.holders(class, ri, follow, &mut objs);
         }
         objs.sort_unstable();
         objs.into_iter().find_map(|(obj, class, ri)| {
@@ -931,16 +922,7 @@ impl GameState {
                 if def.kind.responds() != responds {
                     continue;
                 }
-                for &obj in look.objects_of_class(class) {
-                    objs.push((obj, class, ri));
-                }
-                if follow {
-                    for obj in look.object_ids() {
-                        if look.obj(obj).class != class && look.has_response(obj, class, ri) {
-                            objs.push((obj, class, ri));
-                        }
-                    }
-                }
+                look.holders(class, ri, follow, &mut objs);
             }
             objs.sort_unstable();
             for (obj, class, ri) in objs {
@@ -1005,6 +987,25 @@ impl GameState {
         self.by_class
             .get(&class)
             .map_or(&[], |v: &Vec<ObjectId>| v.as_slice())
+    }
+
+    /// The objects that may answer with a class's response: those of the class, and (where
+    /// abilities can change) those an effect gave it. Added to `out` as (object, class, index).
+    pub(super) fn holders(
+        &self,
+        class: ClassId,
+        ri: u16,
+        follow: bool,
+        out: &mut Vec<(ObjectId, ClassId, u16)>,
+    ) {
+        out.extend(self.objects_of_class(class).iter().map(|&o| (o, class, ri)));
+        if follow {
+            out.extend(
+                self.object_ids()
+                    .filter(|&o| self.obj(o).class != class && self.has_response(o, class, ri))
+                    .map(|o| (o, class, ri)),
+            );
+        }
     }
 
     /// Whether an object has a class's response as an ability in its derived abilities (CR
