@@ -308,7 +308,7 @@ impl GameState {
         controller: PlayerId,
         targets: &[Subject],
         illegal: &[usize],
-    ) -> Vec<Action> {
+    ) -> Vec<Then> {
         let name = self.obj(spell).name.clone();
         let class = self.obj(spell).class;
         let content = self.content.clone();
@@ -344,9 +344,12 @@ impl GameState {
                     subs.retain(|s| !gone.contains(s));
                 }
                 let locked = self.locked(&def.affects, &subs);
-                let duration = duration_for(duration, controller, || {
-                    first_object(targets).and_then(|o| ctx.controller_of(o))
-                });
+                let duration = duration_for(
+                    duration,
+                    controller,
+                    || first_object(targets).and_then(|o| ctx.controller_of(o)),
+                    &self.timing.periods,
+                );
                 let def = self.snapshot_copies(def, targets);
                 created.push((duration, fix_numbers(&ctx, &def, &subs), locked));
             }
@@ -385,51 +388,70 @@ impl GameState {
                 Action::TurnFaceUp { object }
             }
         };
-        let mut then = Vec::new();
+        let mut then: Vec<Then> = Vec::new();
         for os in &sp.one_shots {
             match os {
+                OneShot::Deed(d) => {
+                    // Deeds in a row are done by one run, in order.
+                    match then.last_mut() {
+                        Some(Then::Deeds(ds)) => ds.push(d.clone()),
+                        _ => then.push(Then::Deeds(vec![d.clone()])),
+                    }
+                }
                 OneShot::MoveTargets(z) => {
                     if !objects.is_empty() {
-                        then.push(Action::MoveTogether(
+                        then.push(Then::Act(Action::MoveTogether(
                             objects.iter().map(|t| (*t, *z)).collect(),
-                        ));
+                        )));
                     }
                 }
                 OneShot::TurnTargets { face_down } => {
-                    then.extend(objects.iter().map(|t| turn(*t, *face_down)));
+                    then.extend(objects.iter().map(|t| Then::Act(turn(*t, *face_down))));
                 }
                 OneShot::MoveTargetAt(i, z) => {
                     if let Some(t) = at(i) {
-                        then.push(Action::Move {
+                        then.push(Then::Act(Action::Move {
                             object: t,
                             zone: *z,
-                        });
+                        }));
                     }
                 }
                 OneShot::TurnTargetAt { index, face_down } => {
                     if let Some(t) = at(index) {
-                        then.push(turn(t, *face_down));
+                        then.push(Then::Act(turn(t, *face_down)));
                     }
                 }
                 OneShot::PutCounters { counter, count } => {
-                    then.extend(objects.iter().map(|t| Action::AddCounters {
-                        object: *t,
-                        counter: *counter,
-                        count: *count,
+                    then.extend(objects.iter().map(|t| {
+                        Then::Act(Action::AddCounters {
+                            object: *t,
+                            counter: *counter,
+                            count: *count,
+                        })
                     }));
                 }
             }
         }
         if let Some(z) = self.ruleset.resolved_zone {
             if self.obj(spell).zone != z {
-                then.push(Action::Move {
+                then.push(Then::Act(Action::Move {
                     object: spell,
                     zone: z,
-                });
+                }));
             }
         }
         then
     }
+}
+
+/// What a resolving spell does after its effects start, in order (CR 608.2c).
+#[derive(Debug)]
+pub(crate) enum Then {
+    /// An engine action (moving, turning, counters on its targets; its move to the zone for
+    /// resolved spells).
+    Act(Action),
+    /// Deeds in a row, done as a response's are.
+    Deeds(Vec<crate::model::response::Deed>),
 }
 
 impl GameState {
@@ -464,8 +486,20 @@ pub(crate) fn duration_for(
     d: &Duration,
     you: PlayerId,
     its_controller: impl FnOnce() -> Option<PlayerId>,
+    open: &[crate::model::occurrence::Occurrence],
 ) -> Duration {
     match d {
+        Duration::UntilEndOf { period, next } => Duration::UntilPeriodEnds {
+            period: *period,
+            skip: if *next {
+                open.iter()
+                    .filter(|o| o.event == *period)
+                    .cloned()
+                    .collect()
+            } else {
+                Vec::new()
+            },
+        },
         Duration::UntilTurnOf(TurnOf::You) => Duration::UntilTurnOfPlayer(you),
         Duration::UntilTurnOf(TurnOf::ItsController) => {
             Duration::UntilTurnOfPlayer(its_controller().unwrap_or(you))

@@ -4,15 +4,18 @@
 //! A spell resolving is the one action whose change is more than its arguments (its targets and
 //! its effects): the frame keeps it.
 
+use crate::action::apply::Then;
 use crate::kernel::Change;
 use crate::model::action::{Action, Outcome};
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::{EventId, ObjectId};
 use crate::model::occurrence::{Logged, Occurrence, Responder};
+use crate::model::response::{ResponseDef, ResponseKind, Standing, Trigger};
+use crate::model::timing::Point;
 use crate::model::value::Arg;
 use crate::state::GameState;
-use crate::state::Mode;
+use crate::state::{Mode, Run, Task};
 use std::sync::Arc;
 
 impl GameState {
@@ -57,25 +60,89 @@ impl GameState {
             }
         } else {
             let occs = self.occurrences_of(&action)?;
-            self.push_action(occs, action, 0);
+            self.push_action(occs, action, 0, Standing::default());
         }
         self.run_timing()?;
         Ok(self.take_outcome())
     }
 
-    /// Takes an action through the event core as these occurrences.
-    fn push_action(&mut self, occs: Vec<Occurrence>, action: Action, depth: u16) {
+    /// Takes an action through the event core as these occurrences, standing as a deed made them.
+    pub(super) fn push_action(
+        &mut self,
+        occs: Vec<Occurrence>,
+        action: Action,
+        depth: u16,
+        standing: Standing,
+    ) {
         let resolving = matches!(action, Action::ResolveTargeting { .. });
-        self.push_frame(occs, Mode::Plain, depth);
+        self.push_frame_with(occs, Mode::Plain, depth, standing);
         if resolving {
             let top = self.timing.tasks.len() - 1;
             self.frame_mut(top).action = Some(Box::new(action));
         }
     }
 
+    /// The engine action an occurrence of a built-in event made by a deed stands for: its
+    /// arguments are the whole change. `changes_zone(card, from, to)` moves the card only while
+    /// it is in `from`.
+    pub(super) fn action_of_builtin(
+        &self,
+        event: EventId,
+        args: &[Arg],
+    ) -> Result<Action, ActionError> {
+        let b = self.builtin;
+        let name = &self.ruleset.event_kind(event).name;
+        let bad = || ActionError::BadOccurrence(format!("`{name}` cannot be made with {args:?}"));
+        Ok(match (args, event) {
+            ([Arg::Object(o), Arg::Zone(from), Arg::Zone(to)], e) if e == b.changes_zone => {
+                let now = self.object(*o)?.zone;
+                if now != *from {
+                    return Err(ActionError::BadOccurrence(format!(
+                        "`{name}`: the card is in {}, not {}",
+                        self.ruleset.zone_def(now).name,
+                        self.ruleset.zone_def(*from).name
+                    )));
+                }
+                Action::Move {
+                    object: *o,
+                    zone: *to,
+                }
+            }
+            ([Arg::Object(o), Arg::Number(n), Arg::Counter(c)], e) if e == b.counters_placed => {
+                Action::AddCounters {
+                    object: *o,
+                    counter: *c,
+                    count: *n,
+                }
+            }
+            ([Arg::Object(o), Arg::Object(to)], e) if e == b.attached => Action::Attach {
+                object: *o,
+                to: *to,
+            },
+            ([Arg::Object(o)], e) if e == b.turns_face_up => Action::TurnFaceUp { object: *o },
+            ([Arg::Object(o)], e) if e == b.turns_face_down => Action::TurnFaceDown { object: *o },
+            ([Arg::Object(o), Arg::Object(into), Arg::Number(under)], e) if e == b.merges => {
+                Action::Merge {
+                    object: *o,
+                    into: *into,
+                    under: *under != 0,
+                }
+            }
+            ([Arg::Object(o)], e) if e == b.effects_end => Action::EndEffectsOf { source: *o },
+            ([Arg::Player(p), Arg::Property(q), Arg::Number(v)], e) if e == b.property_set => {
+                Action::SetProperty {
+                    player: *p,
+                    prop: *q,
+                    value: Some(*v),
+                }
+            }
+            _ => return Err(bad()),
+        })
+    }
+
     /// The occurrences of the built-in events an action is, after checking it in full (every
     /// action but `Create`, whose objects do not exist before it).
-    fn occurrences_of(&self, action: &Action) -> Result<Vec<Occurrence>, ActionError> {
+    pub(super) fn occurrences_of(&self, action: &Action) -> Result<Vec<Occurrence>, ActionError> {
         self.check_action(action)?;
         let b = self.builtin;
         let obj = |o: ObjectId| Arg::Object(o);
@@ -203,15 +270,48 @@ impl GameState {
         // State-based checks wait for the one-shot changes (CR 704.3: not while a spell
         // resolves); each runs them after its own change. The first on top.
         for next in then.into_iter().rev() {
-            match self.occurrences_of(&next) {
-                Ok(occs) => self.push_action(occs, next, depth + 1),
-                Err(e) => self.log_at(
-                    depth + 1,
-                    Logged::Fizzled {
-                        by: self.spell_responder(spell),
-                        why: e.to_string(),
-                    },
-                ),
+            match next {
+                Then::Act(next) => match self.occurrences_of(&next) {
+                    Ok(occs) => self.push_action(occs, next, depth + 1, Standing::default()),
+                    Err(e) => self.log_at(
+                        depth + 1,
+                        Logged::Fizzled {
+                            by: self.spell_responder(spell),
+                            why: e.to_string(),
+                        },
+                    ),
+                },
+                Then::Deeds(deeds) => {
+                    // Its deeds are done as a response's are, each occurrence through its own
+                    // points before the next; it does nothing to a target no longer legal.
+                    let text = self.spell_responder(spell).text;
+                    let def = ResponseDef::of_deeds(
+                        ResponseKind::Spell,
+                        text,
+                        Trigger {
+                            point: Point::After,
+                            patterns: Vec::new(),
+                        },
+                        deeds,
+                    );
+                    let run = Run {
+                        frame: fi,
+                        occ: 0,
+                        def: Arc::new(def),
+                        source: Some(spell),
+                        you: Some(controller),
+                        targets: targets.clone(),
+                        bound: None,
+                        picked: Vec::new(),
+                        picking: None,
+                        part: 0,
+                        awaiting_cost: false,
+                        paying: false,
+                        depth: depth + 1,
+                        illegal: illegal.iter().map(|i| *i as u8).collect(),
+                    };
+                    self.timing_mut().tasks.push(Task::Run(Box::new(run)));
+                }
             }
         }
         Ok(())

@@ -594,6 +594,14 @@ impl GameState {
                 if turn {
                     self.make(crate::kernel::Change::ThisTurnEnds);
                 }
+                let lasting = self.effects.iter().any(|e| {
+                    matches!(&e.duration,
+                        crate::model::effect::Duration::UntilPeriodEnds { period, .. }
+                            if *period == occ.event)
+                });
+                if lasting {
+                    self.make(crate::kernel::Change::PeriodEnds(occ.clone()));
+                }
                 self.log_at(
                     depth,
                     Logged::Period {

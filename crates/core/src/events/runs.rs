@@ -10,7 +10,7 @@ use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::{ObjectId, PlayerId};
 use crate::model::occurrence::{Logged, Occurrence, Responder, Why};
-use crate::model::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind};
+use crate::model::response::{ArgExpr, Deed, Lasting, ResponseDef, ResponseKind, Standing};
 use crate::model::timing::Point;
 use crate::model::value::Arg;
 use crate::state::GameState;
@@ -62,6 +62,7 @@ impl GameState {
             awaiting_cost: false,
             paying: false,
             depth: depth + 1,
+            illegal: Vec::new(),
         };
         self.timing_mut().tasks.push(Task::Run(Box::new(run)));
         Ok(())
@@ -228,6 +229,12 @@ impl GameState {
     }
 
     pub(super) fn eval_arg(&self, r: &Run, a: &ArgExpr, params: &[Arg]) -> Option<Arg> {
+        if let ArgExpr::Target(i) = a {
+            if r.illegal.contains(i) {
+                // CR 608.2b: a resolving spell does nothing to a target no longer legal.
+                return None;
+            }
+        }
         // After an object left play, what the response names is looked up as it was just before
         // (last-known information).
         let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
@@ -321,12 +328,9 @@ impl GameState {
                 args,
                 standing,
             } => match eval_args(self, args) {
-                Some(args) => self.push_frame_with(
-                    vec![Occurrence::new(*event, args)],
-                    Mode::Plain,
-                    r.depth,
-                    *standing,
-                ),
+                Some(args) => {
+                    self.push_occurrence(r, Occurrence::new(*event, args), r.depth, *standing)
+                }
                 None => {
                     self.timing_mut().last_happened = false;
                     self.log_at(
@@ -416,7 +420,7 @@ impl GameState {
                             with: with.clone(),
                         },
                     );
-                    self.push_frame(vec![with], Mode::Plain, r.depth);
+                    self.push_occurrence(r, with, r.depth, Standing::default());
                 }
             }
             Deed::ChangeAmount(e) => {
@@ -466,25 +470,45 @@ impl GameState {
                     },
                 );
             }
+            Deed::Begin { event, args } => match eval_args(self, args) {
+                Some(args) => {
+                    self.push_frame(vec![Occurrence::new(*event, args)], Mode::Begin, r.depth)
+                }
+                None => self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: format!(
+                            "`{}` names no object or player now",
+                            self.ruleset.event_kind(*event).name
+                        ),
+                    },
+                ),
+            },
+            Deed::End(event) => {
+                let open = self.timing.periods.iter().rev().find(|o| o.event == *event);
+                match open.cloned() {
+                    Some(occ) => self.push_frame(vec![occ], Mode::End, r.depth),
+                    None => self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: format!("no `{}` is open", self.ruleset.event_kind(*event).name),
+                        },
+                    ),
+                }
+            }
             Deed::Effect { duration, def } => self.start_response_effect(r, duration, def, &params),
             Deed::Delayed(def) => {
                 let t = self.timing_mut();
                 let id = t.next_delayed;
                 t.next_delayed += 1;
-                let resp = Arc::new(ResponseDef {
-                    kind: ResponseKind::Delayed,
-                    text: def.text.clone(),
-                    trigger: def.trigger.clone(),
-                    condition: None,
-                    targets: Vec::new(),
-                    choosers: Vec::new(),
-                    costs: Vec::new(),
-                    optional_costs: false,
-                    deeds: def.deeds.clone(),
-                    zones: Vec::new(),
-                    during: None,
-                    granted: false,
-                });
+                let resp = Arc::new(ResponseDef::of_deeds(
+                    ResponseKind::Delayed,
+                    def.text.clone(),
+                    def.trigger.clone(),
+                    def.deeds.clone(),
+                ));
                 let turn = match def.lasting {
                     Lasting::ThisTurn => Some(self.turn),
                     Lasting::ThisGame => None,
@@ -510,6 +534,31 @@ impl GameState {
             }
         }
         Ok(())
+    }
+
+    /// An occurrence a deed makes, before the next deed. A built-in event is the engine action
+    /// it stands for (`counters_placed`, `changes_zone`, ...), taken as any action is; one that
+    /// cannot be taken now does nothing (logged).
+    fn push_occurrence(&mut self, r: &Run, occ: Occurrence, depth: u16, standing: Standing) {
+        if !self.ruleset.is_builtin(occ.event) {
+            return self.push_frame_with(vec![occ], Mode::Plain, depth, standing);
+        }
+        let made = self
+            .action_of_builtin(occ.event, &occ.args)
+            .and_then(|a| Ok((self.occurrences_of(&a)?, a)));
+        match made {
+            Ok((occs, action)) => self.push_action(occs, action, depth, standing),
+            Err(e) => {
+                self.timing_mut().last_happened = false;
+                self.log_at(
+                    depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: e.to_string(),
+                    },
+                );
+            }
+        }
     }
 
     /// A response's continuous effect starts: its subjects are locked now, looked up as they were
@@ -544,12 +593,17 @@ impl GameState {
             (subs, fixed)
         };
         let locked = self.locked(&def.affects, &subs);
-        let duration = crate::action::apply::duration_for(duration, you, || {
-            r.targets.iter().find_map(|t| match t {
-                Subject::Object(o) => Some(self.controller_now(*o)),
-                Subject::Player(_) => None,
-            })
-        });
+        let duration = crate::action::apply::duration_for(
+            duration,
+            you,
+            || {
+                r.targets.iter().find_map(|t| match t {
+                    Subject::Object(o) => Some(self.controller_now(*o)),
+                    Subject::Player(_) => None,
+                })
+            },
+            &self.timing.periods,
+        );
         let source_name = self.obj(source).name.clone();
         // Its id and timestamp are given as it starts.
         self.make(crate::kernel::Change::StartEffect(Box::new(

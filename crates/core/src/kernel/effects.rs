@@ -2,6 +2,7 @@
 
 use crate::model::effect::{CreatedEffect, Duration};
 use crate::model::ids::PlayerId;
+use crate::model::occurrence::Occurrence;
 use crate::state::GameState;
 use std::sync::Arc;
 
@@ -37,6 +38,35 @@ impl GameState {
             self.touch();
             self.effects
                 .retain(|e| e.duration != Duration::UntilEndOfTurn);
+        }
+    }
+
+    /// A period ends: effects "until the end of" a period of its kind end, unless it was in
+    /// progress when one said "the next"; then that one waits for the next end.
+    pub(super) fn period_ends(&mut self, ended: &Occurrence) {
+        let waits = |e: &CreatedEffect| match &e.duration {
+            Duration::UntilPeriodEnds { period, .. } => *period == ended.event,
+            _ => false,
+        };
+        if !self.effects.iter().any(|e| waits(e)) {
+            return;
+        }
+        self.touch();
+        self.effects.retain(|e| match &e.duration {
+            Duration::UntilPeriodEnds { period, skip } => {
+                *period != ended.event || skip.contains(ended)
+            }
+            _ => true,
+        });
+        for e in self.effects.iter_mut() {
+            if let Duration::UntilPeriodEnds { skip, .. } = &e.duration {
+                if let Some(k) = skip.iter().position(|o| o == ended) {
+                    let e = Arc::make_mut(e);
+                    if let Duration::UntilPeriodEnds { skip, .. } = &mut e.duration {
+                        skip.remove(k);
+                    }
+                }
+            }
         }
     }
 

@@ -65,6 +65,9 @@ pub enum Change {
     /// "This turn" ends: "until end of turn" effects and delayed effects that last this turn
     /// end (CR 514.2), as a turn period ends.
     ThisTurnEnds,
+    /// A period ends: effects "until the end of" it end, or wait for the next one when it was
+    /// in progress as they began and they said "the next".
+    PeriodEnds(crate::model::occurrence::Occurrence),
     /// The turn ends and the next player becomes active: "this turn" ends, and effects "until
     /// your next turn" of that player end (CR 514, 611.2).
     EndTurn,
@@ -169,6 +172,7 @@ impl GameState {
                 }
             }
             Change::ThisTurnEnds => self.this_turn_ends(),
+            Change::PeriodEnds(occ) => self.period_ends(&occ),
             Change::EndTurn => self.end_turn(),
             Change::TurnBegins { player, next } => {
                 if next {

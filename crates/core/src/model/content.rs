@@ -37,6 +37,10 @@ pub enum OneShot {
         /// How many counters each target gets.
         count: i64,
     },
+    /// Anything a response's deed does ("deal 3 damage to any target", "create two 1/1
+    /// tokens", "a duel begins"): an event of the ruleset or a built-in one, created objects,
+    /// a period beginning or ending. Its `target` arguments name the spell's targets.
+    Deed(crate::model::response::Deed),
 }
 
 /// What happens when an object of this class resolves as a spell.

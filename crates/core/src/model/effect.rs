@@ -2,7 +2,7 @@
 
 use crate::model::condition::{Cond, NumExpr, PlayerRef};
 use crate::model::ids::SlotTarget;
-use crate::model::ids::{CharId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
+use crate::model::ids::{CharId, EventId, LayerId, ObjectId, PlayerId, Timestamp, ZoneId};
 use crate::model::value::{Ability, Symbol, SymbolSet, Value};
 use serde::Serialize;
 use std::sync::Arc;
@@ -416,6 +416,23 @@ pub enum Duration {
     /// spell, like a spell effect's "as long as") does not hold (CR 611.2b); an effect whose
     /// condition does not hold as it is created does nothing.
     ForAsLongAs(Arc<Cond>),
+    /// Until a period of this kind ends ("until the end of the battle"); `next`: not the one in
+    /// progress, but the next to end after it ("until the end of the next phase"). As written
+    /// in content: the periods open are noted when the effect is created (`UntilPeriodEnds`).
+    UntilEndOf {
+        /// The period's event kind.
+        period: EventId,
+        /// "Next": the period in progress is excluded.
+        next: bool,
+    },
+    /// Until a period of this kind ends, other than these, which were open when the effect was
+    /// created and each of which, as it ends, is taken off the list.
+    UntilPeriodEnds {
+        /// The period's event kind.
+        period: EventId,
+        /// The periods whose end does not end it.
+        skip: Vec<crate::model::occurrence::Occurrence>,
+    },
 }
 
 /// Whose next turn ends an effect.
@@ -434,6 +451,14 @@ impl PartialEq for Duration {
             (Duration::UntilTurnOf(a), Duration::UntilTurnOf(b)) => a == b,
             (Duration::UntilTurnOfPlayer(a), Duration::UntilTurnOfPlayer(b)) => a == b,
             (Duration::ForAsLongAs(a), Duration::ForAsLongAs(b)) => Arc::ptr_eq(a, b),
+            (
+                Duration::UntilEndOf { period, next },
+                Duration::UntilEndOf { period: p, next: n },
+            ) => period == p && next == n,
+            (
+                Duration::UntilPeriodEnds { period, skip },
+                Duration::UntilPeriodEnds { period: p, skip: s },
+            ) => period == p && skip == s,
             (a, b) => {
                 std::mem::discriminant(a) == std::mem::discriminant(b)
                     && !matches!(
@@ -441,6 +466,8 @@ impl PartialEq for Duration {
                         Duration::UntilTurnOf(_)
                             | Duration::UntilTurnOfPlayer(_)
                             | Duration::ForAsLongAs(_)
+                            | Duration::UntilEndOf { .. }
+                            | Duration::UntilPeriodEnds { .. }
                     )
             }
         }

@@ -27,6 +27,9 @@ pub enum ResponseKind {
     /// an occurrence it matches fails before any step, so nothing answers it and nothing is
     /// substituted for it ("cannot" beats "can", CR 101.2). A static ability.
     Prohibition,
+    /// A resolving spell's one-shot deeds ("deal 3 damage to any target", "create a 1/1"): they
+    /// happen in order, as a response's deeds do, as the spell resolves (CR 608.2c).
+    Spell,
 }
 
 impl ResponseKind {
@@ -39,6 +42,7 @@ impl ResponseKind {
             ResponseKind::Rule => "rule",
             ResponseKind::Delayed => "delayed effect",
             ResponseKind::Prohibition => "prohibition",
+            ResponseKind::Spell => "spell",
         }
     }
 
@@ -47,7 +51,10 @@ impl ResponseKind {
         match self {
             ResponseKind::Replacement => Responds::Replacements,
             ResponseKind::Reaction => Responds::Reactions,
-            ResponseKind::Trait | ResponseKind::Rule | ResponseKind::Delayed => Responds::Triggered,
+            ResponseKind::Trait
+            | ResponseKind::Rule
+            | ResponseKind::Delayed
+            | ResponseKind::Spell => Responds::Triggered,
             ResponseKind::Prohibition => Responds::Prohibitions,
         }
     }
@@ -151,6 +158,18 @@ pub enum Deed {
         /// Its new argument.
         to: ArgExpr,
     },
+    /// A period begins (an additional phase, a duel): "before" it begins, it begins, "after" it
+    /// begins, before the next deed. It stays open until the game's turn structure or an `End`
+    /// deed ends it.
+    Begin {
+        /// The period's event kind.
+        event: EventId,
+        /// Its arguments, one per parameter of the event.
+        args: Vec<ArgExpr>,
+    },
+    /// The latest period of this kind that is open ends ("the duel ends"): "before" it ends, it
+    /// ends, "after" it ends. With none open, the deed does nothing (logged).
+    End(EventId),
     /// Start a delayed effect ("the next time he straightens, dishonor him").
     Delayed(Arc<DelayedDef>),
     /// Start a continuous effect ("he gains +2F until end of turn"): whom it applies to is
@@ -162,6 +181,32 @@ pub enum Deed {
         /// The effect: whom it applies to and what it changes.
         def: Arc<crate::model::effect::EffectDef>,
     },
+}
+
+impl ResponseDef {
+    /// A response that only does these deeds, with no trigger, condition, target or cost of its
+    /// own: a delayed effect once it fires, or a resolving spell's one-shot deeds.
+    pub fn of_deeds(
+        kind: ResponseKind,
+        text: Arc<str>,
+        trigger: Trigger,
+        deeds: Vec<Deed>,
+    ) -> Self {
+        ResponseDef {
+            kind,
+            text,
+            trigger,
+            condition: None,
+            targets: Vec::new(),
+            choosers: Vec::new(),
+            costs: Vec::new(),
+            optional_costs: false,
+            deeds,
+            zones: Vec::new(),
+            during: None,
+            granted: false,
+        }
+    }
 }
 
 /// What prohibitions and responses can do to an occurrence a deed makes ("even if he cannot

@@ -747,6 +747,10 @@ pub(crate) struct Run {
     /// Its controller chose to pay its optional costs.
     pub(crate) paying: bool,
     pub(crate) depth: u16,
+    /// A resolving spell's targets that are no longer legal, by index: its deeds do nothing to
+    /// them (CR 608.2b).
+    #[serde(default)]
+    pub(crate) illegal: Vec<u8>,
 }
 
 impl Run {

@@ -349,7 +349,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
             effects.push((d, Arc::new(def)));
             continue;
         }
-        one_shots.push(one_shot(env, item, &mut c, has_target, &names)?);
+        one_shots.push(one_shot(env, item, &mut c, targets.len(), &names)?);
     }
     Ok(Spell {
         text: Arc::from(text.as_str()),
@@ -421,9 +421,10 @@ fn one_shot(
     env: &Env,
     item: &Stmt,
     c: &mut Cursor,
-    has_target: bool,
+    ntargets: usize,
     names: &[String],
 ) -> Res<OneShot> {
+    let has_target = ntargets > 0;
     let needs_target = |what: &str| {
         Diagnostic::new(
             item.head[0].span,
@@ -496,5 +497,15 @@ fn one_shot(
             None => OneShot::MoveTargets(zone),
         });
     }
-    Err(c.err("`target:`, `until end of turn {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {`, `move target to:`, `turn target` or `put N COUNTER on target`"))
+    // Any other deed: an event of the ruleset or a built-in one, created objects, a period.
+    let is_deed = c.peek().and_then(|t| t.word()).is_some_and(|w| {
+        matches!(w, "create" | "begin" | "end") || env.ruleset.event_id(w).is_some()
+    });
+    if !is_deed {
+        return Err(c.err("`target:`, `until end of turn {`, `until end of [next] PERIOD {`, `while source in play {`, `effect {`, `until your next turn {`, `for as long as: ... {`, `move target to:`, `turn target`, `put N COUNTER on target`, `create \"CLASS\"`, `begin PERIOD(...)`, `end PERIOD` or an event `EVENT(...)`"));
+    }
+    no_block(item)?;
+    let deed = super::events::spell_deed(env, c, ntargets)?;
+    c.finish()?;
+    Ok(OneShot::Deed(deed))
 }

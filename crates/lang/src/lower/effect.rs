@@ -629,6 +629,30 @@ pub(crate) fn duration(
         }
         return Ok(Some(Duration::UntilTurnOf(TurnOf::ItsController)));
     }
+    // "Until the end of the battle", "until the end of the next phase": a period of the
+    // ruleset; "next" excludes the one in progress.
+    if c.eat_words(&["until", "end", "of"]) || c.eat_words(&["until", "the", "end", "of"]) {
+        c.eat_word("the");
+        let next = c.eat_word("next");
+        let (p, ps) = c.name("a period of the ruleset (`turn`, or an event declared `period`)")?;
+        let periods = || {
+            env.ruleset
+                .events
+                .iter()
+                .filter(|e| e.period)
+                .map(|e| &*e.name)
+        };
+        let Some(period) = env.ruleset.event_id(&p) else {
+            return Err(unknown(ps, "period", &p, periods()));
+        };
+        if !super::defs::event_def(&env.ruleset, period).period {
+            return Err(Diagnostic::new(
+                ps,
+                format!("`{p}` is not a period: it happens, it does not end; expected one of the ruleset's periods"),
+            ));
+        }
+        return Ok(Some(Duration::UntilEndOf { period, next }));
+    }
     // "For as long as you control ...": ends the first time the condition does not hold.
     if c.eat_words(&["for", "as", "long", "as"]) {
         c.expect_punct(":")?;

@@ -664,7 +664,7 @@ fn response(
                 };
                 let Some(duration) = duration(env, &mut c, allow, has_target)? else {
                     return Err(c.err(
-                        "a duration: `until end of turn`, `while source in play`, `effect`, `until your next turn` or `for as long as:`",
+                        "a duration: `until end of turn`, `until end of [next] PERIOD`, `while source in play`, `effect`, `until your next turn` or `for as long as:`",
                     ));
                 };
                 c.finish()?;
@@ -783,23 +783,25 @@ fn response(
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
     let (event, span) = event_named(env, c, "an event")?;
-    if env.ruleset.is_builtin(event) {
-        let name = &event_def(&env.ruleset, event).name;
-        // Its change is the engine action it stands for, which its arguments do not say.
+    let name = &event_def(&env.ruleset, event).name;
+    if env.ruleset.is_builtin(event) && !MADE_BY_DEEDS.contains(&&**name) {
+        // These are the engine's own steps (an object entering, a spell resolving, a turn
+        // ending), which no action stands for alone.
         return Err(Diagnostic::new(
             span,
-            format!("`{name}` is a built-in event: it happens through the engine's own actions, and a response cannot make it; answer it, or make an event of the ruleset happen"),
+            format!(
+                "`{name}` happens only through the engine's own steps: a deed can make only these built-in events: {}",
+                MADE_BY_DEEDS.map(|e| format!("`{e}`")).join(", ")
+            ),
         ));
     }
     let kind = event_def(&env.ruleset, event);
     if kind.period {
-        // Opening a period from an effect (an extra phase, a duel) is not built: it would log
-        // "happens" and never open.
         return Err(Diagnostic::new(
             span,
             format!(
-                "`{}` is a period: a response cannot begin or end one; periods begin and end through the game's own turn structure (`begin`/`end` in a scenario)",
-                kind.name
+                "`{}` is a period: it does not happen, it begins and ends; write `begin {}(...)` or `end {}`",
+                kind.name, kind.name, kind.name
             ),
         ));
     }
@@ -810,6 +812,102 @@ fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize
         args,
         standing,
     })
+}
+
+/// The built-in events a deed can make: each stands for one engine action, whose whole change
+/// its arguments say.
+const MADE_BY_DEEDS: [&str; 8] = [
+    "changes_zone",
+    "counters_placed",
+    "attached",
+    "turns_face_up",
+    "turns_face_down",
+    "merges",
+    "effects_end",
+    "property_set",
+];
+
+/// `begin PERIOD(ARG, ...)` or `end PERIOD`, after the first word: a period an effect begins
+/// (an additional phase, a duel) or ends.
+fn period_deed(
+    env: &Env,
+    c: &mut Cursor,
+    begins: bool,
+    params: &[String],
+    ntargets: usize,
+) -> Res<Deed> {
+    let (event, span) = event_named(env, c, "a period of the ruleset")?;
+    let kind = event_def(&env.ruleset, event);
+    if !kind.period {
+        return Err(Diagnostic::new(
+            span,
+            format!(
+                "`{}` is not a period: it happens (`{}(...)`), it does not {}",
+                kind.name,
+                kind.name,
+                if begins { "begin" } else { "end" }
+            ),
+        ));
+    }
+    if begins {
+        let args = args(env, c, event, params, ntargets)?;
+        Ok(Deed::Begin { event, args })
+    } else {
+        Ok(Deed::End(event))
+    }
+}
+
+/// `create [N] "CLASS" [for PLAYER] [in ZONE]`, after `create`: owned by you and in the first
+/// zone in play unless it says otherwise.
+fn create_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
+    let count = match c.peek().map(|t| &t.tok) {
+        Some(crate::lexer::Tok::Number(n)) if (1..=100).contains(n) => {
+            let n = *n as u8;
+            c.bump();
+            n
+        }
+        Some(crate::lexer::Tok::Number(_)) => {
+            return Err(c.err("a number of objects from 1 to 100"));
+        }
+        _ => 1,
+    };
+    let (class, at) = c.name_or_string("the class of the objects created")?;
+    env.class_refs.note(&class, at);
+    let owner = if c.eat_word("for") {
+        arg(env, c, ParamKind::Player, params, ntargets)?
+    } else {
+        ArgExpr::Player(rulecraft_core::model::condition::PlayerRef::You)
+    };
+    let zone = if c.eat_word("in") {
+        let (z, zs) = c.name("a zone")?;
+        zone(env, &z, zs)?
+    } else {
+        let Some(i) = env.ruleset.zones.iter().position(|z| z.in_play) else {
+            return Err(c.err("`in ZONE`: this ruleset has no zone in play"));
+        };
+        rulecraft_core::ZoneId(i as u16)
+    };
+    Ok(Deed::Create {
+        class: std::sync::Arc::from(class.as_str()),
+        count,
+        owner,
+        zone,
+    })
+}
+
+/// A resolving spell's deed: `create ...`, `begin PERIOD(...)`, `end PERIOD` or
+/// `EVENT(ARG, ...)`, whose `target` (or `target N`) names the spell's target of that line.
+pub(crate) fn spell_deed(env: &Env, c: &mut Cursor, ntargets: usize) -> Res<Deed> {
+    if c.eat_word("create") {
+        return create_deed(env, c, &[], ntargets);
+    }
+    if c.eat_word("begin") {
+        return period_deed(env, c, true, &[], ntargets);
+    }
+    if c.eat_word("end") {
+        return period_deed(env, c, false, &[], ntargets);
+    }
+    occurrence_deed(env, c, &[], ntargets)
 }
 
 /// What may not touch an occurrence a deed makes, written after it: `even if prohibited` (a
@@ -1017,42 +1115,12 @@ fn deed(
             Deed::Negate
         }
         "create" => {
-            // `create [N] "CLASS" [for PLAYER] [in ZONE]`: owned by you and in the first zone in
-            // play unless it says otherwise.
             c.bump();
-            let count = match c.peek().map(|t| &t.tok) {
-                Some(crate::lexer::Tok::Number(n)) if (1..=100).contains(n) => {
-                    let n = *n as u8;
-                    c.bump();
-                    n
-                }
-                Some(crate::lexer::Tok::Number(_)) => {
-                    return Err(c.err("a number of objects from 1 to 100"));
-                }
-                _ => 1,
-            };
-            let (class, at) = c.name_or_string("the class of the objects created")?;
-            env.class_refs.note(&class, at);
-            let owner = if c.eat_word("for") {
-                arg(env, c, ParamKind::Player, params, ntargets)?
-            } else {
-                ArgExpr::Player(rulecraft_core::model::condition::PlayerRef::You)
-            };
-            let zone = if c.eat_word("in") {
-                let (z, zs) = c.name("a zone")?;
-                zone(env, &z, zs)?
-            } else {
-                let Some(i) = env.ruleset.zones.iter().position(|z| z.in_play) else {
-                    return Err(c.err("`in ZONE`: this ruleset has no zone in play"));
-                };
-                rulecraft_core::ZoneId(i as u16)
-            };
-            Deed::Create {
-                class: std::sync::Arc::from(class.as_str()),
-                count,
-                owner,
-                zone,
-            }
+            create_deed(env, c, params, ntargets)?
+        }
+        "begin" | "end" => {
+            c.bump();
+            period_deed(env, c, w == "begin", params, ntargets)?
         }
         "instead" => {
             c.bump();
