@@ -4,19 +4,13 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::{GameState, PlayerId};
-use rulecraft_lang::loader::Loader;
-use std::path::Path;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 /// 200 objects: creatures for both players, Glorious Anthems, Auras attached, counters, and
 /// until-end-of-turn effects from resolved spells.
 fn board() -> GameState {
-    let mut s = Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            &["A", "B"],
-        )
-        .expect("bundled ruleset and content load");
+    let mut s = common::mtg_game(&["A", "B"]);
     let rs = s.ruleset().clone();
     let content = s.content().clone();
     let bf = rs.zone_id("battlefield").expect("battlefield");

@@ -9,18 +9,11 @@ use rulecraft_core::{
     ActionError, Arg, CharId, ClassId, EventId, GameState, ObjectId, Occurrence, PlayerId, PropId,
     ZoneId,
 };
-use rulecraft_lang::loader::Loader;
-use std::path::Path;
+mod common;
 
 /// Two players, a Grizzly Bears on the battlefield and a Gorgon Flail in the graveyard.
 fn game() -> (GameState, ObjectId, ObjectId) {
-    let mut s = Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            &["A", "B"],
-        )
-        .expect("bundled ruleset and content load");
+    let mut s = common::mtg_game(&["A", "B"]);
     let rs = s.ruleset().clone();
     let bf = rs.zone_id("battlefield").expect("battlefield");
     let gy = rs.zone_id("graveyard").expect("graveyard");

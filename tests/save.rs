@@ -8,6 +8,7 @@ use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::{log_text, run, run_with, Report};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+mod common;
 
 fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -93,13 +94,7 @@ fn every_scenario_goes_on_identically_after_save_and_load() {
 }
 
 fn game() -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            &["Alice", "Bob"],
-        )
-        .expect("ruleset and content load")
+    common::mtg_game(&["Alice", "Bob"])
 }
 
 fn new(s: &GameState, name: &str, zone: &str) -> NewObject {

@@ -5,20 +5,13 @@ use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::model::condition::Subject;
 use rulecraft_core::model::error::ActionError;
 use rulecraft_core::{GameState, ObjectId, PlayerId};
-use rulecraft_lang::loader::Loader;
-use std::path::Path;
+mod common;
 
 const ALICE: PlayerId = PlayerId(0);
 const BOB: PlayerId = PlayerId(1);
 
 fn game() -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            &["Alice", "Bob"],
-        )
-        .expect("ruleset and content load")
+    common::mtg_game(&["Alice", "Bob"])
 }
 
 fn enter(s: &mut GameState, name: &str, owner: PlayerId, zone: &str) -> ObjectId {

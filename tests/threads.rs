@@ -10,6 +10,7 @@ use rulecraft_lang::loader::Loader;
 use rulecraft_lang::scenario::run;
 use std::path::Path;
 use std::sync::Arc;
+mod common;
 
 /// A game, its ruleset and its content may be shared by threads and outlive the loader.
 const _: fn() = || {
@@ -86,13 +87,7 @@ fn play(start: &GameState) -> Vec<String> {
 }
 
 fn load() -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            &["Alice", "Bob"],
-        )
-        .expect("ruleset and content load")
+    common::mtg_game(&["Alice", "Bob"])
 }
 
 #[test]

@@ -294,22 +294,17 @@ impl GameState {
                         },
                         deeds,
                     );
-                    let run = Run {
-                        frame: fi,
-                        occ: 0,
-                        def: Arc::new(def),
-                        source: Some(spell),
-                        you: Some(controller),
-                        targets: targets.clone(),
-                        bound: None,
-                        picked: Vec::new(),
-                        picking: None,
-                        part: 0,
-                        awaiting_cost: false,
-                        paying: false,
-                        depth: depth + 1,
-                        illegal: illegal.iter().map(|i| *i as u8).collect(),
-                    };
+                    let mut run = Run::new(
+                        fi,
+                        0,
+                        Arc::new(def),
+                        Some(spell),
+                        Some(controller),
+                        targets.clone(),
+                        None,
+                        depth + 1,
+                    );
+                    run.illegal = illegal.iter().map(|i| *i as u8).collect();
                     self.timing_mut().tasks.push(Task::Run(Box::new(run)));
                 }
             }

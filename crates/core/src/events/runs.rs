@@ -48,22 +48,7 @@ impl GameState {
                 why,
             },
         );
-        let run = Run {
-            frame: fi,
-            occ: c.occ,
-            def,
-            source,
-            you,
-            targets,
-            bound,
-            picked: Vec::new(),
-            picking: None,
-            part: 0,
-            awaiting_cost: false,
-            paying: false,
-            depth: depth + 1,
-            illegal: Vec::new(),
-        };
+        let run = Run::new(fi, c.occ, def, source, you, targets, bound, depth + 1);
         self.timing_mut().tasks.push(Task::Run(Box::new(run)));
         Ok(())
     }
@@ -331,19 +316,7 @@ impl GameState {
                 Some(args) => {
                     self.push_occurrence(r, Occurrence::new(*event, args), r.depth, *standing)
                 }
-                None => {
-                    self.timing_mut().last_happened = false;
-                    self.log_at(
-                        r.depth,
-                        Logged::Fizzled {
-                            by: r.responder(),
-                            why: format!(
-                                "`{}` names no object or player now",
-                                self.ruleset.event_kind(*event).name
-                            ),
-                        },
-                    );
-                }
+                None => self.names_nothing(r, *event),
             },
             Deed::Create {
                 class,
@@ -474,16 +447,7 @@ impl GameState {
                 Some(args) => {
                     self.push_frame(vec![Occurrence::new(*event, args)], Mode::Begin, r.depth)
                 }
-                None => self.log_at(
-                    r.depth,
-                    Logged::Fizzled {
-                        by: r.responder(),
-                        why: format!(
-                            "`{}` names no object or player now",
-                            self.ruleset.event_kind(*event).name
-                        ),
-                    },
-                ),
+                None => self.names_nothing(r, *event),
             },
             Deed::End(event) => {
                 let open = self.timing.periods.iter().rev().find(|o| o.event == *event);
@@ -534,6 +498,22 @@ impl GameState {
             }
         }
         Ok(())
+    }
+
+    /// A deed's occurrence names an object or player that is not there now (a target no longer
+    /// legal, an object gone): it does not happen, which a cost counts as not paid.
+    fn names_nothing(&mut self, r: &Run, event: crate::model::ids::EventId) {
+        self.timing_mut().last_happened = false;
+        self.log_at(
+            r.depth,
+            Logged::Fizzled {
+                by: r.responder(),
+                why: format!(
+                    "`{}` names no object or player now",
+                    self.ruleset.event_kind(event).name
+                ),
+            },
+        );
     }
 
     /// An occurrence a deed makes, before the next deed. A built-in event is the engine action

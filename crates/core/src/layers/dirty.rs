@@ -2,7 +2,7 @@
 //! point it became dirty, with the previous steps applied to it as they were; the steps applied to
 //! the dirty objects, new values and old; which of a step's subjects are dirty.
 
-use super::change::apply_keeping;
+use super::change::{apply_in_place, apply_keeping};
 use super::replay::{fail, Dirty, Fail, Replay, Res, StateDiff};
 use super::step::{params_for, same_for_all, StepRef};
 use crate::condition::eval::Overrides;
@@ -59,7 +59,7 @@ impl Replay<'_> {
                 continue;
             }
             let params = params_for(step.as_step(), mine, lid)?;
-            apply_keeping(
+            apply_in_place(
                 self.state,
                 &mut self.sheet,
                 &step.cand,
@@ -67,8 +67,7 @@ impl Replay<'_> {
                 mine,
                 params.as_deref(),
                 None,
-                &mut |_, _, _, _| {},
-                None,
+                |_, _, _, _| {},
             );
         }
         for (x, (final_old, start)) in xs.into_iter().zip(rows) {
@@ -124,7 +123,7 @@ impl Replay<'_> {
         }
         self.swap_old(objs.clone());
         let state = self.old.as_ref().unwrap_or(self.state);
-        apply_keeping(
+        apply_in_place(
             state,
             &mut self.sheet,
             &step.cand,
@@ -132,8 +131,7 @@ impl Replay<'_> {
             mine,
             params.as_deref(),
             None,
-            &mut |_, _, _, _| {},
-            None,
+            |_, _, _, _| {},
         );
         self.swap_old(objs);
         Ok(())

@@ -301,6 +301,20 @@ impl Replay<'_> {
         if !alone {
             return Err(fail!());
         }
+        self.moved_delta(cand, you, node, moved, None, None)
+    }
+
+    /// What the moved objects add to an aggregate now less what they added before, with these
+    /// overrides now and before.
+    fn moved_delta(
+        &mut self,
+        cand: &Candidate,
+        you: Option<PlayerId>,
+        node: Aggregate,
+        moved: &[ObjectId],
+        overrides: Option<&Overrides>,
+        old_overrides: Option<&Overrides>,
+    ) -> Res<i64> {
         let targets: Vec<Subject> = match &cand.created {
             Some(c) => c.targets.to_vec(),
             None => Vec::new(),
@@ -308,6 +322,7 @@ impl Replay<'_> {
         let mut delta: i64 = 0;
         for &x in moved {
             let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
+                .overriding(overrides)
                 .contribution(node, x)
                 .ok_or(fail!())?;
             let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
@@ -318,6 +333,7 @@ impl Replay<'_> {
                     let state = self.old.as_ref().unwrap_or(self.state);
                     let v = if x.index() < state.objects.len() {
                         Ctx::new(state, &self.sheet, cand.source, you, &targets)
+                            .overriding(old_overrides)
                             .contribution(node, x)
                     } else {
                         Some(0)
@@ -348,37 +364,14 @@ impl Replay<'_> {
         if node.condition().refers_to_others() {
             return Err(fail!());
         }
-        let cand = &step.cand;
-        let targets: Vec<Subject> = match &cand.created {
-            Some(c) => c.targets.to_vec(),
-            None => Vec::new(),
-        };
-        let you = step.you;
-        let mut delta: i64 = 0;
-        for &x in moved {
-            let now = Ctx::new(self.state, &self.sheet, cand.source, you, &targets)
-                .overriding(Some(overrides))
-                .contribution(node, x)
-                .ok_or(fail!())?;
-            let before = match self.dirty.get(&x).and_then(|d| d.old.as_ref()) {
-                None => 0,
-                Some(_) => {
-                    self.ensure_old();
-                    self.swap_old([x]);
-                    let state = self.old.as_ref().unwrap_or(self.state);
-                    let v = if x.index() < state.objects.len() {
-                        Ctx::new(state, &self.sheet, cand.source, you, &targets)
-                            .overriding(Some(old_overrides))
-                            .contribution(node, x)
-                    } else {
-                        Some(0)
-                    };
-                    self.swap_old([x]);
-                    v.ok_or(fail!())?
-                }
-            };
-            delta = delta.checked_add(now - before).ok_or(fail!())?;
-        }
+        let delta = self.moved_delta(
+            &step.cand,
+            step.you,
+            node,
+            moved,
+            Some(overrides),
+            Some(old_overrides),
+        )?;
         if delta == 0 {
             return Ok(old_value);
         }

@@ -150,50 +150,42 @@ impl SymbolSet {
         s.all = all;
         s
     }
+    /// The symbols of `a` that `b` lists (`want`) or does not list.
+    fn keep(a: &SymbolSet, b: &SymbolSet, want: bool) -> Vec<Symbol> {
+        a.syms
+            .iter()
+            .filter(|x| b.listed(x) == want)
+            .cloned()
+            .collect()
+    }
+    /// The symbols either set lists (`with` sorts them and drops repeats).
+    fn both_listed(&self, other: &SymbolSet) -> Vec<Symbol> {
+        let mut v = self.syms.to_vec();
+        v.extend(other.syms.iter().cloned());
+        v
+    }
     /// Removes every symbol of `other` (a set that holds every symbol but some included).
     pub fn subtract(&mut self, other: &SymbolSet) {
-        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
-            a.syms
-                .iter()
-                .filter(|x| b.listed(x) == want)
-                .cloned()
-                .collect()
-        };
         *self = match (self.all, other.all) {
             (false, false) if other.syms.iter().any(|x| self.listed(x)) => {
-                Self::with(keep(self, other, false), false)
+                Self::with(Self::keep(self, other, false), false)
             }
             (false, false) => return,
             // Finite minus all but E: the members in E.
-            (false, true) => Self::with(keep(self, other, true), false),
+            (false, true) => Self::with(Self::keep(self, other, true), false),
             // All but E minus a finite F: all but E and F.
-            (true, false) => {
-                let mut v = self.syms.to_vec();
-                v.extend(other.syms.iter().cloned());
-                Self::with(v, true)
-            }
+            (true, false) => Self::with(self.both_listed(other), true),
             // All but E minus all but F: F's symbols not in E.
-            (true, true) => Self::with(keep(other, self, false), false),
+            (true, true) => Self::with(Self::keep(other, self, false), false),
         };
     }
     /// Keeps only the symbols `other` holds too.
     pub fn intersect(&mut self, other: &SymbolSet) {
-        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
-            a.syms
-                .iter()
-                .filter(|x| b.listed(x) == want)
-                .cloned()
-                .collect()
-        };
         *self = match (self.all, other.all) {
-            (false, false) => Self::with(keep(self, other, true), false),
-            (false, true) => Self::with(keep(self, other, false), false),
-            (true, false) => Self::with(keep(other, self, false), false),
-            (true, true) => {
-                let mut v = self.syms.to_vec();
-                v.extend(other.syms.iter().cloned());
-                Self::with(v, true)
-            }
+            (false, false) => Self::with(Self::keep(self, other, true), false),
+            (false, true) => Self::with(Self::keep(self, other, false), false),
+            (true, false) => Self::with(Self::keep(other, self, false), false),
+            (true, true) => Self::with(self.both_listed(other), true),
         };
     }
     /// Whether both are the same shared set (a test by identity; false says nothing).
@@ -240,30 +232,21 @@ impl SymbolSet {
     }
     /// Adds every symbol of `other`.
     pub fn extend(&mut self, other: &SymbolSet) {
-        let keep = |a: &SymbolSet, b: &SymbolSet, want: bool| -> Vec<Symbol> {
-            a.syms
-                .iter()
-                .filter(|x| b.listed(x) == want)
-                .cloned()
-                .collect()
-        };
         match (self.all, other.all) {
             (false, false) => {
                 if other.syms.iter().any(|s| !self.listed(s)) {
-                    let mut v = self.syms.to_vec();
-                    v.extend(other.syms.iter().cloned());
-                    *self = Self::with(v, false);
+                    *self = Self::with(self.both_listed(other), false);
                 }
             }
             // Finite and all but E: all but E's symbols not held here.
-            (false, true) => *self = Self::with(keep(other, self, false), true),
+            (false, true) => *self = Self::with(Self::keep(other, self, false), true),
             // All but E and finite F: all but E's symbols not in F.
             (true, false) => {
                 if other.syms.iter().any(|s| self.listed(s)) {
-                    *self = Self::with(keep(self, other, false), true)
+                    *self = Self::with(Self::keep(self, other, false), true)
                 }
             }
-            (true, true) => *self = Self::with(keep(self, other, true), true),
+            (true, true) => *self = Self::with(Self::keep(self, other, true), true),
         }
     }
     /// How many symbols; every symbol counts as one more than any finite set could matter.

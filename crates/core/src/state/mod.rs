@@ -754,6 +754,37 @@ pub(crate) struct Run {
 }
 
 impl Run {
+    /// A response about to go through its parts, from the first: it answers the occurrence of
+    /// that index in the frame at task `frame`, and its own occurrences are nested at `depth`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        frame: usize,
+        occ: usize,
+        def: Arc<ResponseDef>,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        targets: Vec<Subject>,
+        bound: Option<Vec<Arg>>,
+        depth: u16,
+    ) -> Run {
+        Run {
+            frame,
+            occ,
+            def,
+            source,
+            you,
+            targets,
+            bound,
+            picked: Vec::new(),
+            picking: None,
+            part: 0,
+            awaiting_cost: false,
+            paying: false,
+            depth,
+            illegal: Vec::new(),
+        }
+    }
+
     pub(crate) fn responder(&self) -> Responder {
         Responder {
             source: self.source,
