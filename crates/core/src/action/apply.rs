@@ -432,15 +432,18 @@ impl GameState {
                 }
             }
         }
-        if let Some(z) = self.ruleset.resolved_zone {
-            if self.obj(spell).zone != z {
-                then.push(Then::Act(Action::Move {
-                    object: spell,
-                    zone: z,
-                }));
-            }
-        }
+        then.extend(self.to_resolved_zone(spell).map(Then::Act));
         then
+    }
+
+    /// A resolved spell's move to the zone for resolved spells, unless it is there (CR 608.2n):
+    /// the last step of its resolving, which is not one of its effects.
+    pub(crate) fn to_resolved_zone(&self, spell: ObjectId) -> Option<Action> {
+        let z = self.ruleset.resolved_zone?;
+        (self.obj(spell).zone != z).then_some(Action::Move {
+            object: spell,
+            zone: z,
+        })
     }
 }
 

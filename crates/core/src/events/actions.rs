@@ -221,6 +221,21 @@ impl GameState {
         else {
             return Ok(());
         };
+        if self.frame(fi).occs.iter().any(|o| o.negated) {
+            // Its effects are negated: it counts as resolved (what answers it "after" comes), and
+            // none of its effects or one-shot changes happen; it still goes to the zone for
+            // resolved spells, which is not one of its effects.
+            let f = self.frame_mut(fi);
+            f.occs[0].happened = true;
+            let occurrence = f.occs[0].occ.clone();
+            self.log_at(depth, Logged::Happened { occurrence });
+            let Some(next) = self.to_resolved_zone(spell) else {
+                return self.run_state_checks();
+            };
+            let occs = self.occurrences_of(&next)?;
+            self.push_action(occs, next, depth + 1, Standing::default());
+            return Ok(());
+        }
         // CR 608.2b: every target illegal by now (a target became illegal since the spell was
         // cast): it does not resolve. With some still legal it resolves, and does nothing to the
         // others.
