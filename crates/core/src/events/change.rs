@@ -30,16 +30,14 @@ impl GameState {
         let depth = f.depth;
         // An action whose effects were negated still happens (it counts as taken), without
         // its changes.
-        let negated: Vec<(usize, Occurrence)> = f
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive && o.negated)
-            .map(|(k, o)| (k, o.occ.clone()))
-            .collect();
-        for (k, o) in negated {
+        for k in 0..f.occs.len() {
+            let o = &self.frame(fi).occs[k];
+            if !(o.alive && o.negated) {
+                continue;
+            }
+            let occurrence = o.occ.clone();
             self.frame_mut(fi).occs[k].happened = true;
-            self.log_at(depth, Logged::Happened { occurrence: o });
+            self.log_at(depth, Logged::Happened { occurrence });
         }
         // The occurrences that make their changes (by index: the frame's occurrences do not
         // change while the kernel makes them).
@@ -147,6 +145,9 @@ impl GameState {
     /// where one of them no longer happens, none does.
     fn fall_together(&mut self, fi: usize) {
         let f = self.frame(fi);
+        if f.occs.len() < 2 {
+            return;
+        }
         let mut dead_roots: Vec<usize> =
             f.occs.iter().filter(|o| !o.alive).map(|o| o.link).collect();
         dead_roots.sort_unstable();
@@ -165,6 +166,9 @@ impl GameState {
     fn follow_moves(&mut self, fi: usize) {
         let b = self.builtin;
         let f = self.frame(fi);
+        if f.occs.len() < 2 {
+            return;
+        }
         let follow: Vec<(usize, Vec<Arg>, bool)> = (0..f.occs.len())
             .filter(|&k| f.occs[k].alive && f.occs[k].occ.event == b.leaves_play)
             .filter_map(|k| {

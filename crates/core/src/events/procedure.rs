@@ -315,15 +315,15 @@ impl GameState {
     /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
     /// card into a state it is already in) does not happen, and nothing answers it.
     pub(crate) fn fail_unchanging(&mut self, fi: usize) {
-        let failing: Vec<usize> = self
-            .frame(fi)
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive && self.changes_nothing(&o.occ))
-            .map(|(k, _)| k)
-            .collect();
-        self.fail(fi, &failing);
+        let mut failing: Vec<usize> = Vec::new();
+        for (k, o) in self.frame(fi).occs.iter().enumerate() {
+            if o.alive && self.changes_nothing(&o.occ) {
+                failing.push(k);
+            }
+        }
+        if !failing.is_empty() {
+            self.fail(fi, &failing);
+        }
     }
 
     /// The sum of the incarnations of the objects an occurrence is about.
