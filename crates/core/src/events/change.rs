@@ -30,37 +30,41 @@ impl GameState {
         let depth = f.depth;
         // An action whose effects were negated still happens (it counts as taken), without
         // its changes.
-        let negated: Vec<(usize, Occurrence)> = f
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive && o.negated)
-            .map(|(k, o)| (k, o.occ.clone()))
-            .collect();
-        for (k, o) in negated {
+        for k in 0..f.occs.len() {
+            let o = &self.frame(fi).occs[k];
+            if !(o.alive && o.negated) {
+                continue;
+            }
+            let occurrence = o.occ.clone();
             self.frame_mut(fi).occs[k].happened = true;
-            self.log_at(depth, Logged::Happened { occurrence: o });
+            self.log_at(depth, Logged::Happened { occurrence });
         }
+        // The occurrences that make their changes (by index: the frame's occurrences do not
+        // change while the kernel makes them).
+        let doing = |f: &crate::state::Frame, k: usize| f.occs[k].alive && !f.occs[k].negated;
         let f = self.frame(fi);
-        let doing: Vec<(usize, Occurrence)> = f
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive && !o.negated)
-            .map(|(k, o)| (k, o.occ.clone()))
-            .collect();
-        if doing.is_empty() {
+        let n = f.occs.len();
+        if !(0..n).any(|k| doing(f, k)) {
             return Ok(());
         }
         let rs = self.ruleset.clone();
         let b = self.builtin;
+        // A move or counters a ruleset's own event declares is an occurrence of its own, next.
+        let nests = |own: bool, c: &Primitive| {
+            matches!(c, Primitive::Move { .. }) || (own && matches!(c, Primitive::Counters { .. }))
+        };
+        // The moves and the counters first: whether an object leaves play decides the snapshot,
+        // taken before any change.
         let mut moves: Vec<(ObjectId, ZoneId)> = Vec::new();
-        let mut changes: Vec<Change> = Vec::new();
         let mut next: Vec<(ObjectId, ZoneId)> = Vec::new();
         let mut counters: Vec<Occurrence> = Vec::new();
-        for (_, o) in &doing {
+        for k in (0..n).filter(|&k| doing(f, k)) {
+            let o = &f.occs[k].occ;
             let own = !rs.is_builtin(o.event);
-            for c in &rs.event_kind(o.event).changes {
+            for c in rs.event_kind(o.event).changes.iter() {
+                if !nests(own, c) {
+                    continue;
+                }
                 match lower(c, &o.args) {
                     Some(Change::Move(m)) if own => next.extend(m),
                     Some(Change::Move(m)) => moves.extend(m),
@@ -68,7 +72,7 @@ impl GameState {
                         object,
                         counter,
                         count,
-                    }) if own => counters.push(Occurrence::new(
+                    }) => counters.push(Occurrence::new(
                         b.counters_placed,
                         vec![
                             Arg::Object(object),
@@ -76,8 +80,7 @@ impl GameState {
                             Arg::Counter(counter),
                         ],
                     )),
-                    Some(c) => changes.push(c),
-                    None => {}
+                    _ => {}
                 }
             }
         }
@@ -88,26 +91,45 @@ impl GameState {
         if leaving && self.point_has_listeners(fi, Point::After) {
             self.take_snapshot(fi);
         }
-        // Unattaching (state-based) before moving: objects of one round move at once.
-        for c in changes {
-            self.make(c);
+        // Unattaching (state-based) before moving: objects of one round move at once. The
+        // other changes in order, by occurrence.
+        for k in 0..n {
+            let f = self.frame(fi);
+            if !doing(f, k) {
+                continue;
+            }
+            let event = f.occs[k].occ.event;
+            let own = !rs.is_builtin(event);
+            for c in rs.event_kind(event).changes.iter() {
+                if nests(own, c) {
+                    continue;
+                }
+                if let Some(change) = lower(c, &self.frame(fi).occs[k].occ.args) {
+                    self.make(change);
+                }
+            }
         }
         if !moves.is_empty() {
             self.make(Change::Move(moves));
         }
-        for (k, o) in doing {
+        for k in 0..n {
+            let f = self.frame(fi);
+            if !doing(f, k) {
+                continue;
+            }
+            let occurrence = f.occs[k].occ.clone();
             self.frame_mut(fi).occs[k].happened = true;
-            self.log_at(depth, Logged::Happened { occurrence: o });
+            self.log_at(depth, Logged::Happened { occurrence });
         }
+        if next.is_empty() && counters.is_empty() {
+            return self.run_state_checks();
+        }
+        // The moves and counters, next, before this frame's "after"; their own change runs the
+        // state-based checks.
         let mut nested = self.moving(&next);
         nested.extend(counters);
-        if !nested.is_empty() {
-            // The moves and counters, next, before this frame's "after"; their own change runs
-            // the state-based checks.
-            self.push_frame(nested, Mode::Plain, depth + 1);
-            return Ok(());
-        }
-        self.run_state_checks()
+        self.push_frame(nested, Mode::Plain, depth + 1);
+        Ok(())
     }
 
     /// The state just before a change that takes an object out of play, for the "after"
@@ -123,6 +145,9 @@ impl GameState {
     /// where one of them no longer happens, none does.
     fn fall_together(&mut self, fi: usize) {
         let f = self.frame(fi);
+        if f.occs.len() < 2 {
+            return;
+        }
         let mut dead_roots: Vec<usize> =
             f.occs.iter().filter(|o| !o.alive).map(|o| o.link).collect();
         dead_roots.sort_unstable();
@@ -141,6 +166,9 @@ impl GameState {
     fn follow_moves(&mut self, fi: usize) {
         let b = self.builtin;
         let f = self.frame(fi);
+        if f.occs.len() < 2 {
+            return;
+        }
         let follow: Vec<(usize, Vec<Arg>, bool)> = (0..f.occs.len())
             .filter(|&k| f.occs[k].alive && f.occs[k].occ.event == b.leaves_play)
             .filter_map(|k| {
@@ -189,7 +217,36 @@ impl GameState {
         }
         kind.changes
             .iter()
-            .all(|c| lower(c, &o.args).is_none_or(|c| self.would_change_nothing(&c)))
+            .all(|c| self.primitive_changes_nothing(c, &o.args))
+    }
+
+    /// Whether a declared change, worked out from these arguments, would leave the state as it
+    /// is: `would_change_nothing` of its `lower`ing (a change that cannot be worked out changes
+    /// nothing), without building the change where it is a state or a move.
+    fn primitive_changes_nothing(&self, c: &Primitive, args: &[Arg]) -> bool {
+        let object = |i: &u8| match args.get(*i as usize) {
+            Some(Arg::Object(o)) => self.get_object(*o),
+            _ => None,
+        };
+        match c {
+            Primitive::State {
+                object: o,
+                symbol,
+                on,
+                ..
+            } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
+            Primitive::Move { object: o, zone } => {
+                let z = match zone {
+                    ParamOr::Const(z) => *z,
+                    ParamOr::Param(i) => match args.get(*i as usize) {
+                        Some(Arg::Zone(z)) => *z,
+                        _ => return true,
+                    },
+                };
+                object(o).is_none_or(|x| z.index() >= self.ruleset.zones.len() || x.zone == z)
+            }
+            _ => lower(c, args).is_none_or(|c| self.would_change_nothing(&c)),
+        }
     }
 
     /// Whether a change would leave the state as it is: failure takes precedence over effects.

@@ -212,30 +212,20 @@ impl GameState {
             state_checks: false,
             seen: self.next_timestamp,
         };
-        let entries: Vec<LogEntry> = if mode == Mode::End {
-            Vec::new()
-        } else {
-            frame
-                .occs
-                .iter()
-                .map(|o| LogEntry {
+        let t = self.timing_mut();
+        if mode != Mode::End {
+            for o in &frame.occs {
+                let occurrence = o.occ.clone();
+                t.log.push(LogEntry {
                     depth,
                     what: if mode == Mode::AfterOnly {
                         // It has happened already (the objects have entered).
-                        Logged::Happened {
-                            occurrence: o.occ.clone(),
-                        }
+                        Logged::Happened { occurrence }
                     } else {
-                        Logged::Starts {
-                            occurrence: o.occ.clone(),
-                        }
+                        Logged::Starts { occurrence }
                     },
-                })
-                .collect()
-        };
-        let t = self.timing_mut();
-        for e in entries {
-            t.log.push(e);
+                });
+            }
         }
         t.tasks.push(Task::Frame(Box::new(frame)));
         let top = t.tasks.len() - 1;
@@ -251,6 +241,9 @@ impl GameState {
     /// nothing answers it, and nothing is substituted for it (CR 101.2: "cannot" beats "can"),
     /// unless the deed that made it says it happens even so.
     pub(crate) fn fail_prohibited(&mut self, fi: usize) {
+        if !self.content.has_prohibitions(&self.ruleset) {
+            return;
+        }
         let f = self.frame(fi);
         let forbidden: Vec<(usize, Responder)> = f
             .occs
@@ -322,15 +315,15 @@ impl GameState {
     /// Failure takes precedence over effects: an occurrence that would change nothing (putting a
     /// card into a state it is already in) does not happen, and nothing answers it.
     pub(crate) fn fail_unchanging(&mut self, fi: usize) {
-        let failing: Vec<usize> = self
-            .frame(fi)
-            .occs
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| o.alive && self.changes_nothing(&o.occ))
-            .map(|(k, _)| k)
-            .collect();
-        self.fail(fi, &failing);
+        let mut failing: Vec<usize> = Vec::new();
+        for (k, o) in self.frame(fi).occs.iter().enumerate() {
+            if o.alive && self.changes_nothing(&o.occ) {
+                failing.push(k);
+            }
+        }
+        if !failing.is_empty() {
+            self.fail(fi, &failing);
+        }
     }
 
     /// The sum of the incarnations of the objects an occurrence is about.
