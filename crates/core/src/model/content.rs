@@ -81,9 +81,52 @@ pub struct ObjectClass {
 }
 
 /// The responses of every class that listen to an event at a timing point: (class, index of the
-/// response in the class).
-pub type Listeners =
-    HashMap<(crate::model::ids::EventId, crate::model::timing::Point), Vec<(ClassId, u16)>>;
+/// response in the class), in a table by event and point (an occurrence looks up its own at each
+/// of its points, so this is on the event core's hot path).
+#[derive(Clone, Debug, Default)]
+pub struct Listeners {
+    /// By `event index * POINTS + point index`.
+    table: Vec<Vec<(ClassId, u16)>>,
+}
+
+// Every timing point has its row in the table.
+const _: () = assert!(crate::model::timing::Point::After as usize + 1 == Listeners::POINTS);
+
+impl Listeners {
+    /// How many timing points there are.
+    const POINTS: usize = 5;
+
+    fn slot(e: crate::model::ids::EventId, p: crate::model::timing::Point) -> usize {
+        e.index() * Self::POINTS + p as usize
+    }
+
+    /// The responses listening to this event at this point.
+    pub fn get(
+        &self,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> &[(ClassId, u16)] {
+        self.table
+            .get(Self::slot(e, p))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    fn add(
+        &mut self,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+        who: (ClassId, u16),
+    ) {
+        let i = Self::slot(e, p);
+        if self.table.len() <= i {
+            self.table.resize_with(i + 1, Vec::new);
+        }
+        let v = &mut self.table[i];
+        if v.last() != Some(&who) {
+            v.push(who);
+        }
+    }
+}
 
 /// A game's object classes, loaded from content files; shared by every game state made with it.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -216,19 +259,16 @@ impl Content {
         p: crate::model::timing::Point,
     ) -> &[(ClassId, u16)] {
         let all = self.listening.get_or_init(|| {
-            let mut m = Listeners::new();
+            let mut m = Listeners::default();
             for (ci, c) in self.classes.iter().enumerate() {
                 for (ri, r) in c.responses.iter().enumerate() {
                     for pat in &r.trigger.patterns {
-                        let v = m.entry((pat.event, r.trigger.point)).or_default();
-                        if v.last() != Some(&(ClassId(ci as u32), ri as u16)) {
-                            v.push((ClassId(ci as u32), ri as u16));
-                        }
+                        m.add(pat.event, r.trigger.point, (ClassId(ci as u32), ri as u16));
                     }
                 }
             }
             m
         });
-        all.get(&(e, p)).map_or(&[], |v| v.as_slice())
+        all.get(e, p)
     }
 }
