@@ -255,12 +255,11 @@ impl GameState {
         if forbidden.is_empty() {
             return;
         }
-        let depth = f.depth;
         for (k, by) in forbidden {
-            let o = &mut self.frame_mut(fi).occs[k];
-            o.alive = false;
-            let occurrence = o.occ.clone();
-            self.log_at(depth, Logged::Prohibited { occurrence, by });
+            self.end_occurrences(fi, &[k], |occurrence| Logged::Prohibited {
+                occurrence,
+                by: by.clone(),
+            });
         }
     }
 
@@ -403,26 +402,30 @@ impl GameState {
             .filter(|(_, o)| o.alive && self.incarnations(&o.occ) != o.began)
             .map(|(k, _)| k)
             .collect();
-        if moved.is_empty() {
-            return;
-        }
-        let depth = f.depth;
-        for k in moved {
-            let o = &mut self.frame_mut(fi).occs[k];
-            o.alive = false;
-            let occurrence = o.occ.clone();
-            self.log_at(depth, Logged::Moved { occurrence });
+        if !moved.is_empty() {
+            self.end_occurrences(fi, &moved, |occurrence| Logged::Moved { occurrence });
         }
     }
 
     /// These occurrences of the frame fail: they do not happen, and nothing answers them.
     pub(super) fn fail(&mut self, fi: usize, which: &[usize]) {
+        self.end_occurrences(fi, which, |occurrence| Logged::Failed { occurrence });
+    }
+
+    /// These occurrences of the frame will not happen (failed, prohibited, about a moved card):
+    /// nothing answers them from now on, and the log says why with `entry`.
+    fn end_occurrences(
+        &mut self,
+        fi: usize,
+        which: &[usize],
+        mut entry: impl FnMut(Occurrence) -> Logged,
+    ) {
         let depth = self.frame(fi).depth;
         for &k in which {
             let o = &mut self.frame_mut(fi).occs[k];
             o.alive = false;
             let occurrence = o.occ.clone();
-            self.log_at(depth, Logged::Failed { occurrence });
+            self.log_at(depth, entry(occurrence));
         }
     }
 
