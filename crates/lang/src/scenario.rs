@@ -100,7 +100,8 @@ pub fn run_with(
     mut between: Option<Between>,
 ) -> Report {
     let players: Vec<&str> = sc.players.iter().map(|s| s.as_str()).collect();
-    let new = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players);
+    let new = GameState::new(Arc::new(env.ruleset.clone()), sc.content.clone(), &players)
+        .with_seed(sc.seed);
     // The scenario's `active:` player is checked as it loads.
     let mut state = new
         .clone()
@@ -761,6 +762,15 @@ fn run_step(
                     controller: PlayerId(by as u8),
                     targets: ts,
                     choices,
+                },
+            )?;
+        }
+        StepKind::Shuffle { player, zone } => {
+            act(
+                state,
+                Action::Shuffle {
+                    player: PlayerId(player as u8),
+                    zone,
                 },
             )?;
         }

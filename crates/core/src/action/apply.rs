@@ -34,14 +34,6 @@ impl GameState {
         }
     }
 
-    fn check_player(&self, p: PlayerId) -> Result<(), ActionError> {
-        if p.index() < self.players.len() {
-            Ok(())
-        } else {
-            Err(ActionError::NoSuchPlayer(p.0))
-        }
-    }
-
     /// Applies an action, then the state-based checks. On error nothing has changed. Entering,
     /// moving, counters and attaching are occurrences of the built-in events (`enters`,
     /// `changes_zone`, `leaves_play`, `counters_placed`, `attached`): they go through their timing
@@ -135,6 +127,10 @@ impl GameState {
                 if prop.index() >= self.ruleset.props.len() {
                     return Err(ActionError::NoSuchProperty(prop.0));
                 }
+            }
+            Action::Shuffle { player, zone } => {
+                self.check_player(*player)?;
+                self.check_zone(*zone)?;
             }
             Action::EndTurn => {}
         }

@@ -129,6 +129,10 @@ impl GameState {
                 }
             }
             ([Arg::Object(o)], e) if e == b.effects_end => Action::EndEffectsOf { source: *o },
+            ([Arg::Player(p), Arg::Zone(z)], e) if e == b.shuffles => Action::Shuffle {
+                player: *p,
+                zone: *z,
+            },
             ([Arg::Player(p), Arg::Property(q), Arg::Number(v)], e) if e == b.property_set => {
                 Action::SetProperty {
                     player: *p,
@@ -194,6 +198,9 @@ impl GameState {
                 )
             }
             Action::EndTurn => one(b.turn_ends, vec![Arg::Player(self.active)]),
+            Action::Shuffle { player, zone } => {
+                one(b.shuffles, vec![Arg::Player(*player), Arg::Zone(*zone)])
+            }
         })
     }
 

@@ -265,6 +265,8 @@ impl GameState {
             // CR 701.3b: attaching to the object it is already attached to does nothing.
             Change::Attach { object, to } => self.obj(*object).attached_to == Some(*to),
             Change::Unattach { object } => self.obj(*object).attached_to.is_none(),
+            // Fewer than two cards have one order only.
+            Change::Shuffle { player, zone } => self.cards_in(*player, *zone).len() < 2,
             _ => false,
         }
     }
@@ -283,6 +285,10 @@ impl GameState {
                 object: a, into: b, ..
             } => object(a).and(object(b)),
             Change::Move(m) => m.iter().try_for_each(|(o, z)| self.check_move(*o, *z)),
+            Change::Shuffle { player, zone } => {
+                self.check_player(*player)?;
+                self.check_zone(*zone)
+            }
             _ => Ok(()),
         }
     }
@@ -408,5 +414,16 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
             }
         }
         Primitive::EndTurn => Change::EndTurn,
+        Primitive::Shuffle { player, zone } => {
+            let (Some(Arg::Player(p)), Some(Arg::Zone(z))) =
+                (args.get(*player as usize), args.get(*zone as usize))
+            else {
+                return None;
+            };
+            Change::Shuffle {
+                player: *p,
+                zone: *z,
+            }
+        }
     })
 }

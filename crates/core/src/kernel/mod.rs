@@ -62,6 +62,9 @@ pub enum Change {
     EndEffectsOf { source: ObjectId },
     /// The created effects with these ids end.
     EndEffects(Vec<u32>),
+    /// A player's cards in a zone are put in a random order (CR 701.20a): each gets a new
+    /// timestamp, in the order drawn from the game's random source (the latest is on top).
+    Shuffle { player: PlayerId, zone: ZoneId },
     /// "This turn" ends: "until end of turn" effects and delayed effects that last this turn
     /// end (CR 514.2), as a turn period ends.
     ThisTurnEnds,
@@ -172,6 +175,14 @@ impl GameState {
                 }
             }
             Change::ThisTurnEnds => self.this_turn_ends(),
+            Change::Shuffle { player, zone } => {
+                let mut cards = self.cards_in(player, zone);
+                self.random.shuffle(&mut cards);
+                for o in cards {
+                    let ts = self.new_timestamp();
+                    self.object_mut(o).timestamp = ts;
+                }
+            }
             Change::PeriodEnds(occ) => self.period_ends(&occ),
             Change::EndTurn => self.end_turn(),
             Change::TurnBegins { player, next } => {

@@ -140,6 +140,14 @@ pub enum Action {
         /// The new base value; `None`: no number.
         value: Option<i64>,
     },
+    /// A player's cards in a zone are put in a random order (CR 701.20a), drawn from the game's
+    /// seeded random source.
+    Shuffle {
+        /// Whose cards.
+        player: PlayerId,
+        /// The zone.
+        zone: ZoneId,
+    },
     /// The turn ends: "until end of turn" effects end and the next player becomes active.
     EndTurn,
 }

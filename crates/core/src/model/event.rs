@@ -173,6 +173,14 @@ pub enum Primitive {
     },
     /// The turn ends and the next player's begins (CR 514).
     EndTurn,
+    /// A player's cards in a zone are put in a random order, drawn from the game's random
+    /// source (CR 701.20a).
+    Shuffle {
+        /// Index of the player parameter whose cards are shuffled.
+        player: u8,
+        /// Index of the zone parameter.
+        zone: u8,
+    },
 }
 
 /// An event kind: "a Personality bows", "a player gains Honor", "the Dynasty Phase".

@@ -15,6 +15,7 @@ pub mod explain;
 pub mod ids;
 pub mod object;
 pub mod occurrence;
+pub mod random;
 pub mod response;
 pub mod ruleset;
 pub mod sheet;

@@ -296,11 +296,14 @@ pub struct Builtin {
     pub property_set: crate::model::ids::EventId,
     /// `turn_ends(player)`: the player's turn ends and the next player's begins (CR 514).
     pub turn_ends: crate::model::ids::EventId,
+    /// `shuffles(player, zone)`: the player's cards in the zone are put in a random order
+    /// (CR 701.20a), drawn from the game's seeded random source.
+    pub shuffles: crate::model::ids::EventId,
 }
 
 impl Builtin {
     /// Their names, which a ruleset may not declare.
-    pub const NAMES: [&'static str; 14] = [
+    pub const NAMES: [&'static str; 15] = [
         "enters",
         "changes_zone",
         "leaves_play",
@@ -315,10 +318,11 @@ impl Builtin {
         "effect_ends",
         "property_set",
         "turn_ends",
+        "shuffles",
     ];
 
     /// Their ids, in the order of `NAMES`.
-    pub fn ids(&self) -> [crate::model::ids::EventId; 14] {
+    pub fn ids(&self) -> [crate::model::ids::EventId; 15] {
         [
             self.enters,
             self.changes_zone,
@@ -334,6 +338,7 @@ impl Builtin {
             self.effect_ends,
             self.property_set,
             self.turn_ends,
+            self.shuffles,
         ]
     }
 }
@@ -648,6 +653,11 @@ impl Ruleset {
             }],
         );
         let turn_ends = add("turn_ends", &[player], vec![Primitive::EndTurn]);
+        let shuffles = add(
+            "shuffles",
+            &[player, ("zone", ParamKind::Zone)],
+            vec![Primitive::Shuffle { player: 0, zone: 1 }],
+        );
         self.events[counters_placed.index()].amount = Some(1);
         let b = Builtin {
             enters,
@@ -664,6 +674,7 @@ impl Ruleset {
             effect_ends,
             property_set,
             turn_ends,
+            shuffles,
         };
         self.builtin = Some(b);
         b

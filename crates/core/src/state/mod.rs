@@ -74,6 +74,8 @@ pub struct GameState {
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>>>,
     /// Occurrences under way, delayed effects, open periods and the log.
     pub(crate) timing: Arc<crate::state::Timing>,
+    /// The seeded random source shuffles draw from.
+    pub(crate) random: crate::model::random::Random,
 }
 
 /// What a game state holds besides its ruleset, its content and what is derived: what a save
@@ -89,6 +91,7 @@ pub(crate) struct Parts {
     pub(crate) next_effect_id: u32,
     pub(crate) pending: Option<Arc<DecisionRequest>>,
     pub(crate) timing: crate::state::Timing,
+    pub(crate) random: crate::model::random::Random,
 }
 
 /// A derivation kept for the next one to start from, with what changed since it was made.
@@ -148,6 +151,7 @@ impl GameState {
             base: OnceLock::new(),
             by_class: Default::default(),
             timing: Default::default(),
+            random: Default::default(),
         }
     }
 
@@ -325,6 +329,47 @@ impl GameState {
         self.settled = false;
         self.settled_before = false;
         self.base = OnceLock::new();
+    }
+
+    /// The same game with its random source started from this seed: the same content, seed and
+    /// answers give the same game. Set it before the game begins; draws go on from the state
+    /// after that (a clone and a save keep where they are).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.random = crate::model::random::Random::new(seed);
+        self
+    }
+
+    /// A player's cards in a zone, bottom first (the latest timestamp is on top).
+    pub(crate) fn cards_in(
+        &self,
+        player: PlayerId,
+        zone: crate::model::ids::ZoneId,
+    ) -> Vec<ObjectId> {
+        let mut cards: Vec<(Timestamp, ObjectId)> = self
+            .objects
+            .iter()
+            .filter(|o| o.owner == player && o.zone == zone)
+            .map(|o| (o.timestamp, o.id))
+            .collect();
+        cards.sort_unstable();
+        cards.into_iter().map(|(_, o)| o).collect()
+    }
+
+    /// `NoSuchPlayer` unless the id names a player of this game.
+    pub(crate) fn check_player(&self, p: PlayerId) -> Result<(), crate::model::error::ActionError> {
+        if p.index() < self.players.len() {
+            Ok(())
+        } else {
+            Err(crate::model::error::ActionError::NoSuchPlayer(p.0))
+        }
+    }
+
+    /// `NoSuchZone` unless the id names a zone of the ruleset.
+    pub(crate) fn check_zone(
+        &self,
+        z: crate::model::ids::ZoneId,
+    ) -> Result<(), crate::model::error::ActionError> {
+        self.ruleset.zone(z).map(|_| ())
     }
 
     /// An object to change: the next derivation works out again what the change reaches.
@@ -519,6 +564,7 @@ impl GameState {
         g.next_effect_id = p.next_effect_id;
         g.pending = p.pending;
         g.timing = Arc::new(p.timing);
+        g.random = p.random;
         g.rebuild_indexes();
         g
     }

@@ -102,6 +102,9 @@ struct SavedState {
     pending: Option<Arc<DecisionRequest>>,
     /// Without its last-known-information snapshots, which `snapshots` holds.
     timing: Timing,
+    /// The random source, where its draws have got to.
+    #[serde(default)]
+    random: crate::model::random::Random,
     /// Each last-known-information snapshot as a nested state, with the index of the task (an
     /// occurrence frame) that keeps it.
     snapshots: Vec<(usize, SavedState)>,
@@ -169,6 +172,7 @@ impl GameState {
             next_effect_id: self.next_effect_id,
             pending: self.pending.clone(),
             timing: (*self.timing).clone(),
+            random: self.random,
             snapshots,
         }
     }
@@ -293,6 +297,7 @@ impl GameState {
             next_effect_id: s.next_effect_id,
             pending: s.pending,
             timing,
+            random: s.random,
         }))
     }
 }

@@ -816,7 +816,7 @@ fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize
 
 /// The built-in events a deed can make: each stands for one engine action, whose whole change
 /// its arguments say.
-const MADE_BY_DEEDS: [&str; 8] = [
+const MADE_BY_DEEDS: [&str; 9] = [
     "changes_zone",
     "counters_placed",
     "attached",
@@ -825,6 +825,7 @@ const MADE_BY_DEEDS: [&str; 8] = [
     "merges",
     "effects_end",
     "property_set",
+    "shuffles",
 ];
 
 /// `begin PERIOD(ARG, ...)` or `end PERIOD`, after the first word: a period an effect begins

@@ -275,6 +275,14 @@ pub enum StepKind {
     /// `end turn`: `until end of turn` effects end and the next player in `players:` order becomes
     /// active.
     EndTurn,
+    /// `shuffle PLAYER ZONE`: the player's cards in the zone are put in a random order, drawn
+    /// from the game's seeded random source.
+    Shuffle {
+        /// The player, by index.
+        player: usize,
+        /// The zone.
+        zone: ZoneId,
+    },
     /// `end effects of REF`: ends every effect that object's spell created.
     EndEffects {
         /// The spell's object.
@@ -351,12 +359,14 @@ pub struct Scenario {
     pub content: Arc<Content>,
     /// The steps in order; each line of `setup { }` is a step of its own.
     pub steps: Vec<Step>,
+    /// `seed: N`: the seed of the game's random source (0 if not written).
+    pub seed: u64,
 }
 
-const ITEMS: [&str; 25] = [
-    "ruleset", "content", "players", "active", "card", "object", "term", "setup", "enter",
+const ITEMS: [&str; 27] = [
+    "ruleset", "content", "players", "active", "seed", "card", "object", "term", "setup", "enter",
     "together", "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn",
-    "mutate", "do", "begin", "choose", "target",
+    "mutate", "do", "begin", "choose", "target", "shuffle",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -431,6 +441,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
     }
     let mut players: Vec<String> = Vec::new();
     let mut active_ref = None;
+    let mut seed = 0;
     for item in items {
         let mut c = Cursor::new(&item.head);
         if c.eat_word("players") {
@@ -451,6 +462,13 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             no_block(item)?;
             c.expect_punct(":")?;
             active_ref = Some(c.name_or_string("a player name")?);
+            c.finish()?;
+        } else if c.eat_word("seed") {
+            no_block(item)?;
+            c.expect_punct(":")?;
+            let (n, sp) = c.number("the seed of the game's random source")?;
+            seed = u64::try_from(n)
+                .map_err(|_| Diagnostic::new(sp, "a seed is a number from 0 up"))?;
             c.finish()?;
         }
     }
@@ -488,7 +506,9 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         let mut c = Cursor::new(&item.head);
         c.bump();
         let kind = match kw {
-            "ruleset" | "content" | "players" | "active" | "card" | "object" | "term" => continue,
+            "ruleset" | "content" | "players" | "active" | "seed" | "card" | "object" | "term" => {
+                continue
+            }
             "setup" => {
                 c.finish()?;
                 for e in block(item, "the set-up")? {
@@ -698,6 +718,13 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                     return Err(c.err("`turn` or `effects of`"));
                 }
             }
+            "shuffle" => {
+                // `shuffle Alice library`: her cards there, in a random order.
+                let (p, psp) = c.name_or_string("a player")?;
+                let player = cx.player_named(&p, psp)?;
+                let zone = cx.zone(&mut c)?;
+                StepKind::Shuffle { player, zone }
+            }
             "set" => {
                 let (p, psp) = c.name_or_string("a player")?;
                 let player = cx.player_named(&p, psp)?;
@@ -739,6 +766,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
         active,
         content: Arc::new(content),
         steps,
+        seed,
     })
 }
 
