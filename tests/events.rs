@@ -284,3 +284,37 @@ fn creating_an_object_of_no_class_is_an_error() {
     assert!(s.apply(Action::Create(vec![bad_zone])).is_err());
     assert_eq!(s.objects().count(), 0);
 }
+
+/// CR 104.1: once the game is over nothing more happens in it; every action is refused and
+/// changes nothing.
+#[test]
+fn after_the_game_is_over_every_action_is_refused_and_changes_nothing() {
+    let mut s = Loader::new()
+        .game(
+            Path::new("scenarios/effects/arena.rules"),
+            &[],
+            &["Ann", "Ben"],
+        )
+        .expect("arena loads");
+    let hits = s.ruleset().event_id("hits").expect("event");
+    assert!(!s.is_over());
+    assert_eq!(s.winner(), None);
+    s.occur(Occurrence::new(
+        hits,
+        vec![Arg::Player(PlayerId(1)), Arg::Number(20)],
+    ))
+    .expect("happens");
+    assert!(s.is_over());
+    assert_eq!(s.winner(), Some(Some(PlayerId(0))));
+    let before = s.save();
+    let again = s.occur(Occurrence::new(
+        hits,
+        vec![Arg::Player(PlayerId(0)), Arg::Number(1)],
+    ));
+    assert_eq!(again, Err(rulecraft_core::ActionError::GameOver));
+    assert_eq!(
+        s.apply(Action::EndTurn).err(),
+        Some(rulecraft_core::ActionError::GameOver)
+    );
+    assert_eq!(s.save(), before);
+}

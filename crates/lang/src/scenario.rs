@@ -1095,6 +1095,42 @@ fn check(
                 ));
             }
         }
+        Expect::Winner(want) => {
+            let name = |p: Option<PlayerId>| {
+                p.map_or("none (a draw)".to_string(), |p| {
+                    state.player_name(p).to_string()
+                })
+            };
+            let got = state.winner();
+            let want = want.map(|w| w.map(|i| PlayerId(i as u8)));
+            if got != want {
+                let say = |r: Option<Option<PlayerId>>| match r {
+                    None => "the game goes on".to_string(),
+                    Some(w) => format!("the game is over, winner {}", name(w)),
+                };
+                return fail(format!("expected {}; actually {}", say(want), say(got)));
+            }
+        }
+        Expect::Lost { player, yes } => {
+            let p = PlayerId(*player as u8);
+            let lost = state.players().get(*player).is_some_and(|x| x.lost);
+            if lost != *yes {
+                return fail(format!(
+                    "expected {} {}; {}",
+                    state.player_name(p),
+                    if *yes {
+                        "to have lost"
+                    } else {
+                        "still in the game"
+                    },
+                    if lost {
+                        "they lost"
+                    } else {
+                        "they have not lost"
+                    }
+                ));
+            }
+        }
         Expect::NoDecision => {
             if let Some(what) = pending(state, names) {
                 return fail(format!("expected no decision pending; pending: {what}"));

@@ -39,6 +39,9 @@ impl GameState {
     /// `changes_zone`, `leaves_play`, `counters_placed`, `attached`): they go through their timing
     /// points, so that they can be answered, prevented and logged.
     pub fn apply(&mut self, action: Action) -> Result<Outcome, ActionError> {
+        if self.is_over() {
+            return Err(ActionError::GameOver);
+        }
         if self.pending.is_some() {
             return Err(ActionError::DecisionPending);
         }

@@ -265,6 +265,7 @@ impl GameState {
             // CR 701.3b: attaching to the object it is already attached to does nothing.
             Change::Attach { object, to } => self.obj(*object).attached_to == Some(*to),
             Change::Unattach { object } => self.obj(*object).attached_to.is_none(),
+            Change::Loses(p) => self.players[p.index()].lost,
             // Fewer than two cards have one order only.
             Change::Shuffle { player, zone } => self.cards_in(*player, *zone).len() < 2,
             _ => false,
@@ -289,6 +290,7 @@ impl GameState {
                 self.check_player(*player)?;
                 self.check_zone(*zone)
             }
+            Change::Loses(p) => self.check_player(*p),
             _ => Ok(()),
         }
     }
@@ -414,6 +416,10 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
             }
         }
         Primitive::EndTurn => Change::EndTurn,
+        Primitive::Lose { player } => match args.get(*player as usize) {
+            Some(Arg::Player(p)) => Change::Loses(*p),
+            _ => return None,
+        },
         Primitive::Shuffle { player, zone } => {
             let (Some(Arg::Player(p)), Some(Arg::Zone(z))) =
                 (args.get(*player as usize), args.get(*zone as usize))

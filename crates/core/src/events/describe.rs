@@ -171,6 +171,10 @@ impl LogEntry {
                     subjects
                 )
             }
+            Logged::GameOver { winner } => match winner {
+                Some(p) => format!("the game is over: {} wins", state.player_name(*p)),
+                None => "the game is over: a draw".to_string(),
+            },
             Logged::Period {
                 occurrence,
                 begins,

@@ -139,6 +139,9 @@ impl GameState {
         occurrences: Vec<Occurrence>,
         mode: Mode,
     ) -> Result<(), ActionError> {
+        if self.is_over() {
+            return Err(ActionError::GameOver);
+        }
         if self.pending.is_some() {
             return Err(ActionError::DecisionPending);
         }
@@ -487,6 +490,15 @@ impl GameState {
             let Some(top) = self.timing.tasks.len().checked_sub(1) else {
                 return Ok(());
             };
+            if self.is_over() {
+                // CR 104.1: the game ends at once; nothing under way goes on.
+                let winner = self.winner().flatten();
+                let t = self.timing_mut();
+                t.tasks.clear();
+                t.delayed.clear();
+                self.log_at(0, Logged::GameOver { winner });
+                return Ok(());
+            }
             guard += 1;
             if guard > 10_000_000 {
                 return Err(ActionError::BadOccurrence(

@@ -7,7 +7,7 @@
 use crate::condition::eval::Ctx;
 use crate::model::condition::Subject;
 use crate::model::error::ActionError;
-use crate::model::ids::{ObjectId, ZoneId};
+use crate::model::ids::{ObjectId, PlayerId, ZoneId};
 use crate::model::occurrence::Occurrence;
 use crate::model::value::Arg;
 use crate::state::GameState;
@@ -62,13 +62,17 @@ impl GameState {
                 if let Some(c) = rs
                     .state_checks
                     .iter()
+                    .filter(|c| !c.loses)
                     .find(|c| ctx.test(&c.condition, Subject::Object(o)))
                 {
                     found.push((o, c.to_zone, c.name.clone()));
                 }
             }
         }
-        if found.is_empty() {
+        // CR 704.5a: a player's checks, tested on each player still in the game, in the same
+        // round (CR 704.3: every check that applies is made at once).
+        let losing = self.losing_players();
+        if found.is_empty() && losing.is_empty() {
             self.settled = true;
             return Ok(());
         }
@@ -83,11 +87,34 @@ impl GameState {
             .map(|(o, _, _)| Occurrence::new(b.unattached, vec![Arg::Object(*o)]))
             .collect();
         occs.extend(self.moving(&moves));
+        occs.extend(
+            losing
+                .into_iter()
+                .map(|p| Occurrence::new(b.loses, vec![Arg::Player(p)])),
+        );
         let outcome = self.outcome_mut();
         for (o, _, name) in found {
             outcome.state_checks.push((o, name));
         }
         self.push_state_checks(occs)
+    }
+
+    /// The players still in the game that a player check (`player loses`) finds.
+    fn losing_players(&self) -> Vec<PlayerId> {
+        if !self.ruleset.state_checks.iter().any(|c| c.loses) {
+            return Vec::new();
+        }
+        let ctx = Ctx::new(self, &self.derived().sheet, None, None, &[]);
+        (0..self.players.len())
+            .map(|i| PlayerId(i as u8))
+            .filter(|p| !self.players[p.index()].lost)
+            .filter(|p| {
+                self.ruleset
+                    .state_checks
+                    .iter()
+                    .any(|c| c.loses && ctx.test(&c.condition, Subject::Player(*p)))
+            })
+            .collect()
     }
 
     /// A round of state-based checks as a frame, above what was under way.

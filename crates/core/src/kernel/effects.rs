@@ -75,7 +75,15 @@ impl GameState {
     pub(super) fn end_turn(&mut self) {
         self.touch();
         self.this_turn_ends();
-        self.active = PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8);
+        // The next player still in the game (CR 800.4: one who left takes no turn).
+        let n = self.players.len();
+        for k in 1..=n {
+            let next = (self.active.0 as usize + k) % n;
+            if !self.players[next].lost || k == n {
+                self.active = PlayerId(next as u8);
+                break;
+            }
+        }
         self.turn += 1;
         let active = self.active;
         self.effects

@@ -62,6 +62,8 @@ pub enum Change {
     EndEffectsOf { source: ObjectId },
     /// The created effects with these ids end.
     EndEffects(Vec<u32>),
+    /// A player loses and leaves the game (CR 104.3, 800.4).
+    Loses(PlayerId),
     /// A player's cards in a zone are put in a random order (CR 701.20a): each gets a new
     /// timestamp, in the order drawn from the game's random source (the latest is on top).
     Shuffle { player: PlayerId, zone: ZoneId },
@@ -175,6 +177,13 @@ impl GameState {
                 }
             }
             Change::ThisTurnEnds => self.this_turn_ends(),
+            Change::Loses(p) => {
+                let mut players = self.players.to_vec();
+                if let Some(pl) = players.get_mut(p.index()) {
+                    pl.lost = true;
+                    self.players = players.into();
+                }
+            }
             Change::Shuffle { player, zone } => {
                 let mut cards = self.cards_in(player, zone);
                 self.random.shuffle(&mut cards);

@@ -100,6 +100,7 @@ impl GameState {
             .ruleset
             .state_checks
             .iter()
+            .filter(|c| !c.loses)
             .all(|c| c.condition.is_local_or_host(attach_local));
         if !local {
             return None;

@@ -57,6 +57,8 @@ pub enum ActionError {
     /// Attaching needs both objects in play (CR 701.3a: an Aura, Equipment or Fortification is
     /// attached to an object on the battlefield).
     NotInPlay(String),
+    /// The game is over (CR 104.1): nothing more happens in it.
+    GameOver,
 }
 
 impl fmt::Display for ActionError {
@@ -76,6 +78,7 @@ impl fmt::Display for ActionError {
             ActionError::NoSuchEvent(e) => write!(f, "no event kind has id {e}"),
             ActionError::NoSuchLayer(l) => write!(f, "no layer has id {l}"),
             ActionError::NotInPlay(n) => write!(f, "`{n}` is not in play"),
+            ActionError::GameOver => f.write_str("the game is over"),
             ActionError::NotASpell(n) => write!(f, "`{n}` has no spell ability to resolve"),
             ActionError::IllegalTarget { spell, target } => {
                 write!(f, "`{target}` is not a legal target for `{spell}`")

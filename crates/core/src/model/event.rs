@@ -173,6 +173,11 @@ pub enum Primitive {
     },
     /// The turn ends and the next player's begins (CR 514).
     EndTurn,
+    /// A player loses the game and leaves it (CR 104.3, 800.4).
+    Lose {
+        /// Index of the player parameter.
+        player: u8,
+    },
     /// A player's cards in a zone are put in a random order, drawn from the game's random
     /// source (CR 701.20a).
     Shuffle {

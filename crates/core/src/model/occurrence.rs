@@ -54,6 +54,11 @@ pub enum Why {
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum Logged {
+    /// The game is over (CR 104.1): the player left in it wins, or none (a draw).
+    GameOver {
+        /// The winner, if any.
+        winner: Option<PlayerId>,
+    },
     /// The occurrence starts through its timing points.
     Starts {
         /// The occurrence, with its arguments as it starts.

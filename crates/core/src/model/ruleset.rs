@@ -214,6 +214,9 @@ pub struct StateCheck {
     /// The object becomes unattached and stays where it is (CR 704.5n: an Equipment attached
     /// to an illegal permanent).
     pub unattach: bool,
+    /// Or, tested on each player still in the game instead of on objects, the player loses
+    /// (CR 704.5a: a player with 0 or less life loses).
+    pub loses: bool,
 }
 
 /// A game's rules, loaded from a ruleset file: its characteristics, player properties, zones,
@@ -299,11 +302,14 @@ pub struct Builtin {
     /// `shuffles(player, zone)`: the player's cards in the zone are put in a random order
     /// (CR 701.20a), drawn from the game's seeded random source.
     pub shuffles: crate::model::ids::EventId,
+    /// `loses(player)`: a player loses the game and leaves it (CR 104.3); with at most one
+    /// player left, the game is over.
+    pub loses: crate::model::ids::EventId,
 }
 
 impl Builtin {
     /// Their names, which a ruleset may not declare.
-    pub const NAMES: [&'static str; 15] = [
+    pub const NAMES: [&'static str; 16] = [
         "enters",
         "changes_zone",
         "leaves_play",
@@ -319,10 +325,11 @@ impl Builtin {
         "property_set",
         "turn_ends",
         "shuffles",
+        "loses",
     ];
 
     /// Their ids, in the order of `NAMES`.
-    pub fn ids(&self) -> [crate::model::ids::EventId; 15] {
+    pub fn ids(&self) -> [crate::model::ids::EventId; 16] {
         [
             self.enters,
             self.changes_zone,
@@ -339,6 +346,7 @@ impl Builtin {
             self.property_set,
             self.turn_ends,
             self.shuffles,
+            self.loses,
         ]
     }
 }
@@ -658,6 +666,7 @@ impl Ruleset {
             &[player, ("zone", ParamKind::Zone)],
             vec![Primitive::Shuffle { player: 0, zone: 1 }],
         );
+        let loses = add("loses", &[player], vec![Primitive::Lose { player: 0 }]);
         self.events[counters_placed.index()].amount = Some(1);
         let b = Builtin {
             enters,
@@ -675,6 +684,7 @@ impl Ruleset {
             property_set,
             turn_ends,
             shuffles,
+            loses,
         };
         self.builtin = Some(b);
         b

@@ -26,6 +26,9 @@ pub mod save;
 pub struct Player {
     /// The player's name, by which scenarios and the log refer to the player.
     pub name: Arc<str>,
+    /// The player has lost and left the game (CR 104.3, 800.4).
+    #[serde(default)]
+    pub lost: bool,
 }
 
 /// A game: its ruleset and content, players, objects, created effects, turn, the decision it waits
@@ -129,6 +132,7 @@ impl GameState {
                 .iter()
                 .map(|n| Player {
                     name: Arc::from(*n),
+                    lost: false,
                 })
                 .collect(),
             ruleset,
@@ -329,6 +333,25 @@ impl GameState {
         self.settled = false;
         self.settled_before = false;
         self.base = OnceLock::new();
+    }
+
+    /// Whether the game is over: a player has lost, and at most one is left (CR 104.2a: a player
+    /// still in the game wins when all the others have left it; none left is a draw, CR 104.4a).
+    pub fn is_over(&self) -> bool {
+        self.players.iter().any(|p| p.lost) && self.players.iter().filter(|p| !p.lost).count() <= 1
+    }
+
+    /// The winner once the game is over (`None` while it goes on); `Some(None)`: a draw.
+    pub fn winner(&self) -> Option<Option<PlayerId>> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(
+            self.players
+                .iter()
+                .position(|p| !p.lost)
+                .map(|i| PlayerId(i as u8)),
+        )
     }
 
     /// The same game with its random source started from this seed: the same content, seed and

@@ -344,6 +344,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             let mut when = None;
             let mut to = None;
             let mut unattach = false;
+            let mut loses = false;
             for item in block(s, "the check")? {
                 no_block(item)?;
                 let mut ic = Cursor::new(&item.head);
@@ -360,15 +361,18 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     to = Some(zone(env, &z, zs)?);
                 } else if ic.eat_word("unattach") {
                     unattach = true;
+                } else if ic.eat_words(&["player", "loses"]) {
+                    loses = true;
                 } else {
-                    return Err(ic.err("`when:`, `move to:` or `unattach`"));
+                    return Err(ic.err("`when:`, `move to:`, `unattach` or `player loses`"));
                 }
                 ic.finish()?;
             }
-            let (Some(condition), true) = (when, to.is_some() != unattach) else {
+            let actions = usize::from(to.is_some()) + usize::from(unattach) + usize::from(loses);
+            let (Some(condition), 1) = (when, actions) else {
                 return Err(Diagnostic::new(
                     s.head[0].span,
-                    "a check needs `when:` and one of `move to:` or `unattach`",
+                    "a check needs `when:` and one of `move to:`, `unattach` or `player loses`",
                 ));
             };
             env.ruleset.state_checks.push(StateCheck {
@@ -376,6 +380,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 condition,
                 to_zone: to,
                 unattach,
+                loses,
             });
         }
         "copiable" => {

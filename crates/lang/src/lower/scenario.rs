@@ -177,6 +177,16 @@ pub enum Expect {
     },
     /// No decision is pending.
     NoDecision,
+    /// `expect winner: PLAYER` (or `none`, a draw): the game is over with that result;
+    /// `expect game goes on`: it is not over (`None`).
+    Winner(Option<Option<usize>>),
+    /// `expect PLAYER lost` / `not lost`: the player has (not) lost the game.
+    Lost {
+        /// The player, by index.
+        player: usize,
+        /// Lost (`true`) or still in the game.
+        yes: bool,
+    },
     /// A line of the log contains this text.
     LogHas(String),
 }
@@ -1003,6 +1013,19 @@ impl Cx<'_> {
         if c.eat_words(&["no", "decision"]) {
             return Ok(vec![(Expect::NoDecision, span_to(c))]);
         }
+        if c.eat_word("winner") {
+            c.expect_punct(":")?;
+            let winner = if c.eat_word("none") {
+                None
+            } else {
+                let (p, ps) = c.name_or_string("the winner, or `none` for a draw")?;
+                Some(self.player_named(&p, ps)?)
+            };
+            return Ok(vec![(Expect::Winner(Some(winner)), span_to(c))]);
+        }
+        if c.eat_words(&["game", "goes", "on"]) {
+            return Ok(vec![(Expect::Winner(None), span_to(c))]);
+        }
         if c.eat_word("log") {
             c.expect_word("has")?;
             let (t, _) = c.string("the text a log line contains")?;
@@ -1024,6 +1047,10 @@ impl Cx<'_> {
         let mut out = Vec::new();
         if self.players.contains(&name) {
             let player = self.player_named(&name, span)?;
+            if c.eat_word("lost") || c.eat_words(&["not", "lost"]) {
+                let yes = c.toks[c.pos - 2].word() != Some("not");
+                return Ok(vec![(Expect::Lost { player, yes }, span_to(c))]);
+            }
             loop {
                 let start = c.here();
                 let prop = self.prop(c)?;
