@@ -8,14 +8,10 @@ use rulecraft_core::{Arg, GameState, ObjectId, Occurrence, PlayerId};
 use rulecraft_lang::loader::Loader;
 use std::path::Path;
 
+mod common;
+
 fn game(players: &[&str]) -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/honor.rules"),
-            &[Path::new("content/honor")],
-            players,
-        )
-        .expect("the honor ruleset and content load")
+    common::game("rulesets/honor.rules", &["content/honor"], players)
 }
 
 fn enter(s: &mut GameState, name: &str, owner: u8) -> ObjectId {
@@ -289,13 +285,7 @@ fn creating_an_object_of_no_class_is_an_error() {
 /// changes nothing.
 #[test]
 fn after_the_game_is_over_every_action_is_refused_and_changes_nothing() {
-    let mut s = Loader::new()
-        .game(
-            Path::new("scenarios/effects/arena.rules"),
-            &[],
-            &["Ann", "Ben"],
-        )
-        .expect("arena loads");
+    let mut s = common::game("scenarios/effects/arena.rules", &[], &["Ann", "Ben"]);
     let hits = s.ruleset().event_id("hits").expect("event");
     assert!(!s.is_over());
     assert_eq!(s.winner(), None);

@@ -5,21 +5,19 @@
 
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::{GameState, ObjectId, PlayerId};
-use rulecraft_lang::loader::Loader;
-use std::path::Path;
+
+mod common;
 
 const ALICE: PlayerId = PlayerId(0);
 
 /// A game of the honor ruleset with `n` Samurai in Alice's deck, its random source from `seed`.
 fn deck_of(n: usize, seed: u64) -> (GameState, Vec<ObjectId>) {
-    let mut s = Loader::new()
-        .game(
-            Path::new("rulesets/honor.rules"),
-            &[Path::new("content/honor")],
-            &["Alice", "Bob"],
-        )
-        .expect("the honor ruleset and content load")
-        .with_seed(seed);
+    let mut s = common::game(
+        "rulesets/honor.rules",
+        &["content/honor"],
+        &["Alice", "Bob"],
+    )
+    .with_seed(seed);
     let class = s.content().class_id("Samurai").expect("class");
     let deck = s.ruleset().zone_id("deck").expect("zone");
     let cards = (0..n)

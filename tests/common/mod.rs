@@ -1,17 +1,20 @@
-//! What several tests and benchmarks share: the bundled Magic ruleset and cards, loaded.
+//! What several tests and benchmarks share: games of the bundled rulesets and content, loaded.
+//! (Each test binary uses some of these, so the others are not dead code.)
+#![allow(dead_code)]
 
 use rulecraft_core::GameState;
 use rulecraft_lang::loader::Loader;
 use std::path::Path;
 
-/// A game of the bundled `mtg-2020` ruleset and `content/mtg` cards with these players, no
-/// object yet.
-pub fn mtg_game(players: &[&str]) -> GameState {
+/// A game of this ruleset and content with these players, no object yet.
+pub fn game(ruleset: &str, content: &[&str], players: &[&str]) -> GameState {
+    let content: Vec<&Path> = content.iter().map(Path::new).collect();
     Loader::new()
-        .game(
-            Path::new("rulesets/mtg-2020.rules"),
-            &[Path::new("content/mtg")],
-            players,
-        )
+        .game(Path::new(ruleset), &content, players)
         .expect("the bundled ruleset and content load")
+}
+
+/// A game of the bundled `mtg-2020` ruleset and `content/mtg` cards with these players.
+pub fn mtg_game(players: &[&str]) -> GameState {
+    game("rulesets/mtg-2020.rules", &["content/mtg"], players)
 }

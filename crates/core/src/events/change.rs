@@ -236,12 +236,8 @@ impl GameState {
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
             Primitive::Move { object: o, zone } => {
-                let z = match zone {
-                    ParamOr::Const(z) => *z,
-                    ParamOr::Param(i) => match args.get(*i as usize) {
-                        Some(Arg::Zone(z)) => *z,
-                        _ => return true,
-                    },
+                let Some(z) = zone_arg(zone, args) else {
+                    return true;
                 };
                 object(o).is_none_or(|x| z.index() >= self.ruleset.zones.len() || x.zone == z)
             }
@@ -308,9 +304,24 @@ impl GameState {
 
 /// A declared change, worked out from an occurrence's arguments; `None` where an argument it
 /// names is missing or of another kind.
+/// The zone a move names: written in the event, or one of its arguments.
+fn zone_arg(zone: &ParamOr<ZoneId>, args: &[Arg]) -> Option<ZoneId> {
+    match zone {
+        ParamOr::Const(z) => Some(*z),
+        ParamOr::Param(i) => match args.get(*i as usize) {
+            Some(Arg::Zone(z)) => Some(*z),
+            _ => None,
+        },
+    }
+}
+
 pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
     let object = |i: &u8| match args.get(*i as usize) {
         Some(Arg::Object(o)) => Some(*o),
+        _ => None,
+    };
+    let player = |i: &u8| match args.get(*i as usize) {
+        Some(Arg::Player(p)) => Some(*p),
         _ => None,
     };
     let number = |a: &Amount| match a {
@@ -348,14 +359,7 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
             }
         }
         Primitive::Move { object: o, zone } => {
-            let z = match zone {
-                ParamOr::Const(z) => *z,
-                ParamOr::Param(i) => match args.get(*i as usize) {
-                    Some(Arg::Zone(z)) => *z,
-                    _ => return None,
-                },
-            };
-            Change::Move(vec![(object(o)?, z)])
+            Change::Move(vec![(object(o)?, zone_arg(zone, args)?)])
         }
         Primitive::Counters {
             object: o,
@@ -400,36 +404,27 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
             Change::EndEffects(vec![u32::try_from(number(&Amount::Param(*effect))?).ok()?])
         }
         Primitive::SetProperty {
-            player,
+            player: p,
             prop,
             value,
         } => {
-            let (Some(Arg::Player(p)), Some(Arg::Property(prop))) =
-                (args.get(*player as usize), args.get(*prop as usize))
-            else {
+            let Some(Arg::Property(prop)) = args.get(*prop as usize) else {
                 return None;
             };
             Change::SetProperty {
-                player: *p,
+                player: player(p)?,
                 prop: *prop,
                 value: Some(number(&Amount::Param(*value))?),
             }
         }
         Primitive::EndTurn => Change::EndTurn,
-        Primitive::Lose { player } => match args.get(*player as usize) {
-            Some(Arg::Player(p)) => Change::Loses(*p),
+        Primitive::Lose { player: p } => Change::Loses(player(p)?),
+        Primitive::Shuffle { player: p, zone } => match args.get(*zone as usize) {
+            Some(Arg::Zone(z)) => Change::Shuffle {
+                player: player(p)?,
+                zone: *z,
+            },
             _ => return None,
         },
-        Primitive::Shuffle { player, zone } => {
-            let (Some(Arg::Player(p)), Some(Arg::Zone(z))) =
-                (args.get(*player as usize), args.get(*zone as usize))
-            else {
-                return None;
-            };
-            Change::Shuffle {
-                player: *p,
-                zone: *z,
-            }
-        }
     })
 }
