@@ -135,6 +135,7 @@ impl GameState {
                 self.check_player(*player)?;
                 self.check_zone(*zone)?;
             }
+            Action::Lose { player } => self.check_player(*player)?,
             Action::EndTurn => {}
         }
         Ok(())

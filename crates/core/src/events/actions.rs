@@ -129,6 +129,7 @@ impl GameState {
                 }
             }
             ([Arg::Object(o)], e) if e == b.effects_end => Action::EndEffectsOf { source: *o },
+            ([Arg::Player(p)], e) if e == b.loses => Action::Lose { player: *p },
             ([Arg::Player(p), Arg::Zone(z)], e) if e == b.shuffles => Action::Shuffle {
                 player: *p,
                 zone: *z,
@@ -201,6 +202,7 @@ impl GameState {
             Action::Shuffle { player, zone } => {
                 one(b.shuffles, vec![Arg::Player(*player), Arg::Zone(*zone)])
             }
+            Action::Lose { player } => one(b.loses, vec![Arg::Player(*player)]),
         })
     }
 

@@ -140,6 +140,11 @@ pub enum Action {
         /// The new base value; `None`: no number.
         value: Option<i64>,
     },
+    /// A player loses the game ("that player loses the game", CR 104.3e) and leaves it.
+    Lose {
+        /// Who loses.
+        player: PlayerId,
+    },
     /// A player's cards in a zone are put in a random order (CR 701.20a), drawn from the game's
     /// seeded random source.
     Shuffle {

@@ -816,7 +816,7 @@ fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize
 
 /// The built-in events a deed can make: each stands for one engine action, whose whole change
 /// its arguments say.
-const MADE_BY_DEEDS: [&str; 9] = [
+const MADE_BY_DEEDS: [&str; 10] = [
     "changes_zone",
     "counters_placed",
     "attached",
@@ -826,6 +826,7 @@ const MADE_BY_DEEDS: [&str; 9] = [
     "effects_end",
     "property_set",
     "shuffles",
+    "loses",
 ];
 
 /// `begin PERIOD(ARG, ...)` or `end PERIOD`, after the first word: a period an effect begins
