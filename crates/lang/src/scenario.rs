@@ -298,6 +298,21 @@ fn wrong_answer(
     )
 }
 
+/// A step that answers no decision pending (`nothing`: what it would answer), or another kind
+/// than the one pending (`wrong_answer`).
+fn not_answering(
+    state: &GameState,
+    names: &HashMap<String, ObjectId>,
+    d: Option<&DecisionRequest>,
+    step: &str,
+    nothing: &str,
+) -> (Option<Span>, String) {
+    match d {
+        Some(d) => wrong_answer(state, names, d, step),
+        None => (None, nothing.to_string()),
+    }
+}
+
 /// A name as a step writes it: a word as it is, anything else in quotes.
 fn quoted(name: &str) -> String {
     if !name.is_empty() && name.chars().all(|ch| ch.is_alphanumeric() || ch == '_') {
@@ -880,16 +895,14 @@ fn run_step(
                         )
                     })?
                 }
-                Some(d) => {
-                    return Err(wrong_answer(
+                d => {
+                    return Err(not_answering(
                         state,
                         names,
                         d,
                         &format!("`choose {}`", quoted(&r.name)),
-                    ))
-                }
-                None => {
-                    return Err((None, "no decision is pending: `choose` answers which response comes next, or who chooses next".into()));
+                        "no decision is pending: `choose` answers which response comes next, or who chooses next",
+                    ));
                 }
             };
             state
@@ -902,22 +915,17 @@ fn run_step(
                 options, player: p, ..
             }) = d
             else {
-                return Err(match d {
-                    Some(d) => wrong_answer(
-                        state,
-                        names,
-                        d,
-                        &format!(
-                            "`{} takes {}`",
-                            quoted(state.player_name(PlayerId(player as u8))),
-                            quoted(&source.source.name)
-                        ),
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!(
+                        "`{} takes {}`",
+                        quoted(state.player_name(PlayerId(player as u8))),
+                        quoted(&source.source.name)
                     ),
-                    None => (
-                        None,
-                        "no action round is waiting: `takes` answers a Reaction request".into(),
-                    ),
-                });
+                    "no action round is waiting: `takes` answers a Reaction request",
+                ));
             };
             if p.index() != player {
                 return Err((
@@ -933,23 +941,17 @@ fn run_step(
         StepKind::PayCost { player, pay } => {
             let d = state.pending_decision();
             let Some(DecisionRequest::PayCost { player: p, .. }) = d else {
-                return Err(match d {
-                    Some(d) => wrong_answer(
-                        state,
-                        names,
-                        d,
-                        &format!(
-                            "`{} {}`",
-                            quoted(state.player_name(PlayerId(player as u8))),
-                            if pay { "pays" } else { "declines" }
-                        ),
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!(
+                        "`{} {}`",
+                        quoted(state.player_name(PlayerId(player as u8))),
+                        if pay { "pays" } else { "declines" }
                     ),
-                    None => (
-                        None,
-                        "no cost is waiting to be paid: `pays` and `declines` answer an optional cost"
-                            .into(),
-                    ),
-                });
+                    "no cost is waiting to be paid: `pays` and `declines` answer an optional cost",
+                ));
             };
             if p.index() != player {
                 return Err((
@@ -963,21 +965,16 @@ fn run_step(
         StepKind::Pass { player } => {
             let d = state.pending_decision();
             let Some(DecisionRequest::React { player: p, .. }) = d else {
-                return Err(match d {
-                    Some(d) => wrong_answer(
-                        state,
-                        names,
-                        d,
-                        &format!(
-                            "`{} passes`",
-                            quoted(state.player_name(PlayerId(player as u8)))
-                        ),
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!(
+                        "`{} passes`",
+                        quoted(state.player_name(PlayerId(player as u8)))
                     ),
-                    None => (
-                        None,
-                        "no action round is waiting: `passes` answers a Reaction request".into(),
-                    ),
-                });
+                    "no action round is waiting: `passes` answers a Reaction request",
+                ));
             };
             if p.index() != player {
                 return Err((
@@ -995,15 +992,13 @@ fn run_step(
                 options, response, ..
             }) = d
             else {
-                return Err(match d {
-                    Some(d) => {
-                        wrong_answer(state, names, d, &format!("`target {}`", quoted(&r.name)))
-                    }
-                    None => (
-                        None,
-                        "no decision is pending: `target` answers a target choice".into(),
-                    ),
-                });
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!("`target {}`", quoted(&r.name)),
+                    "no decision is pending: `target` answers a target choice",
+                ));
             };
             let t = match state.player_id(&r.name) {
                 Some(p) => Subject::Player(p),

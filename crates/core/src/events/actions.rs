@@ -32,22 +32,8 @@ impl GameState {
                 .iter()
                 .filter(|n| self.ruleset.zone_def(n.zone).in_play)
                 .count();
-            let created = self.make(Change::Create(list));
+            let (created, entered) = self.create_entering(list, 0);
             self.outcome_mut().created.extend(&created);
-            let entered: Vec<ObjectId> = created
-                .iter()
-                .copied()
-                .filter(|o| self.in_play(*o))
-                .collect();
-            if !entered.is_empty() {
-                // "After it enters", once the state-based checks it caused are done.
-                let b = self.builtin;
-                let occs = entered
-                    .iter()
-                    .map(|o| Occurrence::new(b.enters, vec![Arg::Object(*o)]))
-                    .collect();
-                self.push_frame(occs, Mode::AfterOnly, 0);
-            }
             if into_play > 1 {
                 // CR 613.7: objects entering at once get timestamps in the order the active
                 // player chooses; the checks wait for that order (`decide`).
@@ -64,6 +50,31 @@ impl GameState {
         }
         self.run_timing()?;
         Ok(self.take_outcome())
+    }
+
+    /// Objects are created; those created in a zone in play are answered as entering ("after
+    /// it enters", once the state-based checks they cause are done), in a frame at `depth`.
+    /// The objects created, and those that entered.
+    pub(super) fn create_entering(
+        &mut self,
+        list: Vec<crate::model::action::NewObject>,
+        depth: u16,
+    ) -> (Vec<ObjectId>, Vec<ObjectId>) {
+        let created = self.make(Change::Create(list));
+        let entered: Vec<ObjectId> = created
+            .iter()
+            .copied()
+            .filter(|o| self.in_play(*o))
+            .collect();
+        if !entered.is_empty() {
+            let b = self.builtin;
+            let occs = entered
+                .iter()
+                .map(|o| Occurrence::new(b.enters, vec![Arg::Object(*o)]))
+                .collect();
+            self.push_frame(occs, Mode::AfterOnly, depth);
+        }
+        (created, entered)
     }
 
     /// Takes an action through the event core as these occurrences, standing as a deed made them.
@@ -230,54 +241,47 @@ impl GameState {
         else {
             return Ok(());
         };
-        if self.frame(fi).occs.iter().any(|o| o.negated) {
+        let (then, illegal) = if self.frame(fi).occs.iter().any(|o| o.negated) {
             // Its effects are negated: it counts as resolved (what answers it "after" comes), and
             // none of its effects or one-shot changes happen; it still goes to the zone for
             // resolved spells, which is not one of its effects.
-            let f = self.frame_mut(fi);
-            f.occs[0].happened = true;
-            let occurrence = f.occs[0].occ.clone();
-            self.log_at(depth, Logged::Happened { occurrence });
-            let Some(next) = self.to_resolved_zone(spell) else {
-                return self.run_state_checks();
-            };
-            let occs = self.occurrences_of(&next)?;
-            self.push_action(occs, next, depth + 1, Standing::default());
-            return Ok(());
-        }
-        // CR 608.2b: every target illegal by now (a target became illegal since the spell was
-        // cast): it does not resolve. With some still legal it resolves, and does nothing to the
-        // others.
-        let illegal = match self.illegal_targets(spell, controller, &targets) {
-            Err(e) => Err(e),
-            Ok(bad) if !targets.is_empty() && bad.len() == targets.len() => {
-                Err(self.illegal_target(spell, targets[bad[0]]))
-            }
-            Ok(bad) => Ok(bad),
-        };
-        let illegal = match illegal {
-            Ok(bad) => bad,
-            Err(e) => {
-                self.log_at(
-                    depth,
-                    Logged::Fizzled {
-                        by: self.spell_responder(spell),
-                        why: e.to_string(),
-                    },
-                );
-                for o in &mut self.frame_mut(fi).occs {
-                    o.alive = false;
+            let to_zone = self.to_resolved_zone(spell).map(Then::Act);
+            (to_zone.into_iter().collect(), Vec::new())
+        } else {
+            // CR 608.2b: every target illegal by now (a target became illegal since the spell
+            // was cast): it does not resolve. With some still legal it resolves, and does nothing
+            // to the others.
+            let illegal = match self.illegal_targets(spell, controller, &targets) {
+                Err(e) => Err(e),
+                Ok(bad) if !targets.is_empty() && bad.len() == targets.len() => {
+                    Err(self.illegal_target(spell, targets[bad[0]]))
                 }
-                return Ok(());
+                Ok(bad) => Ok(bad),
+            };
+            let illegal = match illegal {
+                Ok(bad) => bad,
+                Err(e) => {
+                    self.log_at(
+                        depth,
+                        Logged::Fizzled {
+                            by: self.spell_responder(spell),
+                            why: e.to_string(),
+                        },
+                    );
+                    for o in &mut self.frame_mut(fi).occs {
+                        o.alive = false;
+                    }
+                    return Ok(());
+                }
+            };
+            if !choices.is_empty() {
+                self.make(Change::Choices {
+                    object: spell,
+                    choices,
+                });
             }
+            (self.resolve(spell, controller, &targets, &illegal), illegal)
         };
-        if !choices.is_empty() {
-            self.make(Change::Choices {
-                object: spell,
-                choices,
-            });
-        }
-        let then = self.resolve(spell, controller, &targets, &illegal);
         let happened: Vec<Occurrence> = {
             let f = self.frame_mut(fi);
             for o in &mut f.occs {

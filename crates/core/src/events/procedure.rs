@@ -59,14 +59,7 @@ impl GameState {
     /// The latest period of this kind that is open ends: "before" it ends, it ends, "after" it
     /// ends (outside it).
     pub fn end(&mut self, event: EventId) -> Result<(), ActionError> {
-        let Some(occ) = self
-            .timing
-            .periods
-            .iter()
-            .rev()
-            .find(|o| o.event == event)
-            .cloned()
-        else {
+        let Some(occ) = self.latest_open(event) else {
             return Err(ActionError::BadOccurrence(format!(
                 "no `{}` has begun",
                 self.ruleset
@@ -76,6 +69,16 @@ impl GameState {
             )));
         };
         self.start(vec![occ], Mode::End)
+    }
+
+    /// The latest period of this kind that is open: the one that ends next.
+    pub(super) fn latest_open(&self, event: EventId) -> Option<Occurrence> {
+        self.timing
+            .periods
+            .iter()
+            .rev()
+            .find(|o| o.event == event)
+            .cloned()
     }
 
     pub(super) fn check_occurrence(
@@ -442,7 +445,7 @@ impl GameState {
             .iter()
             .any(|o| self.ruleset.event_kind(o.event).turn);
         if has_turns && !in_turn && self.timing.turns_begun > 0 {
-            PlayerId(((self.active.0 as usize + 1) % self.players.len()) as u8)
+            self.next_player(self.active)
         } else {
             self.active
         }
@@ -479,10 +482,6 @@ impl GameState {
             .unwrap_or_else(|| self.orderer())
     }
 
-    pub(super) fn next_player(&self, p: PlayerId) -> PlayerId {
-        PlayerId(((p.0 as usize + 1) % self.players.len()) as u8)
-    }
-
     /// Runs the work under way until it is done or a decision is pending.
     pub(crate) fn run_timing(&mut self) -> Result<(), ActionError> {
         let mut guard: u64 = 0;
@@ -490,15 +489,6 @@ impl GameState {
             let Some(top) = self.timing.tasks.len().checked_sub(1) else {
                 return Ok(());
             };
-            if self.is_over() {
-                // CR 104.1: the game ends at once; nothing under way goes on.
-                let winner = self.winner().flatten();
-                let t = self.timing_mut();
-                t.tasks.clear();
-                t.delayed.clear();
-                self.log_at(0, Logged::GameOver { winner });
-                return Ok(());
-            }
             guard += 1;
             if guard > 10_000_000 {
                 return Err(ActionError::BadOccurrence(
@@ -563,6 +553,10 @@ impl GameState {
             Stage::Change => {
                 self.make_changes(fi)?;
                 self.frame_mut(fi).stage += 1;
+                // Only a change can end the game (a player loses); it ends at once.
+                if self.is_over() {
+                    self.end_game();
+                }
             }
             Stage::Begin => {
                 let f = self.frame(fi);
@@ -602,14 +596,7 @@ impl GameState {
                 if turn {
                     self.make(crate::kernel::Change::ThisTurnEnds);
                 }
-                let lasting = self.effects.iter().any(|e| {
-                    matches!(&e.duration,
-                        crate::model::effect::Duration::UntilPeriodEnds { period, .. }
-                            if *period == occ.event)
-                });
-                if lasting {
-                    self.make(crate::kernel::Change::PeriodEnds(occ.clone()));
-                }
+                self.make(crate::kernel::Change::PeriodEnds(occ.clone()));
                 self.log_at(
                     depth,
                     Logged::Period {
@@ -624,6 +611,16 @@ impl GameState {
             Stage::At(point) => self.advance_point(fi, point)?,
         }
         Ok(())
+    }
+
+    /// CR 104.1: the game is over, and ends at once: nothing under way goes on, no delayed
+    /// effect waits, and the log says who won.
+    fn end_game(&mut self) {
+        let winner = self.winner().flatten();
+        let t = self.timing_mut();
+        t.tasks.clear();
+        t.delayed.clear();
+        self.log_at(0, Logged::GameOver { winner });
     }
 
     pub(super) fn finish_frame(&mut self, fi: usize) -> Result<(), ActionError> {
@@ -766,7 +763,7 @@ impl GameState {
                 }
             }
             &StepState::Round { turn, passes } => {
-                if passes >= self.players.len() {
+                if passes >= self.players_in_game() {
                     self.end_step(fi, point);
                     return Ok(());
                 }

@@ -341,16 +341,8 @@ impl GameState {
                 let list = (0..*count)
                     .map(|_| crate::model::action::NewObject::new(class_id, owner, *zone))
                     .collect();
-                let created = self.make(crate::kernel::Change::Create(list));
-                let entered: Vec<Occurrence> = created
-                    .iter()
-                    .filter(|o| self.in_play(**o))
-                    .map(|o| Occurrence::new(self.builtin.enters, vec![Arg::Object(*o)]))
-                    .collect();
-                if !entered.is_empty() {
-                    // "After it enters", as for any object entering; before the next deed.
-                    self.push_frame(entered, Mode::AfterOnly, r.depth);
-                }
+                // Answered as entering, as any object created is; before the next deed.
+                self.create_entering(list, r.depth);
                 // The state-based checks the new objects cause come first (as for `Create`).
                 self.run_state_checks()?;
             }
@@ -449,19 +441,16 @@ impl GameState {
                 }
                 None => self.names_nothing(r, *event),
             },
-            Deed::End(event) => {
-                let open = self.timing.periods.iter().rev().find(|o| o.event == *event);
-                match open.cloned() {
-                    Some(occ) => self.push_frame(vec![occ], Mode::End, r.depth),
-                    None => self.log_at(
-                        r.depth,
-                        Logged::Fizzled {
-                            by: r.responder(),
-                            why: format!("no `{}` is open", self.ruleset.event_kind(*event).name),
-                        },
-                    ),
-                }
-            }
+            Deed::End(event) => match self.latest_open(*event) {
+                Some(occ) => self.push_frame(vec![occ], Mode::End, r.depth),
+                None => self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: format!("no `{}` is open", self.ruleset.event_kind(*event).name),
+                    },
+                ),
+            },
             Deed::Effect { duration, def } => self.start_response_effect(r, duration, def, &params),
             Deed::Delayed(def) => {
                 let t = self.timing_mut();

@@ -1,7 +1,6 @@
 //! Changes to created effects and to the turn: an effect starts or ends; "this turn" ends.
 
 use crate::model::effect::{CreatedEffect, Duration};
-use crate::model::ids::PlayerId;
 use crate::model::occurrence::Occurrence;
 use crate::state::GameState;
 use std::sync::Arc;
@@ -75,15 +74,7 @@ impl GameState {
     pub(super) fn end_turn(&mut self) {
         self.touch();
         self.this_turn_ends();
-        // The next player still in the game (CR 800.4: one who left takes no turn).
-        let n = self.players.len();
-        for k in 1..=n {
-            let next = (self.active.0 as usize + k) % n;
-            if !self.players[next].lost || k == n {
-                self.active = PlayerId(next as u8);
-                break;
-            }
-        }
+        self.active = self.next_player(self.active);
         self.turn += 1;
         let active = self.active;
         self.effects

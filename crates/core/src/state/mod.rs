@@ -338,7 +338,23 @@ impl GameState {
     /// Whether the game is over: a player has lost, and at most one is left (CR 104.2a: a player
     /// still in the game wins when all the others have left it; none left is a draw, CR 104.4a).
     pub fn is_over(&self) -> bool {
-        self.players.iter().any(|p| p.lost) && self.players.iter().filter(|p| !p.lost).count() <= 1
+        self.players.iter().any(|p| p.lost) && self.players_in_game() <= 1
+    }
+
+    /// The player after `p` in turn order who is still in the game (CR 800.4: one who left
+    /// takes no turn and no part in an action round).
+    pub(crate) fn next_player(&self, p: PlayerId) -> PlayerId {
+        let n = self.players.len();
+        let next = (1..n)
+            .map(|k| (p.index() + k) % n)
+            .find(|&i| !self.players[i].lost)
+            .unwrap_or((p.index() + 1) % n.max(1));
+        PlayerId(next as u8)
+    }
+
+    /// How many players are still in the game.
+    pub(crate) fn players_in_game(&self) -> usize {
+        self.players.iter().filter(|p| !p.lost).count()
     }
 
     /// The winner once the game is over (`None` while it goes on); `Some(None)`: a draw.

@@ -353,6 +353,22 @@ fn names_of(env: &Env, e: EventId) -> Vec<String> {
         .collect()
 }
 
+/// A response's own trigger line, after its first word, to its end: the trigger, and the names
+/// of its event's parameters that `event PARAM` may use (none where the events joined by `or`
+/// name them differently).
+fn trigger_line(env: &Env, c: &mut Cursor, point_word: &str) -> Res<(Trigger, Vec<String>)> {
+    let t = trigger(env, c, point_word, &[])?;
+    c.finish()?;
+    let mut params = names_of(env, t.patterns[0].event);
+    if t.patterns[1..]
+        .iter()
+        .any(|p| names_of(env, p.event) != params)
+    {
+        params = Vec::new();
+    }
+    Ok((t, params))
+}
+
 /// `before|when|after EVENT(FILTER, ...) [begins|ends] [or EVENT(...)]`.
 fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res<Trigger> {
     let mut point = match point_word {
@@ -512,15 +528,8 @@ fn response(
                 // occurrence begins, before its "before" point.
                 no_block(item)?;
                 c.bump();
-                let t = trigger(env, &mut c, "before", &[])?;
-                c.finish()?;
-                params = names_of(env, t.patterns[0].event);
-                for p in &t.patterns[1..] {
-                    if names_of(env, p.event) != params {
-                        params = Vec::new();
-                    }
-                }
-                trig = Some(t);
+                let (t, names) = trigger_line(env, &mut c, "before")?;
+                (trig, params) = (Some(t), names);
             }
             "before" | "when" | "after" if kind == ResponseKind::Prohibition => {
                 return Err(Diagnostic::new(
@@ -531,15 +540,8 @@ fn response(
             "before" | "when" | "after" if trig.is_none() => {
                 no_block(item)?;
                 c.bump();
-                let t = trigger(env, &mut c, w, &[])?;
-                c.finish()?;
-                params = names_of(env, t.patterns[0].event);
-                for p in &t.patterns[1..] {
-                    if names_of(env, p.event) != params {
-                        params = Vec::new();
-                    }
-                }
-                trig = Some(t);
+                let (t, names) = trigger_line(env, &mut c, w)?;
+                (trig, params) = (Some(t), names);
             }
             "before" | "when" | "after" => {
                 return Err(Diagnostic::new(
