@@ -180,17 +180,17 @@ fn check_without_a_ruleset_uses_the_projects_rulesets() {
         (
             "tests/bad/whole-number.cards",
             "tests/bad/whole-number.cards:3:12: expected a whole number, found `2.5`: numbers are integers",
-            "rulesets/honor.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
+            "rulesets/classic.rules, rulesets/honor.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
         ),
         (
             "tests/bad/unknown-characteristic.cards",
             "tests/bad/unknown-characteristic.cards:3:5: unknown characteristic or ability `powr`: did you mean `power`?",
-            "rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
+            "rulesets/classic.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
         ),
         (
             "tests/bad/missing-colon.cards",
             "tests/bad/missing-colon.cards:3:11: expected `:`, found number `2`",
-            "rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
+            "rulesets/classic.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
         ),
     ] {
         let o = rulecraft(&["check", file]);

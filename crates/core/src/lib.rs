@@ -20,7 +20,9 @@ pub mod layers;
 pub mod model;
 pub mod state;
 
+pub use action::options::DecisionOption;
 pub use model::action::{Action, NewObject, Outcome};
+pub use model::batch::PlayOption;
 pub use model::condition::Subject;
 pub use model::content::Content;
 pub use model::decision::{Choice, DecisionRequest, ResponseOption};

@@ -134,6 +134,7 @@ pub fn run_with(
             StepKind::Choose(_)
             | StepKind::Take { .. }
             | StepKind::Pass { .. }
+            | StepKind::Play { .. }
             | StepKind::PayCost { .. }
             | StepKind::Target(_)
             | StepKind::Expect(_) => timing_decision,
@@ -179,8 +180,18 @@ pub fn run_with(
         }
         asked = state.pending_decision().map(|_| asked.unwrap_or(step.span));
     }
-    if let (true, Some(what), Some(d), Some(at)) = (
+    // A game under way waits for a play whenever nothing else is under way: a scenario may stop
+    // there; any other decision must be answered.
+    let waits_for_play = matches!(
+        state.pending_decision(),
+        Some(DecisionRequest::Play {
+            in_batch: false,
+            ..
+        })
+    );
+    if let (true, false, Some(what), Some(d), Some(at)) = (
         ran_all,
+        waits_for_play,
         pending(&state, &names),
         state.pending_decision(),
         asked,
@@ -277,6 +288,17 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
             "{} must choose a target for \"{response}\"",
             state.player_name(*player)
         )),
+        DecisionRequest::Play {
+            player, options, ..
+        } => Some(format!(
+            "{} may play ({}) or pass",
+            state.player_name(*player),
+            options
+                .iter()
+                .map(|o| format!("\"{}\"", o.label))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
@@ -350,6 +372,9 @@ fn choice_words(
             .map(|p| state.player_name(*p).to_string())
             .unwrap_or_default(),
         (DecisionRequest::PayCost { .. }, Choice::Pick(_)) => "pay".into(),
+        (DecisionRequest::Play { options, .. }, Choice::Pick(i)) => {
+            options.get(*i).map(|o| o.label.clone()).unwrap_or_default()
+        }
         (_, Choice::Pass) => match d {
             DecisionRequest::PayCost { .. } => "decline".into(),
             _ => "pass".into(),
@@ -385,6 +410,7 @@ fn answered_by(state: &GameState, d: &DecisionRequest) -> String {
         DecisionRequest::OrderChoices { .. } => "`choose PLAYER`".into(),
         DecisionRequest::PayCost { .. } => format!("`{p} pays` or `{p} declines`"),
         DecisionRequest::ChooseTarget { .. } => "`target NAME`".into(),
+        DecisionRequest::Play { .. } => format!("`{p} plays \"LABEL\"` or `{p} passes`"),
     }
 }
 
@@ -962,9 +988,54 @@ fn run_step(
             let c = if pay { Choice::Pick(0) } else { Choice::Pass };
             state.decide(c).map_err(|e| (None, e.to_string()))?;
         }
+        StepKind::StartGame(at) => {
+            state.start_game_at(at).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::Play { player, ref label } => {
+            let d = state.pending_decision();
+            let Some(DecisionRequest::Play {
+                player: p, options, ..
+            }) = d
+            else {
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!(
+                        "`{} plays`",
+                        quoted(state.player_name(PlayerId(player as u8)))
+                    ),
+                    "the game asks no one what to play: `plays` answers a play request",
+                ));
+            };
+            if p.index() != player {
+                return Err((None, format!("it is {}'s to play", state.player_name(*p))));
+            }
+            let Some(i) = options.iter().position(|o| o.label == *label) else {
+                let list: Vec<String> =
+                    options.iter().map(|o| format!("\"{}\"", o.label)).collect();
+                return Err((
+                    None,
+                    format!(
+                        "\"{label}\" is not a legal play now; the plays offered: {}",
+                        if list.is_empty() {
+                            "none".to_string()
+                        } else {
+                            list.join(", ")
+                        }
+                    ),
+                ));
+            };
+            state
+                .decide(Choice::Pick(i))
+                .map_err(|e| (None, e.to_string()))?;
+        }
         StepKind::Pass { player } => {
             let d = state.pending_decision();
-            let Some(DecisionRequest::React { player: p, .. }) = d else {
+            let Some(
+                DecisionRequest::React { player: p, .. } | DecisionRequest::Play { player: p, .. },
+            ) = d
+            else {
                 return Err(not_answering(
                     state,
                     names,

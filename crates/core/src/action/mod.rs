@@ -2,3 +2,4 @@
 //! changes, then lowered to the kernel's changes.
 
 pub mod apply;
+pub mod options;

@@ -51,7 +51,8 @@ impl GameState {
         let b = self.builtin;
         // A move or counters a ruleset's own event declares is an occurrence of its own, next.
         let nests = |own: bool, c: &Primitive| {
-            matches!(c, Primitive::Move { .. }) || (own && matches!(c, Primitive::Counters { .. }))
+            matches!(c, Primitive::Move { .. } | Primitive::MoveTop { .. })
+                || (own && matches!(c, Primitive::Counters { .. }))
         };
         // The moves and the counters first: whether an object leaves play decides the snapshot,
         // taken before any change.
@@ -63,6 +64,17 @@ impl GameState {
             let own = !rs.is_builtin(o.event);
             for c in rs.event_kind(o.event).changes.iter() {
                 if !nests(own, c) {
+                    continue;
+                }
+                if let Primitive::MoveTop {
+                    player, from, to, ..
+                } = c
+                {
+                    if let Some(Arg::Player(p)) = o.args.get(*player as usize) {
+                        if let Some(card) = self.top_card(*p, *from) {
+                            next.push((card, *to));
+                        }
+                    }
                     continue;
                 }
                 match lower(c, &o.args) {
@@ -101,7 +113,34 @@ impl GameState {
             let event = f.occs[k].occ.event;
             let own = !rs.is_builtin(event);
             for c in rs.event_kind(event).changes.iter() {
+                if let Primitive::MoveTop {
+                    player,
+                    from,
+                    empty: Some(prop),
+                    ..
+                } = c
+                {
+                    if let Some(Arg::Player(p)) =
+                        self.frame(fi).occs[k].occ.args.get(*player as usize)
+                    {
+                        let p = *p;
+                        if self.top_card(p, *from).is_none() {
+                            self.make(Change::AddProperty {
+                                player: p,
+                                prop: *prop,
+                                by: 1,
+                            });
+                        }
+                    }
+                }
                 if nests(own, c) {
+                    continue;
+                }
+                if let Primitive::StateAll { .. } | Primitive::ClearAll { .. } = c {
+                    let args = self.frame(fi).occs[k].occ.args.clone();
+                    for change in self.state_all(c, &args) {
+                        self.make(change);
+                    }
                     continue;
                 }
                 if let Some(change) = lower(c, &self.frame(fi).occs[k].occ.args) {
@@ -192,6 +231,56 @@ impl GameState {
         }
     }
 
+    /// The state changes a `StateAll` makes: one for each object in play the player controls
+    /// that the change would change.
+    fn state_all(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
+        if let Primitive::ClearAll { counter } = c {
+            return self
+                .in_play_ids()
+                .iter()
+                .filter_map(|o| {
+                    let n = self.obj(*o).counter_count(*counter).unwrap_or(0);
+                    (n > 0).then(|| Change::Counters {
+                        object: *o,
+                        counter: *counter,
+                        count: -n,
+                    })
+                })
+                .collect();
+        }
+        let Primitive::StateAll {
+            player, symbol, on, ..
+        } = c
+        else {
+            return Vec::new();
+        };
+        let Some(Arg::Player(p)) = args.get(*player as usize) else {
+            return Vec::new();
+        };
+        self.in_play_ids()
+            .iter()
+            .filter(|o| self.controller_now(**o) == *p)
+            .filter(|o| self.obj(**o).state.contains(symbol) != *on)
+            .map(|o| Change::State {
+                object: *o,
+                symbol: symbol.clone(),
+                on: *on,
+            })
+            .collect()
+    }
+
+    /// The top card of a player's zone: the latest put there.
+    pub(crate) fn top_card(
+        &self,
+        player: crate::model::ids::PlayerId,
+        zone: ZoneId,
+    ) -> Option<ObjectId> {
+        self.objects()
+            .filter(|o| o.owner == player && o.zone == zone)
+            .max_by_key(|o| o.timestamp)
+            .map(|o| o.id)
+    }
+
     /// Objects changing zones at once, as occurrences: `changes_zone` for each, and `leaves_play`
     /// for each that goes from play to a zone not in play.
     pub(super) fn moving(&self, moves: &[(ObjectId, ZoneId)]) -> Vec<Occurrence> {
@@ -235,6 +324,20 @@ impl GameState {
                 on,
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
+            Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
+                self.state_all(c, args).is_empty()
+            }
+            Primitive::MoveTop {
+                player,
+                from,
+                empty,
+                ..
+            } => {
+                let Some(Arg::Player(p)) = args.get(*player as usize) else {
+                    return true;
+                };
+                empty.is_none() && self.top_card(*p, *from).is_none()
+            }
             Primitive::Move { object: o, zone } => {
                 let Some(z) = zone_arg(zone, args) else {
                     return true;
@@ -287,6 +390,24 @@ impl GameState {
                 self.check_zone(*zone)
             }
             Change::Loses(p) => self.check_player(*p),
+            Change::AddProperty { player, prop, by } => {
+                self.check_player(*player)?;
+                let min = self.ruleset.props.get(prop.index()).and_then(|d| d.min);
+                let now = self
+                    .player_props
+                    .get(player.index())
+                    .and_then(|v| v.get(prop.index()))
+                    .and_then(|v| v.number())
+                    .unwrap_or(0);
+                match min {
+                    Some(m) if *by < 0 && now + by < m => Err(ActionError::BadOccurrence(format!(
+                        "{} has {now} {}, and it cannot go below {m}",
+                        self.player_name(*player),
+                        self.ruleset.props[prop.index()].name
+                    ))),
+                    _ => Ok(()),
+                }
+            }
             _ => Ok(()),
         }
     }
@@ -332,6 +453,10 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
         },
     };
     Some(match c {
+        // Worked out against the state (which card is on top): `make_changes` does it.
+        Primitive::MoveTop { .. } | Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
+            return None
+        }
         Primitive::State {
             object: o,
             symbol,

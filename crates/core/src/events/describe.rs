@@ -161,6 +161,18 @@ impl LogEntry {
             Logged::Passed { player, step } => {
                 format!("step {}: {} passes", step, state.player_name(*player))
             }
+            Logged::Played { player, label } => {
+                format!("{} plays: {}", state.player_name(*player), label)
+            }
+            Logged::AddedToBatch { item, by } => {
+                format!("added to the batch as item {item}: {}", by.display(state))
+            }
+            Logged::BatchComplete { items } => {
+                format!("the batch is complete: {items} item(s) resolve, last in first out")
+            }
+            Logged::BatchResolves { item, by } => {
+                format!("batch item {item} resolves: {}", by.display(state))
+            }
             Logged::Delayed { by, text } => {
                 format!("{}: sets up \"{}\"", by.display(state), text)
             }

@@ -7,6 +7,7 @@
 //! occurrence, and why.
 
 mod actions;
+mod batch;
 mod change;
 mod describe;
 pub(crate) mod durations;

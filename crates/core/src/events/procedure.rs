@@ -129,6 +129,7 @@ impl GameState {
                         crate::model::event::ParamKind::Counter => "a counter kind of this ruleset",
                         crate::model::event::ParamKind::Property =>
                             "a player property of this ruleset",
+                        crate::model::event::ParamKind::Any => "an object or a player of this game",
                     },
                     a
                 )));
@@ -350,6 +351,7 @@ impl GameState {
         enum Sig {
             Frame(Vec<EventId>),
             Run(Option<ClassId>, Arc<str>),
+            Batch,
         }
         let tasks = &self.timing.tasks;
         let sig: Vec<Sig> = tasks
@@ -362,6 +364,7 @@ impl GameState {
                     r.source.and_then(|o| self.get_object(o)).map(|o| o.class),
                     r.def.text.clone(),
                 ),
+                Task::Batch(_) => Sig::Batch,
             })
             .collect();
         let k =
@@ -382,6 +385,7 @@ impl GameState {
                         .map_or_else(|| "a rule".to_string(), |o| format!("`{}`", o.name));
                     format!("{who}'s \"{}\"", r.def.text)
                 }
+                Task::Batch(_) => "a batch".to_string(),
             })
             .collect();
         Some(format!(
@@ -487,7 +491,13 @@ impl GameState {
         let mut guard: u64 = 0;
         while self.pending.is_none() {
             let Some(top) = self.timing.tasks.len().checked_sub(1) else {
-                return Ok(());
+                // Nothing under way: the turn structure goes on, if a game is started.
+                if self.timing.flow.is_none() || self.is_over() {
+                    return Ok(());
+                }
+                guard += 1;
+                self.advance_flow()?;
+                continue;
             };
             guard += 1;
             if guard > 10_000_000 {
@@ -510,6 +520,7 @@ impl GameState {
             match &self.timing.tasks[top] {
                 Task::Frame(_) => self.advance_frame(top)?,
                 Task::Run(_) => self.advance_run(top)?,
+                Task::Batch(_) => self.advance_batch(top)?,
             }
         }
         Ok(())
@@ -518,21 +529,21 @@ impl GameState {
     pub(crate) fn frame(&self, i: usize) -> &Frame {
         match &self.timing.tasks[i] {
             Task::Frame(f) => f,
-            Task::Run(_) => unreachable!("task {i} is a frame"),
+            _ => unreachable!("task {i} is a frame"),
         }
     }
 
     pub(crate) fn frame_mut(&mut self, i: usize) -> &mut Frame {
         match &mut self.timing_mut().tasks[i] {
             Task::Frame(f) => f,
-            Task::Run(_) => unreachable!("task {i} is a frame"),
+            _ => unreachable!("task {i} is a frame"),
         }
     }
 
     pub(super) fn run_mut(&mut self, i: usize) -> &mut Run {
         match &mut self.timing_mut().tasks[i] {
             Task::Run(r) => r,
-            Task::Frame(_) => unreachable!("task {i} is a run"),
+            _ => unreachable!("task {i} is a run"),
         }
     }
 
@@ -1239,6 +1250,43 @@ impl GameState {
                     },
                 );
             }
+            (DecisionRequest::Play { options, .. }, Choice::Pick(i)) => {
+                let Some(option) = options.get(i).cloned() else {
+                    return Err(bad_pick(i, options.len()));
+                };
+                let player = req.player();
+                self.pending = None;
+                self.make_play(player, option)?;
+            }
+            (DecisionRequest::Play { in_batch, .. }, Choice::Pass) => {
+                let player = req.player();
+                self.pending = None;
+                let next = self.next_player(player);
+                let depth = match self.timing.tasks.last() {
+                    Some(Task::Batch(b)) => {
+                        let depth = b.depth;
+                        if let Some(Task::Batch(b)) = self.timing_mut().tasks.last_mut() {
+                            if let Some((_, passes)) = b.adding {
+                                b.adding = Some((next, passes + 1));
+                            }
+                        }
+                        depth
+                    }
+                    _ => {
+                        if let Some(f) = self.timing_mut().flow.as_mut() {
+                            f.turn = next;
+                            f.passes += 1;
+                        }
+                        0
+                    }
+                };
+                let step: Arc<str> = if *in_batch {
+                    "batch".into()
+                } else {
+                    "neutral".into()
+                };
+                self.log_at(depth, Logged::Passed { player, step });
+            }
             (DecisionRequest::ChooseTarget { options, .. }, Choice::Target(t)) => {
                 if !options.contains(&t) {
                     return Err(ActionError::BadChoice(
@@ -1249,7 +1297,7 @@ impl GameState {
                 self.pending = None;
                 let i = match &self.timing.tasks[ri] {
                     Task::Run(r) => r.picking.expect("a target is being chosen"),
-                    Task::Frame(_) => unreachable!("a response is under way"),
+                    _ => unreachable!("a response is under way"),
                 };
                 self.set_target(ri, i, t);
             }
@@ -1263,7 +1311,7 @@ impl GameState {
                 self.pending = None;
                 let r = match &self.timing.tasks[ri] {
                     Task::Run(r) => (**r).clone(),
-                    Task::Frame(_) => unreachable!("a response is under way"),
+                    _ => unreachable!("a response is under way"),
                 };
                 self.log_at(
                     r.depth,
@@ -1293,6 +1341,7 @@ impl GameState {
                         DecisionRequest::ChooseTarget { .. } => "one of the targets (Target)",
                         DecisionRequest::OrderChoices { .. } => "one of the players (Pick)",
                         DecisionRequest::PayCost { .. } => "Pick(0) to pay, or Pass",
+                        DecisionRequest::Play { .. } => "one of the plays (Pick) or Pass",
                     }
                 )));
             }

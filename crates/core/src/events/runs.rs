@@ -108,6 +108,9 @@ impl GameState {
                 self.run_mut(ri).awaiting_cost = true;
             }
             self.do_deed(&r, &deed)?;
+        } else if r.announce.is_some() {
+            // Announced: its deeds wait for its resolution.
+            return self.finish_announce(ri, &r);
         } else if r.part < nt + nc + nd {
             self.run_mut(ri).part += 1;
             let deed = r.def.deeds[r.part - nt - nc].clone();
@@ -209,7 +212,11 @@ impl GameState {
     pub(super) fn params_of(&self, r: &Run) -> Vec<Arg> {
         match &r.bound {
             Some(b) => b.clone(),
-            None => self.frame(r.frame).occs[r.occ].occ.args.clone(),
+            // A batch item answers no occurrence.
+            None => self
+                .answered(r)
+                .map(|o| o.occ.args.clone())
+                .unwrap_or_default(),
         }
     }
 
@@ -222,7 +229,10 @@ impl GameState {
         }
         // After an object left play, what the response names is looked up as it was just before
         // (last-known information).
-        let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+        let look = match self.timing.tasks.get(r.frame) {
+            Some(Task::Frame(f)) => f.snapshot.as_deref().unwrap_or(self),
+            _ => self,
+        };
         look.arg_value(a, r.source, r.you, &r.targets, params)
     }
 
@@ -264,6 +274,8 @@ impl GameState {
     /// The occurrence a response answers no longer happens (negated, prevented, substituted):
     /// it and its frame's depth, if it was still to happen.
     pub(super) fn end_answered(&mut self, r: &Run) -> Option<(Occurrence, u16)> {
+        // A batch item's resolution answers no occurrence.
+        self.answered(r)?;
         let f = self.frame_mut(r.frame);
         let occ = &mut f.occs[r.occ];
         if !occ.alive {
@@ -553,7 +565,10 @@ impl GameState {
         };
         let you = r.you.unwrap_or(self.orderer());
         let (subs, fixed) = {
-            let look = self.frame(r.frame).snapshot.as_deref().unwrap_or(self);
+            let look = match self.timing.tasks.get(r.frame) {
+                Some(Task::Frame(f)) => f.snapshot.as_deref().unwrap_or(self),
+                _ => self,
+            };
             let sheet = &look.derived().sheet;
             let ctx =
                 Ctx::new(look, sheet, Some(source), Some(you), &r.targets).with_params(params);

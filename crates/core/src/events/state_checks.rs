@@ -125,6 +125,7 @@ impl GameState {
         let depth = match self.timing.tasks.last() {
             Some(Task::Frame(f)) => f.depth,
             Some(Task::Run(r)) => r.depth,
+            Some(Task::Batch(b)) => b.depth,
             None => 0,
         };
         self.push_frame(occs, Mode::Plain, depth);

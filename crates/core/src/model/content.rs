@@ -56,6 +56,9 @@ pub struct Spell {
     pub effects: Vec<(Duration, Arc<EffectDef>)>,
     /// What it does once as it resolves, in the order written, after its effects start.
     pub one_shots: Vec<OneShot>,
+    /// Occurrences that pay for it as it is cast (`cost:`), in order; if one does not happen,
+    /// it is not cast.
+    pub costs: Vec<crate::model::response::Deed>,
 }
 
 /// An object class: a card (a unit, a building) as content declares it. Every object is of one

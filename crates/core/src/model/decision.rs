@@ -72,6 +72,18 @@ pub enum DecisionRequest {
         /// The costs, each an occurrence that must happen for the response to go on.
         costs: Vec<crate::model::occurrence::Occurrence>,
     },
+    /// The game asks a player what to play: in a phase's neutral state (begin a batch, play a
+    /// land, or pass: when every player passes in a row the phase ends) or adding to a batch
+    /// (add an effect, or pass: when every player passes in a row the batch resolves).
+    /// `Choice::Pick(i)` plays `options[i]`; `Choice::Pass` passes.
+    Play {
+        /// The player who plays or passes.
+        player: PlayerId,
+        /// Whether a batch is being built (else the phase is neutral).
+        in_batch: bool,
+        /// The legal plays, each with a readable label.
+        options: Vec<crate::model::batch::PlayOption>,
+    },
     /// A response's target: one of these (`Choice::Target`).
     ChooseTarget {
         /// The player who chooses the target.
@@ -92,6 +104,7 @@ impl DecisionRequest {
             | DecisionRequest::React { player, .. }
             | DecisionRequest::OrderChoices { player, .. }
             | DecisionRequest::PayCost { player, .. }
+            | DecisionRequest::Play { player, .. }
             | DecisionRequest::ChooseTarget { player, .. } => *player,
         }
     }
@@ -105,6 +118,10 @@ impl DecisionRequest {
             DecisionRequest::ChooseNext { options, .. } => {
                 (0..options.len()).map(Choice::Pick).collect()
             }
+            DecisionRequest::Play { options, .. } => (0..options.len())
+                .map(Choice::Pick)
+                .chain(std::iter::once(Choice::Pass))
+                .collect(),
             DecisionRequest::React { options, .. } => (0..options.len())
                 .map(Choice::Pick)
                 .chain(std::iter::once(Choice::Pass))

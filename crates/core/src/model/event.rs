@@ -22,6 +22,9 @@ pub enum ParamKind {
     Counter,
     /// One of the ruleset's player properties.
     Property,
+    /// An object or a player (`target: any`, "any target", CR 115.4): the changes that name it
+    /// as an object are made when it is one, those that name it as a player when it is one.
+    Any,
 }
 
 impl ParamKind {
@@ -34,6 +37,7 @@ impl ParamKind {
             ParamKind::Zone => "zone",
             ParamKind::Counter => "counter",
             ParamKind::Property => "property",
+            ParamKind::Any => "any",
         }
     }
 
@@ -48,6 +52,7 @@ impl ParamKind {
                 | (ParamKind::Zone, Arg::Zone(_))
                 | (ParamKind::Counter, Arg::Counter(_))
                 | (ParamKind::Property, Arg::Property(_))
+                | (ParamKind::Any, Arg::Object(_) | Arg::Player(_))
         )
     }
 }
@@ -114,6 +119,37 @@ pub enum Primitive {
         object: u8,
         /// The zone it moves to: a `zone` parameter, or one the ruleset names.
         zone: ParamOr<ZoneId>,
+    },
+    /// Add or remove a state symbol on every object in play a player controls ("untap all
+    /// permanents you control", CR 502.3).
+    StateAll {
+        /// Index of the player parameter.
+        player: u8,
+        /// The `state` characteristic.
+        char: CharId,
+        /// The symbol added or removed.
+        symbol: Symbol,
+        /// True to add it, false to remove it.
+        on: bool,
+    },
+    /// Remove every counter of a kind from every object in play ("damage wears off", CR
+    /// 514.2).
+    ClearAll {
+        /// The kind of counter.
+        counter: CounterId,
+    },
+    /// Move the top card of a player's zone to another zone ("draw a card": the top of the
+    /// library to the hand), as a move of its own; with the zone empty, add 1 to the player's
+    /// property `empty`, if named (a draw from an empty library, CR 704.5b).
+    MoveTop {
+        /// Index of the player parameter whose zone it is.
+        player: u8,
+        /// The zone the card is taken from, the top first.
+        from: ZoneId,
+        /// The zone it goes to.
+        to: ZoneId,
+        /// The property raised by 1 when there is no card to move.
+        empty: Option<PropId>,
     },
     /// Put counters on an object (a negative amount removes them).
     Counters {

@@ -3,6 +3,7 @@
 //! records a derivation keeps. It imports nothing else of the crate; every other folder builds on it.
 
 pub mod action;
+pub mod batch;
 pub mod changes;
 pub mod condition;
 pub mod content;

@@ -190,6 +190,32 @@ pub enum Logged {
         /// How many objects or players it applies to.
         subjects: usize,
     },
+    /// A player made a play the game offered ("cast Lightning Bolt", "play a land Mountain").
+    Played {
+        /// The player who played.
+        player: PlayerId,
+        /// The play's label.
+        label: Arc<str>,
+    },
+    /// A spell or ability was announced and added to the batch, as the item of this id.
+    AddedToBatch {
+        /// The batch item's id.
+        item: u32,
+        /// The spell or ability.
+        by: Responder,
+    },
+    /// Every player in turn passed: the batch is complete and resolves, last in first out.
+    BatchComplete {
+        /// How many items it holds.
+        items: usize,
+    },
+    /// The batch's last item resolves.
+    BatchResolves {
+        /// The batch item's id.
+        item: u32,
+        /// The spell or ability.
+        by: Responder,
+    },
     /// A period began or ended.
     Period {
         /// The period's occurrence.

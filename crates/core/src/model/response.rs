@@ -30,6 +30,12 @@ pub enum ResponseKind {
     /// A resolving spell's one-shot deeds ("deal 3 damage to any target", "create a 1/1"): they
     /// happen in order, as a response's deeds do, as the spell resolves (CR 608.2c).
     Spell,
+    /// An activated ability ("{T}: ..."): its controller plays it as a play when fast effects
+    /// may be played; it is announced into a batch and resolves later.
+    Ability,
+    /// A mana ability: played as an ability is, but it happens at once, is never in a batch and
+    /// cannot be interrupted.
+    ManaAbility,
 }
 
 impl ResponseKind {
@@ -43,6 +49,8 @@ impl ResponseKind {
             ResponseKind::Delayed => "delayed effect",
             ResponseKind::Prohibition => "prohibition",
             ResponseKind::Spell => "spell",
+            ResponseKind::Ability => "ability",
+            ResponseKind::ManaAbility => "mana ability",
         }
     }
 
@@ -50,7 +58,9 @@ impl ResponseKind {
     pub fn responds(self) -> Responds {
         match self {
             ResponseKind::Replacement => Responds::Replacements,
-            ResponseKind::Reaction => Responds::Reactions,
+            ResponseKind::Reaction | ResponseKind::Ability | ResponseKind::ManaAbility => {
+                Responds::Reactions
+            }
             ResponseKind::Trait
             | ResponseKind::Rule
             | ResponseKind::Delayed

@@ -79,6 +79,9 @@ pub struct PropDef {
     /// Each player's base value when a game begins: `0` unless the ruleset gives one; `None` for
     /// `= none` (no number).
     pub default: Option<i64>,
+    /// The least it can be (`at least 0`): a change that would take it lower cannot be made,
+    /// and an occurrence making it fails (a mana pool cannot pay more than it holds).
+    pub min: Option<i64>,
 }
 
 /// A zone objects can be in (library, hand, battlefield...), declared by `zone NAME`; indexed by
@@ -259,6 +262,31 @@ pub struct Ruleset {
     pub rules: Vec<Arc<crate::model::response::ResponseDef>>,
     /// The built-in events the engine's own actions are occurrences of.
     pub builtin: Option<Builtin>,
+    /// The turn, phase by phase, that the engine runs once a game is started (`turn ... { phase
+    /// ... }`); none: periods begin and end only as they are made to.
+    pub turn_structure: Option<crate::model::batch::TurnStructure>,
+    /// What a player may play when the game asks (`play "..." { ... }`), in the order declared.
+    pub plays: Vec<crate::model::batch::PlayDef>,
+    /// Where a spell waits once cast, until it resolves (`spells wait in: ZONE`).
+    pub wait_zone: Option<ZoneId>,
+    /// Where a player's deck is put as a game starts, and how a player draws: the zone and the
+    /// event (`deck: library`, `draw: draws`), with the opening hand's size.
+    pub deck: Option<DeckRules>,
+}
+
+/// How a game starts from deck lists: each deck goes to `zone`, is shuffled, and each player
+/// draws `hand` cards by occurrences of `draw` (an event with one player parameter).
+#[derive(Clone, Debug, Serialize)]
+pub struct DeckRules {
+    /// The zone decks start in (a library).
+    pub zone: ZoneId,
+    /// The event by which a player draws a card.
+    pub draw: crate::model::ids::EventId,
+    /// Cards each player draws before the first turn.
+    pub hand: u8,
+    /// A property the first player's is set to as the game starts (`first player: PROP = N`:
+    /// the first player skips the first draw).
+    pub first_player: Option<(PropId, i64)>,
 }
 
 /// The events every ruleset has, declared by the engine after the ruleset's own: each engine

@@ -658,6 +658,54 @@ pub struct Timing {
     pub(crate) turns_begun: u32,
     /// What the last engine action made as its occurrences happened.
     pub(crate) outcome: Option<crate::model::action::Outcome>,
+    /// The turn structure under way, once a game is started.
+    #[serde(default)]
+    pub(crate) flow: Option<Flow>,
+    /// The next batch item's id.
+    #[serde(default)]
+    pub(crate) next_item: u32,
+}
+
+/// Where the ruleset's turn structure stands.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Flow {
+    /// The phase in progress, by index in the turn structure.
+    pub(crate) phase: usize,
+    pub(crate) stage: FlowStage,
+    /// The neutral state's round: who decides next, and how many players in a row have passed.
+    pub(crate) turn: PlayerId,
+    pub(crate) passes: usize,
+    /// Plays allowed once per turn that were made this turn, by index.
+    pub(crate) used: Vec<u16>,
+}
+
+/// What the turn structure does next, once nothing is under way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum FlowStage {
+    /// The next player's turn begins (the first turn: the active player's).
+    TurnBegins,
+    /// The phase of index `phase` begins.
+    PhaseBegins,
+    /// The phase is under way: its neutral state, if fast effects may be played in it.
+    Neutral,
+    /// The phase ends.
+    PhaseEnds,
+    /// What happens to each player as each phase ends (mana burn); then the next phase begins,
+    /// or the turn ends.
+    PhaseOver,
+    /// The turn ends.
+    TurnEnds,
+}
+
+/// A batch being built or resolving (a task): its items, last in first out.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Batch {
+    pub(crate) items: Vec<crate::model::batch::BatchItem>,
+    /// Who decides first after each addition: the active player.
+    pub(crate) first: PlayerId,
+    /// Adding: who decides next and how many in a row have passed. `None`: resolving.
+    pub(crate) adding: Option<(PlayerId, usize)>,
+    pub(crate) depth: u16,
 }
 
 impl Timing {
@@ -698,6 +746,7 @@ pub(crate) struct ActiveDelayed {
 pub(crate) enum Task {
     Frame(Box<Frame>),
     Run(Box<Run>),
+    Batch(Box<Batch>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -836,6 +885,10 @@ pub(crate) struct Run {
     /// them (CR 608.2b).
     #[serde(default)]
     pub(crate) illegal: Vec<u8>,
+    /// Announced, not done: once its targets are chosen and its costs paid, it is added to the
+    /// batch below it as an item of this kind, and its deeds wait for its resolution.
+    #[serde(default)]
+    pub(crate) announce: Option<crate::model::batch::ItemKind>,
 }
 
 impl Run {
@@ -867,6 +920,7 @@ impl Run {
             paying: false,
             depth,
             illegal: Vec::new(),
+            announce: None,
         }
     }
 

@@ -158,7 +158,7 @@ impl GameState {
             .enumerate()
             .filter_map(|(i, t)| match t {
                 Task::Frame(f) => f.snapshot.as_ref().map(|s| (i, s.saved())),
-                Task::Run(_) => None,
+                Task::Run(_) | Task::Batch(_) => None,
             })
             .collect();
         SavedState {
@@ -322,6 +322,19 @@ fn check_timing(
         Key::Rule(i) => usize::from(i) < ruleset.rules.len(),
         Key::Delayed(id) => t.delayed.iter().any(|d| d.id == id),
     };
+    if let Some(f) = &t.flow {
+        let phases = ruleset
+            .turn_structure
+            .as_ref()
+            .map_or(0, |ts| ts.phases.len());
+        if f.phase >= phases
+            || f.used
+                .iter()
+                .any(|k| usize::from(*k) >= ruleset.plays.len())
+        {
+            return Err("the turn structure under way does not fit the ruleset".into());
+        }
+    }
     for (at, task) in t.tasks.iter().enumerate() {
         match task {
             Task::Frame(f) => {
@@ -339,13 +352,18 @@ fn check_timing(
                     }
                 }
             }
+            // Its ids are checked as they are read.
+            Task::Batch(_) => {}
             Task::Run(r) => {
-                let frame = match t.tasks.get(r.frame) {
-                    Some(Task::Frame(f)) if r.frame < at => f,
+                // A response answers a frame below it; an announced or resolving batch item
+                // stands on its batch and answers nothing.
+                let occs = match t.tasks.get(r.frame) {
+                    Some(Task::Frame(f)) if r.frame < at => f.occs.len(),
+                    Some(Task::Batch(_)) if r.frame < at => 1,
                     _ => return Err(format!("task {at}: a response to no frame")),
                 };
                 let nt = r.def.targets.len();
-                if r.occ >= frame.occs.len()
+                if r.occ >= occs
                     || !(r.picked.is_empty() || r.picked.len() == nt)
                     || r.picking.is_some_and(|p| p >= nt)
                     || r.part > nt + r.def.costs.len() + r.def.deeds.len()
@@ -376,6 +394,12 @@ fn check_timing(
         Some(DecisionRequest::PayCost { .. } | DecisionRequest::ChooseTarget { .. }) => {
             matches!(top, Some(Task::Run(_)))
         }
+        // Asked in the neutral state of a phase, or adding to a batch.
+        Some(DecisionRequest::Play { in_batch, .. }) => match top {
+            None => !in_batch && t.flow.is_some(),
+            Some(Task::Batch(b)) => *in_batch && b.adding.is_some(),
+            _ => false,
+        },
     };
     if !fits {
         return Err("the pending decision is not the one the game is at".into());

@@ -125,7 +125,10 @@ fn class_item(
             let def = effect(env, item, &text, defining, EffectKind::Static, &[], &[])?;
             class.statics.push(Arc::new(def));
         }
-        Some("trait" | "reaction" | "replacement" | "prohibition") if string_next => {
+        Some("trait" | "reaction" | "replacement" | "prohibition" | "ability") if string_next => {
+            class.responses.push(Arc::new(class_response(env, item)?));
+        }
+        Some("mana") if ic.peek_at(1).is_some_and(|t| t.is_word("ability")) => {
             class.responses.push(Arc::new(class_response(env, item)?));
         }
         Some("attaches") => {
@@ -177,6 +180,7 @@ fn class_item(
                 "reaction",
                 "replacement",
                 "prohibition",
+                "ability",
             ]);
             return Err(unknown(sp, "characteristic or ability", &w, known));
         }
@@ -300,7 +304,8 @@ fn response_ability(class: ClassId, index: usize, r: &ResponseDef) -> Ability {
         class,
         index: index as u16,
         kind: match r.kind {
-            ResponseKind::Reaction => AbilityKind::Activated,
+            ResponseKind::Reaction | ResponseKind::Ability => AbilityKind::Activated,
+            ResponseKind::ManaAbility => AbilityKind::Mana,
             ResponseKind::Replacement | ResponseKind::Prohibition => AbilityKind::Static,
             _ => AbilityKind::Triggered,
         },
@@ -338,9 +343,19 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         outer: false,
         params: &[],
     };
+    let mut costs = Vec::new();
     for item in items {
         let mut c = Cursor::new(&item.head);
         if c.peek().is_some_and(|t| t.is_word("target")) {
+            continue;
+        }
+        if c.peek().is_some_and(|t| t.is_word("cost")) {
+            // `cost: EVENT(...)`: paid as it is cast, in order.
+            no_block(item)?;
+            c.bump();
+            c.expect_punct(":")?;
+            costs.push(super::events::cost_deed(env, &mut c, targets.len())?);
+            c.finish()?;
             continue;
         }
         if let Some(d) = duration(env, &mut c, allow, has_target)? {
@@ -356,6 +371,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         targets,
         effects,
         one_shots,
+        costs,
     })
 }
 

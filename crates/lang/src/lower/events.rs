@@ -50,8 +50,9 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             }
             c.expect_punct(":")?;
             let (k, ks) =
-                c.name("a parameter kind: object, player, number, zone, counter or property")?;
+                c.name("a parameter kind: object, player, any, number, zone, counter or property")?;
             let kind = match k.as_str() {
+                "any" => ParamKind::Any,
                 "object" => ParamKind::Object,
                 "player" => ParamKind::Player,
                 "number" => ParamKind::Number,
@@ -63,7 +64,9 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
                         ks,
                         "parameter kind",
                         &k,
-                        ["object", "player", "number", "zone", "counter", "property"],
+                        [
+                            "object", "player", "any", "number", "zone", "counter", "property",
+                        ],
                     ))
                 }
             };
@@ -91,13 +94,215 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         ordered_by: None,
         any_order: Vec::new(),
     };
+    let mut phases = Vec::new();
+    let mut phase_ends = Vec::new();
     if let Some(b) = &s.block {
         for item in &b.stmts {
             no_block(item)?;
+            if kw == "turn" && item.head[0].is_word("phase") {
+                phases.push(item);
+                continue;
+            }
+            if kw == "turn" && item.head[0].is_word("each") {
+                phase_ends.push(item);
+                continue;
+            }
             change_item(env, &mut kind, item)?;
         }
     }
+    let turn_params = kind.params.clone();
+    let turn = EventId(env.ruleset.events.len() as u16);
     env.ruleset.events.push(kind);
+    if !phases.is_empty() {
+        phase_decls(env, turn, &turn_params, &phases)?;
+    }
+    for item in phase_ends {
+        // `each phase ends: EVENT, ...`: events with one player parameter.
+        let mut c = Cursor::new(&item.head);
+        for w in ["each", "phase", "ends"] {
+            c.expect_word(w)?;
+        }
+        c.expect_punct(":")?;
+        let Some(ts) = env.ruleset.turn_structure.as_ref() else {
+            return Err(Diagnostic::new(
+                item.head[0].span,
+                "`each phase ends:` needs the turn's phases (`phase NAME`)",
+            ));
+        };
+        let mut events = ts.phase_ends.clone();
+        loop {
+            let (e, es) = event_named(env, &mut c, "an event with one player parameter")?;
+            let k = event_def(&env.ruleset, e);
+            if !matches!(&k.params[..], [p] if p.kind == ParamKind::Player) || k.period {
+                return Err(Diagnostic::new(
+                    es,
+                    format!("`{}` must be an event with one player parameter", k.name),
+                ));
+            }
+            events.push(e);
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+        c.finish()?;
+        if let Some(ts) = env.ruleset.turn_structure.as_mut() {
+            ts.phase_ends = events;
+        }
+    }
+    Ok(())
+}
+
+/// A turn's `phase NAME[: fast][, main]` lines: each phase is a period with the turn's
+/// parameters, begun and ended by the engine in this order once a game is started.
+fn phase_decls(env: &mut Env, turn: EventId, params: &[ParamDef], items: &[&Stmt]) -> Res<()> {
+    if env.ruleset.turn_structure.is_some() {
+        return Err(Diagnostic::new(
+            items[0].head[0].span,
+            "a ruleset has one turn structure: this is the second `turn` with phases",
+        ));
+    }
+    if !matches!(params, [p] if p.kind == ParamKind::Player) {
+        return Err(Diagnostic::new(
+            items[0].head[0].span,
+            "a turn with phases has one parameter, its player: `turn turn(player: player)`",
+        ));
+    }
+    let mut phases = Vec::new();
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        c.expect_word("phase")?;
+        let (name, ns) = c.name("the phase's name")?;
+        if env.ruleset.event_id(&name).is_some()
+            || rulecraft_core::model::ruleset::Builtin::NAMES.contains(&name.as_str())
+        {
+            return Err(Diagnostic::new(
+                ns,
+                format!("event `{name}` is declared twice"),
+            ));
+        }
+        let (mut fast, mut main) = (false, false);
+        if c.eat_punct(":") {
+            loop {
+                let (w, ws) = c.name("`fast` or `main`")?;
+                match w.as_str() {
+                    "fast" if !fast => fast = true,
+                    "main" if !main => main = true,
+                    _ => return Err(unknown(ws, "phase flag", &w, ["fast", "main"])),
+                }
+                if !c.eat_punct(",") {
+                    break;
+                }
+            }
+        }
+        c.finish()?;
+        let event = EventId(env.ruleset.events.len() as u16);
+        env.ruleset.events.push(EventKind {
+            name: Arc::from(name.as_str()),
+            params: params.to_vec(),
+            changes: Vec::new(),
+            amount: None,
+            period: true,
+            turn: false,
+            ordered_by: None,
+            any_order: Vec::new(),
+        });
+        phases.push(rulecraft_core::model::batch::PhaseDef { event, fast, main });
+    }
+    env.ruleset.turn_structure = Some(rulecraft_core::model::batch::TurnStructure {
+        turn,
+        phases,
+        phase_ends: Vec::new(),
+    });
+    Ok(())
+}
+
+/// `play "LABEL" { from: ZONE; cards: COND; when: fast|main; once per turn; cast | activate |
+/// DEED... }`: a kind of play the game offers a player (lowered once the built-in events exist,
+/// which its deeds may name).
+pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    use rulecraft_core::model::batch::{PlayDef, PlayKind, PlayTiming};
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("play")?;
+    let (label, _) = c.string("the play's label")?;
+    c.finish()?;
+    let mut from = None;
+    let mut cards = None;
+    let mut timing = None;
+    let mut once_per_turn = false;
+    let mut kind: Option<PlayKind> = None;
+    let mut deeds = Vec::new();
+    for item in block(s, "the play: `from:`, `cards:`, `when:` and what it does")? {
+        no_block(item)?;
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("from") {
+            c.expect_punct(":")?;
+            let (z, zs) = c.name("a zone")?;
+            from = Some(zone(env, &z, zs)?);
+        } else if c.eat_word("cards") {
+            c.expect_punct(":")?;
+            cards = Some(condition(env, &mut c, Allow::default())?);
+        } else if c.eat_word("when") {
+            c.expect_punct(":")?;
+            let (w, ws) = c.name("`fast` or `main`")?;
+            timing = Some(match w.as_str() {
+                "fast" => PlayTiming::Fast,
+                "main" => PlayTiming::Main,
+                _ => return Err(unknown(ws, "play timing", &w, ["fast", "main"])),
+            });
+        } else if c.eat_words(&["once", "per", "turn"]) {
+            once_per_turn = true;
+        } else if c.eat_word("cast") {
+            kind = Some(PlayKind::Cast);
+        } else if c.eat_word("activate") {
+            kind = Some(PlayKind::Activate);
+        } else {
+            deeds.push(occurrence_deed(env, &mut c, &[], 0)?);
+        }
+        c.finish()?;
+    }
+    let span = s.head[0].span;
+    let kind = match (kind, deeds.is_empty()) {
+        (Some(k), true) => k,
+        (None, false) => PlayKind::Deeds(deeds),
+        (Some(_), false) => {
+            return Err(Diagnostic::new(
+                span,
+                "a play either casts, activates, or does its deeds: not more than one",
+            ))
+        }
+        (None, true) => {
+            return Err(Diagnostic::new(
+                span,
+                "a play needs what it does: `cast`, `activate`, or an event such as `changes_zone(this, hand, battlefield)`",
+            ))
+        }
+    };
+    let Some(timing) = timing else {
+        return Err(Diagnostic::new(
+            span,
+            "a play needs `when: fast` or `when: main`",
+        ));
+    };
+    if from.is_none() && !matches!(kind, PlayKind::Activate) {
+        return Err(Diagnostic::new(
+            span,
+            "a play of a card needs the zone it is played from: `from: hand`",
+        ));
+    }
+    if matches!(kind, PlayKind::Cast) && env.ruleset.wait_zone.is_none() {
+        return Err(Diagnostic::new(
+            span,
+            "a play that casts needs the zone where spells wait: `spells wait in: ZONE`",
+        ));
+    }
+    env.ruleset.plays.push(PlayDef {
+        label: Arc::from(label.as_str()),
+        from,
+        cards,
+        timing,
+        once_per_turn,
+        kind,
+    });
     Ok(())
 }
 
@@ -128,7 +333,9 @@ fn param_of(kind: &EventKind, c: &mut Cursor, want: ParamKind) -> Res<u8> {
         ));
     };
     let got = kind.params[i as usize].kind;
-    if got != want {
+    // An object-or-player parameter names either in a change; the change is made for its kind.
+    let either = got == ParamKind::Any && matches!(want, ParamKind::Object | ParamKind::Player);
+    if got != want && !either {
         return Err(Diagnostic::new(
             ps,
             format!(
@@ -185,6 +392,94 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         }
         return c.finish();
     }
+    if c.eat_words(&["each", "permanent", "loses"]) {
+        // `each permanent loses damage counters`: damage wears off (CR 514.2).
+        let (k, ks) = c.name_or_string("a counter kind")?;
+        let counter = rs.counter_id(&k).ok_or_else(|| {
+            unknown(
+                ks,
+                "counter",
+                &k,
+                rs.counters.iter().map(|x| x.name.as_str()),
+            )
+        })?;
+        c.expect_word("counters")?;
+        kind.changes.push(Primitive::ClearAll { counter });
+        return c.finish();
+    }
+    if c.eat_words(&["each", "permanent", "of"]) {
+        // `each permanent of PLAYER STATE -= SYMBOL`: untap all permanents (CR 502.3).
+        let player = param_of(kind, &mut c, ParamKind::Player)?;
+        let (what, ws) = c.name("a state characteristic")?;
+        let Some(ch) = rs.char_id(&what).filter(|ch| char_def(rs, *ch).state) else {
+            return Err(unknown(
+                ws,
+                "state characteristic",
+                &what,
+                rs.characteristics
+                    .iter()
+                    .filter(|x| x.state)
+                    .map(|x| x.name.as_str()),
+            ));
+        };
+        let on = if c.eat_punct("+=") {
+            true
+        } else if c.eat_punct("-=") {
+            false
+        } else {
+            return Err(c.err("`+=` or `-=`"));
+        };
+        let (sym, _) = c.name_or_string("a state symbol")?;
+        kind.changes.push(Primitive::StateAll {
+            player,
+            char: ch,
+            symbol: env.symbol(&sym),
+            on,
+        });
+        return c.finish();
+    }
+    if c.eat_words(&["move", "top", "of"]) {
+        // `move top of PLAYER ZONE to ZONE [else PLAYER PROPERTY += 1]`: a draw.
+        let player = param_of(kind, &mut c, ParamKind::Player)?;
+        let (z, zs) = c.name("the zone the top card is taken from")?;
+        let from = zone(env, &z, zs)?;
+        c.expect_word("to")?;
+        let (z, zs) = c.name("a zone")?;
+        let to = zone(env, &z, zs)?;
+        let empty = if c.eat_word("else") {
+            let again = param_of(kind, &mut c, ParamKind::Player)?;
+            if again != player {
+                return Err(c.err("the same player parameter as the move's"));
+            }
+            let (q, qs) = c.name("a player property")?;
+            let prop = rs.prop_id(&q).ok_or_else(|| {
+                unknown(
+                    qs,
+                    "player property",
+                    &q,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                )
+            })?;
+            c.expect_punct("+=")?;
+            let (n, ns) = c.number("1")?;
+            if n != 1 {
+                return Err(Diagnostic::new(
+                    ns,
+                    "`else ... += 1`: an empty zone counts once",
+                ));
+            }
+            Some(prop)
+        } else {
+            None
+        };
+        kind.changes.push(Primitive::MoveTop {
+            player,
+            from,
+            to,
+            empty,
+        });
+        return c.finish();
+    }
     if c.eat_word("move") {
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         c.expect_word("to")?;
@@ -237,7 +532,13 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     } else {
         return Err(c.err("`+=` or `-=`"));
     };
-    match kind.params[i as usize].kind {
+    // An object-or-player parameter: a player property names it as a player.
+    let pk = match kind.params[i as usize].kind {
+        ParamKind::Any if rs.prop_id(&what).is_some() => ParamKind::Player,
+        ParamKind::Any => ParamKind::Object,
+        k => k,
+    };
+    match pk {
         ParamKind::Object => {
             let Some(ch) = rs.char_id(&what).filter(|ch| char_def(rs, *ch).state) else {
                 return Err(unknown(
@@ -517,6 +818,15 @@ fn response(
     let mut params: Vec<String> = Vec::new();
     let mut during = None;
     let mut granted = false;
+    // An ability is played, not triggered: its deeds follow no trigger.
+    let played = matches!(kind, ResponseKind::Ability | ResponseKind::ManaAbility);
+    let no_trigger = Trigger {
+        point: Point::After,
+        patterns: Vec::new(),
+    };
+    if played {
+        trig = Some(no_trigger.clone());
+    }
     for item in block(s, "the response's trigger and what it does")? {
         let mut c = Cursor::new(&item.head);
         let Some(w) = item.head[0].word() else {
@@ -535,6 +845,12 @@ fn response(
                 return Err(Diagnostic::new(
                     item.head[0].span,
                     "a prohibition says what cannot happen, not when it answers: `prohibits EVENT(...)`",
+                ))
+            }
+            "before" | "when" | "after" if played => {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "an ability is played, not triggered: it has no `before`, `when` or `after` line",
                 ))
             }
             "before" | "when" | "after" if trig.is_none() => {
@@ -783,6 +1099,11 @@ fn response(
 }
 
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
+/// A spell's cost: an occurrence (`cost: pays(you, 1)`).
+pub(crate) fn cost_deed(env: &Env, c: &mut Cursor, ntargets: usize) -> Res<Deed> {
+    occurrence_deed(env, c, &[], ntargets)
+}
+
 fn occurrence_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) -> Res<Deed> {
     let (event, span) = event_named(env, c, "an event")?;
     let name = &event_def(&env.ruleset, event).name;
@@ -1042,6 +1363,19 @@ fn arg(
         return Ok(ArgExpr::Target(0));
     }
     match want {
+        ParamKind::Any => {
+            let player_word = c.peek().is_some_and(|t| {
+                ["you", "active", "opponent", "controller"]
+                    .iter()
+                    .any(|w| t.is_word(w))
+            });
+            let k = if player_word {
+                ParamKind::Player
+            } else {
+                ParamKind::Object
+            };
+            arg(env, c, k, params, ntargets)
+        }
         ParamKind::Object => {
             let (w, ws) = c.name("an object: `this`, `attached`, `target` or `event PARAM`")?;
             match w.as_str() {
@@ -1223,11 +1557,16 @@ fn deed(
 /// `trait "text" { ... }`, `reaction "text" { ... }`, `replacement "text" { ... }` in a class.
 pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
     let mut c = Cursor::new(&item.head);
-    let (w, _) = c.name("`trait`, `reaction`, `replacement` or `prohibition`")?;
+    let (w, _) = c.name("`trait`, `reaction`, `replacement`, `prohibition` or `ability`")?;
     let kind = match w.as_str() {
         "trait" => ResponseKind::Trait,
         "reaction" => ResponseKind::Reaction,
         "prohibition" => ResponseKind::Prohibition,
+        "ability" => ResponseKind::Ability,
+        "mana" => {
+            c.expect_word("ability")?;
+            ResponseKind::ManaAbility
+        }
         _ => ResponseKind::Replacement,
     };
     let (text, _) = c.string(&format!("the {w}'s rules text"))?;

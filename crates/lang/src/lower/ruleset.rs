@@ -35,6 +35,7 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
     let mut seen = false;
     let mut spans = Vec::new();
     let mut counter_spans = Vec::new();
+    let mut plays = Vec::new();
     for s in stmts {
         let mut c = Cursor::new(&s.head);
         if !c.eat_word("ruleset") {
@@ -51,6 +52,11 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
         c.finish()?;
         env.ruleset.name = name;
         for item in block(s, "the ruleset")? {
+            if item.head[0].is_word("play") {
+                // Its deeds may name built-in events, added once the ruleset's own are read.
+                plays.push(item);
+                continue;
+            }
             let before = env.ruleset.layers.len();
             let counters = env.ruleset.counters.len();
             item_stmt(&mut env, item)?;
@@ -71,8 +77,83 @@ pub fn lower(file: crate::diagnostics::FileId, stmts: &[Stmt]) -> Res<Env> {
     }
     check_order(&env, &spans)?;
     env.ruleset.add_builtin_events();
+    for p in plays {
+        super::events::play_decl(&mut env, p)?;
+    }
+    if !env.ruleset.plays.is_empty() && env.ruleset.turn_structure.is_none() {
+        return Err(Diagnostic::new(
+            plays_span(stmts),
+            "plays are offered in the phases of a turn: declare `turn turn(player: player) { phase ... }`",
+        ));
+    }
     place_counter_ops(&mut env, &counter_spans)?;
     Ok(env)
+}
+
+/// `decks { zone: library; draw: draws; opening hand: 7 }`: how a game starts from deck lists.
+fn decks_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    let mut zone_ = None;
+    let mut draw = None;
+    let mut hand = 0u8;
+    let mut first_player = None;
+    for item in block(s, "`zone:`, `draw:` and `opening hand:`")? {
+        no_block(item)?;
+        let mut c = Cursor::new(&item.head);
+        if c.eat_word("zone") {
+            c.expect_punct(":")?;
+            let (z, zs) = c.name("a zone")?;
+            zone_ = Some(zone(env, &z, zs)?);
+        } else if c.eat_word("draw") {
+            c.expect_punct(":")?;
+            let (e, es) =
+                super::events::event_named(env, &mut c, "the event by which a player draws")?;
+            let k = &env.ruleset.events[e.index()];
+            if !matches!(&k.params[..], [p] if p.kind == rulecraft_core::model::event::ParamKind::Player)
+            {
+                return Err(Diagnostic::new(
+                    es,
+                    format!("`{}` must take one player parameter to be a draw", k.name),
+                ));
+            }
+            draw = Some(e);
+        } else if c.eat_words(&["opening", "hand"]) {
+            c.expect_punct(":")?;
+            let (n, ns) = c.number("the number of cards")?;
+            hand = u8::try_from(n)
+                .map_err(|_| Diagnostic::new(ns, "an opening hand of 0 to 255 cards"))?;
+        } else if c.eat_words(&["first", "player"]) {
+            c.expect_punct(":")?;
+            let prop = super::common::prop_named(env, &mut c)?;
+            c.expect_punct("=")?;
+            first_player = Some((prop, c.number("a number")?.0));
+        } else {
+            return Err(c.err("`zone:`, `draw:`, `opening hand:` or `first player:`"));
+        }
+        c.finish()?;
+    }
+    let (Some(zone), Some(draw)) = (zone_, draw) else {
+        return Err(Diagnostic::new(
+            s.head[0].span,
+            "`decks` needs the zone decks start in (`zone: library`) and the draw event (`draw: draws`)",
+        ));
+    };
+    env.ruleset.deck = Some(rulecraft_core::model::ruleset::DeckRules {
+        zone,
+        draw,
+        hand,
+        first_player,
+    });
+    Ok(())
+}
+
+/// The first `play` statement of a ruleset file.
+fn plays_span(stmts: &[Stmt]) -> crate::diagnostics::Span {
+    stmts
+        .iter()
+        .filter_map(|s| s.block.as_ref())
+        .flat_map(|b| b.stmts.iter())
+        .find(|i| i.head[0].is_word("play"))
+        .map_or(stmts[0].head[0].span, |i| i.head[0].span)
 }
 
 /// Not yet placed in a layer: a counter's operation, until every layer is declared.
@@ -222,8 +303,23 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             } else {
                 Some(0)
             };
+            // `at least N`: a change cannot take it lower (CR 106.4: a mana pool holds no
+            // negative amount).
+            c.eat_punct(",");
+            let min = if c.eat_words(&["at", "least"]) {
+                let (n, ns) = c.number("a number")?;
+                if default.is_some_and(|d| d < n) {
+                    return Err(Diagnostic::new(
+                        ns,
+                        format!("`{name}` starts below its least value {n}"),
+                    ));
+                }
+                Some(n)
+            } else {
+                None
+            };
             c.finish()?;
-            env.ruleset.props.push(PropDef { name, default });
+            env.ruleset.props.push(PropDef { name, default, min });
         }
         "zone" => {
             no_block(s)?;
@@ -424,15 +520,28 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
         "timing" => timing_decl(env, s)?,
         "rule" | "prohibition" => rule_decl(env, s)?,
         "spells" => {
-            // `spells resolve to: graveyard`
+            // `spells resolve to: graveyard`; `spells wait in: batch` (cast, until they
+            // resolve).
             no_block(s)?;
-            c.expect_word("resolve")?;
-            c.expect_word("to")?;
+            let wait = if c.eat_word("wait") {
+                c.expect_word("in")?;
+                true
+            } else {
+                c.expect_word("resolve")?;
+                c.expect_word("to")?;
+                false
+            };
             c.expect_punct(":")?;
             let (z, zs) = c.name("a zone")?;
-            env.ruleset.resolved_zone = Some(zone(env, &z, zs)?);
+            let z = zone(env, &z, zs)?;
+            if wait {
+                env.ruleset.wait_zone = Some(z);
+            } else {
+                env.ruleset.resolved_zone = Some(z);
+            }
             c.finish()?;
         }
+        "decks" => decks_decl(env, s)?,
         _ => {
             return Err(unknown(
                 kws,
@@ -447,6 +556,8 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "layer",
                     "check",
                     "spells",
+                    "decks",
+                    "play",
                     "copiable",
                     "face",
                     "categories",

@@ -327,6 +327,16 @@ pub enum StepKind {
         /// The Reaction's source, and the occurrence it answers where that is written.
         source: Named,
     },
+    /// `start game [at PHASE]`: the ruleset's turn structure starts with the active player's
+    /// turn (at its first phase, or at the phase named).
+    StartGame(Option<rulecraft_core::EventId>),
+    /// `PLAYER plays "LABEL"`: the player makes the play offered with this label.
+    Play {
+        /// The player, an index into [`Scenario::players`].
+        player: usize,
+        /// The option's label ("cast Lightning Bolt").
+        label: String,
+    },
     /// `PLAYER passes`: the player passes in an action round.
     Pass {
         /// The player, an index into [`Scenario::players`].
@@ -373,10 +383,10 @@ pub struct Scenario {
     pub seed: u64,
 }
 
-const ITEMS: [&str; 27] = [
+const ITEMS: [&str; 28] = [
     "ruleset", "content", "players", "active", "seed", "card", "object", "term", "setup", "enter",
     "together", "move", "attach", "put", "remove", "cast", "end", "set", "order", "expect", "turn",
-    "mutate", "do", "begin", "choose", "target", "shuffle",
+    "mutate", "do", "begin", "choose", "target", "shuffle", "start",
 ];
 
 /// Reads a `scenario "name" { ... }` statement's ruleset and content names.
@@ -695,6 +705,42 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             }
             "choose" => StepKind::Choose(Pick::Named(cx.named(&mut c)?)),
             "target" => StepKind::Target(obj_ref(&mut c)?),
+            "start" => {
+                c.expect_word("game")?;
+                let at = if c.eat_word("at") {
+                    let (e, es) = c.name("a phase of the turn")?;
+                    let id = cx.env.ruleset.event_id(&e).filter(|id| {
+                        cx.env
+                            .ruleset
+                            .turn_structure
+                            .as_ref()
+                            .is_some_and(|t| t.phases.iter().any(|p| p.event == *id))
+                    });
+                    let names = cx
+                        .env
+                        .ruleset
+                        .turn_structure
+                        .as_ref()
+                        .map_or(Vec::new(), |t| {
+                            t.phases
+                                .iter()
+                                .map(|p| cx.env.ruleset.events[p.event.index()].name.to_string())
+                                .collect()
+                        });
+                    Some(id.ok_or_else(|| {
+                        unknown(es, "phase", &e, names.iter().map(|n| n.as_str()))
+                    })?)
+                } else {
+                    None
+                };
+                StepKind::StartGame(at)
+            }
+            w if players.iter().any(|p| p == w) && c.peek().is_some_and(|t| t.is_word("plays")) => {
+                let player = cx.player_named(w, first.span)?;
+                c.bump();
+                let (label, _) = c.string("the play's label, as the game offers it")?;
+                StepKind::Play { player, label }
+            }
             w if players.iter().any(|p| p == w)
                 && c.peek().is_some_and(|t| {
                     ["passes", "takes", "pays", "declines"]
@@ -959,6 +1005,13 @@ impl Cx<'_> {
                         SArg::Player(self.player_named(&n, sp)?)
                     }
                     rulecraft_core::model::event::ParamKind::Object => SArg::Object(obj_ref(c)?),
+                    rulecraft_core::model::event::ParamKind::Any => {
+                        let r = obj_ref(c)?;
+                        match self.players.iter().position(|x| *x == r.name) {
+                            Some(p) => SArg::Player(p),
+                            None => SArg::Object(r),
+                        }
+                    }
                     rulecraft_core::model::event::ParamKind::Zone => SArg::Zone(self.zone(c)?),
                     rulecraft_core::model::event::ParamKind::Counter => {
                         SArg::Counter(self.counter(c)?)

@@ -1,0 +1,106 @@
+//! The pending decision as a list of options, each with a stable index and a readable label:
+//! what an agent (a random player, a search, a neural network, a person at a UI) chooses from.
+//! `answer(i)` takes option `i`; the same state always lists the same options in the same order.
+
+use crate::model::action::Outcome;
+use crate::model::condition::Subject;
+use crate::model::decision::{Choice, DecisionRequest};
+use crate::model::error::ActionError;
+use crate::state::GameState;
+
+/// One legal answer to the pending decision.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DecisionOption {
+    /// Readable: "cast Lightning Bolt", "pass", "target Ben", "pay".
+    pub label: String,
+    /// The answer it stands for.
+    pub choice: Choice,
+}
+
+impl GameState {
+    /// The legal answers to the pending decision, in a stable order (an empty list when nothing
+    /// is pending, or for ordering timestamps, whose answer is an order of the objects). For a
+    /// play or a Reaction, passing is the last option.
+    pub fn decision_options(&self) -> Vec<DecisionOption> {
+        let Some(d) = self.pending_decision() else {
+            return Vec::new();
+        };
+        let name = |s: &Subject| match s {
+            Subject::Object(o) => self
+                .get_object(*o)
+                .map_or("?".into(), |x| x.name.to_string()),
+            Subject::Player(p) => self.player_name(*p).to_string(),
+        };
+        let pass = || DecisionOption {
+            label: "pass".into(),
+            choice: Choice::Pass,
+        };
+        match d {
+            DecisionRequest::OrderTimestamps { .. } => Vec::new(),
+            DecisionRequest::Play { options, .. } => options
+                .iter()
+                .enumerate()
+                .map(|(i, o)| DecisionOption {
+                    label: o.label.clone(),
+                    choice: Choice::Pick(i),
+                })
+                .chain(std::iter::once(pass()))
+                .collect(),
+            DecisionRequest::ChooseNext { options, .. } => options
+                .iter()
+                .enumerate()
+                .map(|(i, o)| DecisionOption {
+                    label: o.text.to_string(),
+                    choice: Choice::Pick(i),
+                })
+                .collect(),
+            DecisionRequest::React { options, .. } => options
+                .iter()
+                .enumerate()
+                .map(|(i, o)| DecisionOption {
+                    label: format!("take \"{}\"", o.text),
+                    choice: Choice::Pick(i),
+                })
+                .chain(std::iter::once(pass()))
+                .collect(),
+            DecisionRequest::OrderChoices { choosers, .. } => choosers
+                .iter()
+                .enumerate()
+                .map(|(i, p)| DecisionOption {
+                    label: format!("{} chooses next", self.player_name(*p)),
+                    choice: Choice::Pick(i),
+                })
+                .collect(),
+            DecisionRequest::PayCost { .. } => vec![
+                DecisionOption {
+                    label: "pay".into(),
+                    choice: Choice::Pick(0),
+                },
+                DecisionOption {
+                    label: "decline".into(),
+                    choice: Choice::Pass,
+                },
+            ],
+            DecisionRequest::ChooseTarget { options, .. } => options
+                .iter()
+                .map(|t| DecisionOption {
+                    label: format!("target {}", name(t)),
+                    choice: Choice::Target(*t),
+                })
+                .collect(),
+        }
+    }
+
+    /// Takes option `index` of [`GameState::decision_options`]. An index past them is an error that
+    /// changes nothing.
+    pub fn answer(&mut self, index: usize) -> Result<Outcome, ActionError> {
+        let mut options = self.decision_options();
+        if index >= options.len() {
+            return Err(ActionError::BadChoice(format!(
+                "option {index} of {}: there is no such option",
+                options.len()
+            )));
+        }
+        self.decide(options.swap_remove(index).choice)
+    }
+}

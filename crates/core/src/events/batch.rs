@@ -1,0 +1,664 @@
+//! Batches of effects and the turn structure they are played in (Magic: The Gathering's
+//! Revised Edition era timing rules, "Batches of Effects"):
+//! - each phase begins neutral; the active player decides first whether to begin a batch; when
+//!   every player in turn passes in the neutral state, the phase ends;
+//! - an effect added to a batch is announced as it is added (its targets chosen, its costs
+//!   paid); after every addition the active player decides first whether to respond, even if she
+//!   added it; the batch is complete when every player in turn has passed;
+//! - it then resolves last in, first out, each effect in full before the next, and nothing is
+//!   added while it resolves; a spell or ability whose targets are all illegal by then fizzles
+//!   (the same target check for both);
+//! - after it has resolved, the phase is neutral again.
+//!
+//! The phases and what may be played are the ruleset's (`turn ... { phase ... }`, `play`).
+
+use crate::condition::eval::Ctx;
+use crate::model::batch::{BatchItem, ItemKind, PhaseDef, PlayKind, PlayOption, PlayTiming};
+use crate::model::condition::{Subject, TargetSpec};
+use crate::model::decision::DecisionRequest;
+use crate::model::error::ActionError;
+use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::occurrence::{Logged, Occurrence, Responder};
+use crate::model::response::{ArgExpr, Deed, ResponseDef, ResponseKind, Standing, Trigger};
+use crate::model::timing::Point;
+use crate::model::value::Arg;
+use crate::state::{Batch, Flow, FlowStage, GameState, Mode, Run, Task};
+use std::sync::Arc;
+
+impl GameState {
+    /// Starts the ruleset's turn structure with the active player's turn: from now on, whenever
+    /// nothing is under way, the game asks the player who may act what to play
+    /// ([`DecisionRequest::Play`]), and phases and turns follow one another until the game is
+    /// over. An error if the ruleset declares no turn structure, or the game is already started.
+    pub fn start_game(&mut self) -> Result<(), ActionError> {
+        self.start_game_at(None)
+    }
+
+    /// [`GameState::start_game`], beginning the first turn at this phase instead of its first
+    /// (a scenario set up in the middle of a turn): the phases before it do not happen.
+    pub fn start_game_at(
+        &mut self,
+        phase: Option<crate::model::ids::EventId>,
+    ) -> Result<(), ActionError> {
+        if self.ruleset.turn_structure.is_none() {
+            return Err(ActionError::BadOccurrence(
+                "the ruleset declares no turn structure (`turn ... { phase ... }`)".into(),
+            ));
+        }
+        if self.timing.flow.is_some() {
+            return Err(ActionError::BadOccurrence(
+                "the game is already started".into(),
+            ));
+        }
+        if self.is_over() {
+            return Err(ActionError::GameOver);
+        }
+        if self.pending.is_some() || !self.timing.tasks.is_empty() {
+            return Err(ActionError::DecisionPending);
+        }
+        let first = match phase {
+            None => 0,
+            Some(e) => self
+                .ruleset
+                .turn_structure
+                .as_ref()
+                .and_then(|t| t.phases.iter().position(|p| p.event == e))
+                .ok_or_else(|| {
+                    ActionError::BadOccurrence("that is not a phase of the turn".into())
+                })?,
+        };
+        let active = self.active;
+        self.timing_mut().flow = Some(Flow {
+            phase: first,
+            stage: FlowStage::TurnBegins,
+            turn: active,
+            passes: 0,
+            used: Vec::new(),
+        });
+        self.run_timing()
+    }
+
+    /// Deals a game from deck lists, one per player in order, each a list of (card name,
+    /// copies): the cards go to the ruleset's deck zone, each deck is shuffled by the game's
+    /// random source, the first player's property is set where the ruleset says, each player
+    /// draws the opening hand (each draw an occurrence), and the game starts
+    /// ([`GameState::start_game`]). Checked first: an unknown card or a wrong number of decks is
+    /// an error that changes nothing.
+    pub fn deal(&mut self, decks: &[Vec<(String, u32)>]) -> Result<(), ActionError> {
+        let Some(rules) = self.ruleset.deck.clone() else {
+            return Err(ActionError::BadOccurrence(
+                "the ruleset declares no `decks { zone: ...; draw: ... }`".into(),
+            ));
+        };
+        if decks.len() != self.players.len() {
+            return Err(ActionError::BadOccurrence(format!(
+                "{} deck list(s) for {} players",
+                decks.len(),
+                self.players.len()
+            )));
+        }
+        let mut list = Vec::new();
+        for (p, deck) in decks.iter().enumerate() {
+            for (name, n) in deck {
+                let class = self.content.class_id(name).ok_or_else(|| {
+                    ActionError::BadOccurrence(format!(
+                        "the deck names `{name}`, which no card of the content is"
+                    ))
+                })?;
+                for _ in 0..*n {
+                    list.push(crate::model::action::NewObject::new(
+                        class,
+                        PlayerId(p as u8),
+                        rules.zone,
+                    ));
+                }
+            }
+        }
+        let mut next = self.clone();
+        next.apply(crate::model::action::Action::Create(list))?;
+        for p in 0..next.players.len() {
+            next.apply(crate::model::action::Action::Shuffle {
+                player: PlayerId(p as u8),
+                zone: rules.zone,
+            })?;
+        }
+        if let Some((prop, value)) = rules.first_player {
+            let player = next.active;
+            next.apply(crate::model::action::Action::SetProperty {
+                player,
+                prop,
+                value: Some(value),
+            })?;
+        }
+        for _ in 0..rules.hand {
+            for p in 0..next.players.len() {
+                next.occur(Occurrence::new(
+                    rules.draw,
+                    vec![Arg::Player(PlayerId(p as u8))],
+                ))?;
+            }
+        }
+        next.start_game()?;
+        *self = next;
+        Ok(())
+    }
+
+    /// The phase in progress, once a game is started.
+    fn phase_def(&self) -> Option<&PhaseDef> {
+        let flow = self.timing.flow.as_ref()?;
+        self.ruleset.turn_structure.as_ref()?.phases.get(flow.phase)
+    }
+
+    /// The turn structure goes on: nothing is under way.
+    pub(super) fn advance_flow(&mut self) -> Result<(), ActionError> {
+        let Some(ts) = self.ruleset.turn_structure.clone() else {
+            self.timing_mut().flow = None;
+            return Ok(());
+        };
+        let Some(flow) = self.timing.flow.clone() else {
+            return Ok(());
+        };
+        let active = self.active;
+        let occ = |event, p: PlayerId| Occurrence::new(event, vec![Arg::Player(p)]);
+        match flow.stage {
+            FlowStage::TurnBegins => {
+                let player = if self.timing.turns_begun == 0 {
+                    active
+                } else {
+                    self.next_player(active)
+                };
+                let first = self.timing.turns_begun == 0;
+                let f = self.flow_mut();
+                if !first {
+                    f.phase = 0;
+                }
+                f.used.clear();
+                f.stage = FlowStage::PhaseBegins;
+                self.push_frame(vec![occ(ts.turn, player)], Mode::Begin, 0);
+            }
+            FlowStage::PhaseBegins => {
+                let Some(phase) = ts.phases.get(flow.phase) else {
+                    self.flow_mut().stage = FlowStage::TurnEnds;
+                    return Ok(());
+                };
+                let f = self.flow_mut();
+                f.stage = FlowStage::Neutral;
+                f.turn = active;
+                f.passes = 0;
+                self.push_frame(vec![occ(phase.event, active)], Mode::Begin, 0);
+            }
+            FlowStage::Neutral => {
+                let fast = ts.phases.get(flow.phase).is_some_and(|p| p.fast);
+                if !fast || flow.passes >= self.players_in_game() {
+                    self.flow_mut().stage = FlowStage::PhaseEnds;
+                    return Ok(());
+                }
+                // Asked even with nothing to play: passing is the player's decision (and a
+                // scenario's or a UI's moment to look).
+                let options = self.legal_plays(flow.turn, false);
+                self.pending = Some(Arc::new(DecisionRequest::Play {
+                    player: flow.turn,
+                    in_batch: false,
+                    options,
+                }));
+            }
+            FlowStage::PhaseEnds => {
+                let event = ts.phases.get(flow.phase).map(|p| p.event);
+                self.flow_mut().stage = FlowStage::PhaseOver;
+                if let Some(occ) = event.and_then(|e| self.latest_open(e)) {
+                    self.push_frame(vec![occ], Mode::End, 0);
+                }
+            }
+            FlowStage::PhaseOver => {
+                let f = self.flow_mut();
+                if flow.phase + 1 < ts.phases.len() {
+                    f.phase += 1;
+                    f.stage = FlowStage::PhaseBegins;
+                } else {
+                    f.stage = FlowStage::TurnEnds;
+                }
+                if !ts.phase_ends.is_empty() {
+                    // Each player in turn order, from the active player.
+                    let mut players = Vec::new();
+                    let mut p = active;
+                    for _ in 0..self.players.len() {
+                        if !self.players[p.index()].lost {
+                            players.push(p);
+                        }
+                        p = PlayerId(((p.index() + 1) % self.players.len()) as u8);
+                    }
+                    let occs: Vec<Occurrence> = ts
+                        .phase_ends
+                        .iter()
+                        .flat_map(|e| players.iter().map(move |p| occ(*e, *p)))
+                        .collect();
+                    self.push_frame(occs, Mode::Plain, 0);
+                }
+            }
+            FlowStage::TurnEnds => {
+                self.flow_mut().stage = FlowStage::TurnBegins;
+                if let Some(occ) = self.latest_open(ts.turn) {
+                    self.push_frame(vec![occ], Mode::End, 0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn flow_mut(&mut self) -> &mut Flow {
+        self.timing_mut()
+            .flow
+            .as_mut()
+            .expect("the turn structure is under way")
+    }
+
+    /// The batch at task `bi` goes on: the next player adds to it or passes; once complete, its
+    /// last item resolves.
+    pub(super) fn advance_batch(&mut self, bi: usize) -> Result<(), ActionError> {
+        let Task::Batch(b) = &self.timing.tasks[bi] else {
+            unreachable!("task {bi} is a batch")
+        };
+        let depth = b.depth;
+        match b.adding {
+            Some(_) if b.items.is_empty() => {
+                // Nothing was added (the effect that began it was not announced): the phase is
+                // neutral again.
+                self.end_batch(bi);
+            }
+            Some((turn, passes)) => {
+                if passes >= self.players_in_game() {
+                    self.batch_mut(bi).adding = None;
+                    let items = self.batch(bi).items.len();
+                    self.log_at(depth, Logged::BatchComplete { items });
+                    return Ok(());
+                }
+                let options = self.legal_plays(turn, true);
+                self.pending = Some(Arc::new(DecisionRequest::Play {
+                    player: turn,
+                    in_batch: true,
+                    options,
+                }));
+            }
+            None => match self.batch_mut(bi).items.pop() {
+                None => self.end_batch(bi),
+                Some(item) => self.resolve_item(bi, item, depth + 1)?,
+            },
+        }
+        Ok(())
+    }
+
+    /// The batch is over: the phase is neutral again, the active player deciding first.
+    fn end_batch(&mut self, bi: usize) {
+        let active = self.active;
+        self.timing_mut().tasks.truncate(bi);
+        if let Some(f) = self.timing_mut().flow.as_mut() {
+            f.turn = active;
+            f.passes = 0;
+        }
+    }
+
+    fn batch(&self, bi: usize) -> &Batch {
+        match &self.timing.tasks[bi] {
+            Task::Batch(b) => b,
+            _ => unreachable!("task {bi} is a batch"),
+        }
+    }
+
+    fn batch_mut(&mut self, bi: usize) -> &mut Batch {
+        match &mut self.timing_mut().tasks[bi] {
+            Task::Batch(b) => b,
+            _ => unreachable!("task {bi} is a batch"),
+        }
+    }
+
+    /// An item of the batch resolves: its targets are checked again, and with every one of them
+    /// illegal it fizzles (goes to the zone for resolved spells, doing nothing); a spell resolves
+    /// as the engine's `resolves` occurrence, an ability does its deeds.
+    fn resolve_item(&mut self, bi: usize, item: BatchItem, depth: u16) -> Result<(), ActionError> {
+        if self.get_object(item.source).is_none() {
+            return Err(ActionError::NoSuchObject(item.source.0));
+        }
+        self.log_at(
+            depth - 1,
+            Logged::BatchResolves {
+                item: item.id,
+                by: self.item_responder(&item),
+            },
+        );
+        match item.kind {
+            ItemKind::Spell => {
+                let action = crate::model::action::Action::ResolveTargeting {
+                    spell: item.source,
+                    controller: item.controller,
+                    targets: item.targets,
+                    choices: Vec::new(),
+                };
+                let occs = self.occurrences_of(&action)?;
+                self.push_action(occs, action, depth, Standing::default());
+            }
+            ItemKind::Ability(def) => {
+                let illegal = self.illegal_of(
+                    &def.targets,
+                    Some(item.source),
+                    item.controller,
+                    &item.targets,
+                );
+                if !item.targets.is_empty() && illegal.len() == item.targets.len() {
+                    self.log_at(
+                        depth,
+                        Logged::Fizzled {
+                            by: Responder {
+                                source: Some(item.source),
+                                text: def.text.clone(),
+                            },
+                            why: "every target it chose is illegal now".into(),
+                        },
+                    );
+                    return Ok(());
+                }
+                let part = def.targets.len() + def.costs.len();
+                let mut run = Run::new(
+                    bi,
+                    0,
+                    def,
+                    Some(item.source),
+                    Some(item.controller),
+                    item.targets,
+                    None,
+                    depth,
+                );
+                run.part = part;
+                run.illegal = illegal.iter().map(|i| *i as u8).collect();
+                self.timing_mut().tasks.push(Task::Run(Box::new(run)));
+            }
+        }
+        Ok(())
+    }
+
+    fn item_responder(&self, item: &BatchItem) -> Responder {
+        match &item.kind {
+            ItemKind::Ability(def) => Responder {
+                source: Some(item.source),
+                text: def.text.clone(),
+            },
+            ItemKind::Spell => Responder {
+                source: Some(item.source),
+                text: self
+                    .content
+                    .class_def(self.obj(item.source).class)
+                    .spell
+                    .as_ref()
+                    .map_or_else(|| self.obj(item.source).name.clone(), |s| s.text.clone()),
+            },
+        }
+    }
+
+    /// The indexes of these targets that are not legal now for their own `target` lines (CR
+    /// 608.2b), for a spell or an ability alike.
+    pub(crate) fn illegal_of(
+        &self,
+        specs: &[TargetSpec],
+        source: Option<ObjectId>,
+        you: PlayerId,
+        targets: &[Subject],
+    ) -> Vec<usize> {
+        let ctx = Ctx::new(self, &self.derived().sheet, source, Some(you), targets);
+        specs
+            .iter()
+            .zip(targets)
+            .enumerate()
+            .filter(|(_, (spec, t))| {
+                let exists = match t {
+                    Subject::Object(o) => self.get_object(*o).is_some(),
+                    Subject::Player(p) => p.index() < self.players.len(),
+                };
+                !exists || !ctx.test(&spec.cond, **t)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The plays open to a player now: in the neutral state (`in_batch` false) or adding to a
+    /// batch. Each with a readable label; their order is stable (by play, then by object id).
+    pub fn legal_plays(&self, player: PlayerId, in_batch: bool) -> Vec<PlayOption> {
+        let Some(phase) = self.phase_def() else {
+            return Vec::new();
+        };
+        if !phase.fast || self.is_over() || player.index() >= self.players.len() {
+            return Vec::new();
+        }
+        let main = phase.main && player == self.active && !in_batch;
+        let used = &self
+            .timing
+            .flow
+            .as_ref()
+            .map(|f| &f.used[..])
+            .unwrap_or(&[]);
+        let sheet = &self.derived().sheet;
+        let mut out = Vec::new();
+        for (k, play) in self.ruleset.plays.iter().enumerate() {
+            if play.timing == PlayTiming::Main && !main {
+                continue;
+            }
+            if play.once_per_turn && used.contains(&(k as u16)) {
+                continue;
+            }
+            let fits = |o: ObjectId| {
+                play.cards.as_ref().is_none_or(|c| {
+                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o))
+                })
+            };
+            match &play.kind {
+                PlayKind::Cast | PlayKind::Deeds(_) => {
+                    let Some(zone) = play.from else { continue };
+                    for o in self.cards_in(player, zone) {
+                        if !fits(o) {
+                            continue;
+                        }
+                        if matches!(play.kind, PlayKind::Cast) {
+                            let Some(def) = self.announcement(o, play.from) else {
+                                continue;
+                            };
+                            if !self.can_begin(&def, Some(o), Some(player), &[]) {
+                                continue;
+                            }
+                        }
+                        out.push(PlayOption {
+                            label: format!("{} {}", play.label, self.obj(o).name),
+                            play: k as u16,
+                            card: Some(o),
+                            ability: None,
+                        });
+                    }
+                }
+                PlayKind::Activate => {
+                    for &o in self.in_play_ids() {
+                        if self.controller_now(o) != player || !fits(o) {
+                            continue;
+                        }
+                        let class = self.content.class_def(self.obj(o).class);
+                        for (i, def) in class.responses.iter().enumerate() {
+                            let ability = matches!(
+                                def.kind,
+                                ResponseKind::Ability | ResponseKind::ManaAbility
+                            );
+                            if !ability
+                                || !self.has_response(o, self.obj(o).class, i as u16)
+                                || !self.can_begin(def, Some(o), Some(player), &[])
+                            {
+                                continue;
+                            }
+                            out.push(PlayOption {
+                                label: format!("{}: {}", self.obj(o).name, def.text),
+                                play: k as u16,
+                                card: Some(o),
+                                ability: Some(i as u16),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// A card's spell as it is announced: its targets, its costs, then its move to the zone
+    /// where spells wait.
+    fn announcement(
+        &self,
+        card: ObjectId,
+        from: Option<crate::model::ids::ZoneId>,
+    ) -> Option<ResponseDef> {
+        let sp = self
+            .content
+            .class_def(self.obj(card).class)
+            .spell
+            .as_ref()?;
+        let mut def = ResponseDef::of_deeds(
+            ResponseKind::Spell,
+            sp.text.clone(),
+            Trigger {
+                point: Point::After,
+                patterns: Vec::new(),
+            },
+            Vec::new(),
+        );
+        def.targets = sp.targets.clone();
+        def.costs = sp.costs.clone();
+        if let (Some(wait), Some(from)) = (self.ruleset.wait_zone, from) {
+            def.costs.push(Deed::Occur {
+                event: self.builtin.changes_zone,
+                args: vec![
+                    ArgExpr::Object(crate::model::condition::ObjRef::This),
+                    ArgExpr::Zone(from),
+                    ArgExpr::Zone(wait),
+                ],
+                standing: Standing::default(),
+            });
+        }
+        Some(def)
+    }
+
+    /// A player makes a play the pending decision offered.
+    pub(super) fn make_play(
+        &mut self,
+        player: PlayerId,
+        option: PlayOption,
+    ) -> Result<(), ActionError> {
+        let rs = self.ruleset.clone();
+        let play = &rs.plays[option.play as usize];
+        let card = option
+            .card
+            .ok_or(ActionError::BadChoice("a play names its card".into()))?;
+        let top = self.timing.tasks.len();
+        let in_batch = top > 0;
+        let depth = match self.timing.tasks.last() {
+            Some(Task::Batch(b)) => b.depth,
+            _ => 0,
+        };
+        if play.once_per_turn {
+            self.flow_mut().used.push(option.play);
+        }
+        self.log_at(
+            depth,
+            Logged::Played {
+                player,
+                label: option.label.clone().into(),
+            },
+        );
+        let batched = |kind: &PlayKind, def: &ResponseDef| match kind {
+            PlayKind::Cast => true,
+            PlayKind::Activate => def.kind == ResponseKind::Ability,
+            PlayKind::Deeds(_) => false,
+        };
+        let (def, announce) = match &play.kind {
+            PlayKind::Cast => (
+                self.announcement(card, play.from)
+                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                Some(ItemKind::Spell),
+            ),
+            PlayKind::Activate => {
+                let i = option.ability.unwrap_or(0) as usize;
+                let def = self.content.class_def(self.obj(card).class).responses[i].clone();
+                let announce = batched(&play.kind, &def).then(|| ItemKind::Ability(def.clone()));
+                ((*def).clone(), announce)
+            }
+            PlayKind::Deeds(deeds) => (
+                ResponseDef::of_deeds(
+                    ResponseKind::Spell,
+                    play.label.clone(),
+                    Trigger {
+                        point: Point::After,
+                        patterns: Vec::new(),
+                    },
+                    deeds.clone(),
+                ),
+                None,
+            ),
+        };
+        if announce.is_some() && !in_batch {
+            // It begins a batch: the active player decides first once it is added.
+            let active = self.active;
+            self.timing_mut().tasks.push(Task::Batch(Box::new(Batch {
+                items: Vec::new(),
+                first: active,
+                adding: Some((active, 0)),
+                depth,
+            })));
+        }
+        if announce.is_none() {
+            // Done at once: the same player decides again.
+            if let Some(f) = self.timing_mut().flow.as_mut() {
+                if !in_batch {
+                    f.turn = player;
+                    f.passes = 0;
+                }
+            }
+        }
+        let frame = self.timing.tasks.len().saturating_sub(1);
+        let mut run = Run::new(
+            frame,
+            0,
+            Arc::new(def),
+            Some(card),
+            Some(player),
+            Vec::new(),
+            None,
+            depth + 1,
+        );
+        run.announce = announce;
+        self.timing_mut().tasks.push(Task::Run(Box::new(run)));
+        Ok(())
+    }
+
+    /// An announced spell or ability has its targets and costs: it is added to the batch below
+    /// it, and the active player decides first whether to respond.
+    pub(super) fn finish_announce(&mut self, ri: usize, r: &Run) -> Result<(), ActionError> {
+        let kind = r.announce.clone().expect("an announced run");
+        self.timing_mut().tasks.truncate(ri);
+        let Some(bi) = ri
+            .checked_sub(1)
+            .filter(|b| matches!(self.timing.tasks[*b], Task::Batch(_)))
+        else {
+            return Err(ActionError::BadOccurrence(
+                "internal error: an announced effect with no batch to go into".into(),
+            ));
+        };
+        let id = self.timing.next_item;
+        self.timing_mut().next_item += 1;
+        let item = BatchItem {
+            id,
+            source: r.source.expect("an announced effect has a source"),
+            controller: r.you.expect("an announced effect has a controller"),
+            targets: r.targets.clone(),
+            kind,
+        };
+        let by = self.item_responder(&item);
+        let b = self.batch_mut(bi);
+        b.items.push(item);
+        b.adding = Some((b.first, 0));
+        let depth = b.depth;
+        self.log_at(depth, Logged::AddedToBatch { item: id, by });
+        Ok(())
+    }
+}
