@@ -271,6 +271,18 @@ impl GameState {
                     for o in &mut self.frame_mut(fi).occs {
                         o.alive = false;
                     }
+                    // A spell that waited in a batch and fizzles is put into the zone for
+                    // resolved spells, doing nothing.
+                    let waiting = self.ruleset.wait_zone;
+                    if self
+                        .get_object(spell)
+                        .is_some_and(|o| Some(o.zone) == waiting)
+                    {
+                        if let Some(to) = self.to_resolved_zone(spell) {
+                            let occs = self.occurrences_of(&to)?;
+                            self.push_action(occs, to, depth + 1, Standing::default());
+                        }
+                    }
                     return Ok(());
                 }
             };

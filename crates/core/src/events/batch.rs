@@ -13,7 +13,9 @@
 //! The phases and what may be played are the ruleset's (`turn ... { phase ... }`, `play`).
 
 use crate::condition::eval::Ctx;
-use crate::model::batch::{BatchItem, ItemKind, PhaseDef, PlayKind, PlayOption, PlayTiming};
+use crate::model::batch::{
+    BatchItem, ItemKind, PhaseDef, PlayKind, PlayOption, PlayTiming, TargetScope,
+};
 use crate::model::condition::{Subject, TargetSpec};
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
@@ -259,20 +261,32 @@ impl GameState {
             unreachable!("task {bi} is a batch")
         };
         let depth = b.depth;
+        let casting = b.casting.is_some();
         match b.adding {
-            Some(_) if b.items.is_empty() => {
+            Some(_) if b.items.is_empty() && !casting => {
                 // Nothing was added (the effect that began it was not announced): the phase is
                 // neutral again.
                 self.end_batch(bi);
             }
             Some((turn, passes)) => {
                 if passes >= self.players_in_game() {
+                    if casting && self.batch(bi).items.is_empty() {
+                        // No one interrupts: the spell is successfully cast.
+                        return self.cast_succeeds(bi);
+                    }
                     self.batch_mut(bi).adding = None;
                     let items = self.batch(bi).items.len();
                     self.log_at(depth, Logged::BatchComplete { items });
                     return Ok(());
                 }
                 let options = self.legal_plays(turn, true);
+                if casting && options.is_empty() {
+                    // A player with no interrupt to play passes without being asked: most
+                    // castings are interrupted by no one.
+                    let next = self.next_player(turn);
+                    self.batch_mut(bi).adding = Some((next, passes + 1));
+                    return Ok(());
+                }
                 self.pending = Some(Arc::new(DecisionRequest::Play {
                     player: turn,
                     in_batch: true,
@@ -280,11 +294,111 @@ impl GameState {
                 }));
             }
             None => match self.batch_mut(bi).items.pop() {
+                None if casting => {
+                    let b = self.batch(bi);
+                    let spell = b.casting.as_ref().map(|i| i.source);
+                    let first = b.first;
+                    let waiting = self.ruleset.wait_zone;
+                    let countered = spell.is_some_and(|s| Some(self.obj(s).zone) != waiting);
+                    if countered {
+                        // Countered: its casting ends, its costs stay paid; its caster may play
+                        // another.
+                        let item = self.batch_mut(bi).casting.take().expect("casting");
+                        let by = self.item_responder(&item);
+                        self.log_at(
+                            depth,
+                            Logged::Fizzled {
+                                by,
+                                why: "it was countered: its casting ends".into(),
+                            },
+                        );
+                        self.timing_mut().tasks.truncate(bi);
+                    } else {
+                        // Another batch of interrupts may begin, its caster first.
+                        self.batch_mut(bi).adding = Some((first, 0));
+                    }
+                }
                 None => self.end_batch(bi),
                 Some(item) => self.resolve_item(bi, item, depth + 1)?,
             },
         }
         Ok(())
+    }
+
+    /// The spell being cast was not countered: it is successfully cast and added to the batch
+    /// below, and what triggers on its casting answers the ruleset's cast event.
+    fn cast_succeeds(&mut self, bi: usize) -> Result<(), ActionError> {
+        let item = self
+            .batch_mut(bi)
+            .casting
+            .take()
+            .expect("a spell being cast");
+        self.timing_mut().tasks.truncate(bi);
+        let (source, controller) = (item.source, item.controller);
+        self.add_to_batch(bi, item)?;
+        if let Some(e) = self.ruleset.cast_event {
+            let depth = self.batch(bi - 1).depth;
+            let occ = Occurrence::new(e, vec![Arg::Object(source), Arg::Player(controller)]);
+            self.push_frame(vec![occ], Mode::Plain, depth + 1);
+        }
+        Ok(())
+    }
+
+    /// Adds an item to the batch under task `above` (the batch at `above - 1`): the active player
+    /// decides first whether to respond.
+    fn add_to_batch(&mut self, above: usize, item: BatchItem) -> Result<(), ActionError> {
+        let Some(bi) = above
+            .checked_sub(1)
+            .filter(|b| matches!(self.timing.tasks[*b], Task::Batch(_)))
+        else {
+            return Err(ActionError::BadOccurrence(
+                "internal error: an announced effect with no batch to go into".into(),
+            ));
+        };
+        let id = item.id;
+        let by = self.item_responder(&item);
+        let b = self.batch_mut(bi);
+        b.items.push(item);
+        b.adding = Some((b.first, 0));
+        let depth = b.depth;
+        self.log_at(depth, Logged::AddedToBatch { item: id, by });
+        Ok(())
+    }
+
+    /// Keeps only the targets an announced effect may take.
+    pub(super) fn in_scope(&self, scope: TargetScope, targets: &mut Vec<Subject>) {
+        let wait = self.ruleset.wait_zone;
+        targets.retain(|t| match (scope, t) {
+            (TargetScope::Only(o), Subject::Object(x)) => *x == o,
+            (TargetScope::Only(_), Subject::Player(_)) => false,
+            (TargetScope::NotWaiting, Subject::Object(x)) => Some(self.obj(*x).zone) != wait,
+            (TargetScope::NotWaiting, Subject::Player(_)) => true,
+        });
+    }
+
+    /// Whether an effect could be announced now: each target line has a legal target in scope,
+    /// and its costs can be paid.
+    fn can_announce(
+        &self,
+        def: &ResponseDef,
+        source: ObjectId,
+        player: PlayerId,
+        scope: TargetScope,
+    ) -> bool {
+        let targets_ok = def.targets.iter().all(|t| {
+            let mut v = self.legal_targets(&t.cond, Some(source), Some(player), &[], &[]);
+            self.in_scope(scope, &mut v);
+            !v.is_empty()
+        });
+        targets_ok && self.costs_payable(def, Some(source), Some(player), &[])
+    }
+
+    /// The spell being cast, while a batch of interrupts is being built.
+    fn being_cast(&self) -> Option<ObjectId> {
+        match self.timing.tasks.last() {
+            Some(Task::Batch(b)) => b.casting.as_ref().map(|i| i.source),
+            _ => None,
+        }
     }
 
     /// The batch is over: the phase is neutral again, the active player deciding first.
@@ -333,7 +447,12 @@ impl GameState {
                     targets: item.targets,
                     choices: Vec::new(),
                 };
-                let occs = self.occurrences_of(&action)?;
+                // Its targets are checked as it resolves (CR 608.2b: with all illegal, it does
+                // not resolve), not refused here.
+                let occs = vec![Occurrence::new(
+                    self.builtin.resolves,
+                    vec![Arg::Object(item.source), Arg::Player(item.controller)],
+                )];
                 self.push_action(occs, action, depth, Standing::default());
             }
             ItemKind::Ability(def) => {
@@ -428,6 +547,8 @@ impl GameState {
             return Vec::new();
         }
         let main = phase.main && player == self.active && !in_batch;
+        let casting = self.being_cast();
+        let scope = casting.map_or(TargetScope::NotWaiting, TargetScope::Only);
         let used = &self
             .timing
             .flow
@@ -437,7 +558,13 @@ impl GameState {
         let sheet = &self.derived().sheet;
         let mut out = Vec::new();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
-            if play.timing == PlayTiming::Main && !main {
+            // During a casting only interrupts; an interrupt only then.
+            let timely = match play.timing {
+                PlayTiming::Main => main,
+                PlayTiming::Fast => casting.is_none(),
+                PlayTiming::Interrupt => casting.is_some(),
+            };
+            if !timely {
                 continue;
             }
             if play.once_per_turn && used.contains(&(k as u16)) {
@@ -459,7 +586,7 @@ impl GameState {
                             let Some(def) = self.announcement(o, play.from) else {
                                 continue;
                             };
-                            if !self.can_begin(&def, Some(o), Some(player), &[]) {
+                            if !self.can_announce(&def, o, player, scope) {
                                 continue;
                             }
                         }
@@ -484,7 +611,7 @@ impl GameState {
                             );
                             if !ability
                                 || !self.has_response(o, self.obj(o).class, i as u16)
-                                || !self.can_begin(def, Some(o), Some(player), &[])
+                                || !self.can_announce(def, o, player, scope)
                             {
                                 continue;
                             }
@@ -604,6 +731,7 @@ impl GameState {
                 first: active,
                 adding: Some((active, 0)),
                 depth,
+                casting: None,
             })));
         }
         if announce.is_none() {
@@ -627,23 +755,20 @@ impl GameState {
             depth + 1,
         );
         run.announce = announce;
+        run.scope = Some(
+            self.being_cast()
+                .map_or(TargetScope::NotWaiting, TargetScope::Only),
+        );
         self.timing_mut().tasks.push(Task::Run(Box::new(run)));
         Ok(())
     }
 
-    /// An announced spell or ability has its targets and costs: it is added to the batch below
-    /// it, and the active player decides first whether to respond.
+    /// An announced spell or ability has its targets and costs. A spell is now being cast:
+    /// batches of interrupts may come, its caster first, before it is added to the batch below;
+    /// an ability, or an interrupt announced during a casting, is added at once.
     pub(super) fn finish_announce(&mut self, ri: usize, r: &Run) -> Result<(), ActionError> {
         let kind = r.announce.clone().expect("an announced run");
         self.timing_mut().tasks.truncate(ri);
-        let Some(bi) = ri
-            .checked_sub(1)
-            .filter(|b| matches!(self.timing.tasks[*b], Task::Batch(_)))
-        else {
-            return Err(ActionError::BadOccurrence(
-                "internal error: an announced effect with no batch to go into".into(),
-            ));
-        };
         let id = self.timing.next_item;
         self.timing_mut().next_item += 1;
         let item = BatchItem {
@@ -653,12 +778,22 @@ impl GameState {
             targets: r.targets.clone(),
             kind,
         };
-        let by = self.item_responder(&item);
-        let b = self.batch_mut(bi);
-        b.items.push(item);
-        b.adding = Some((b.first, 0));
-        let depth = b.depth;
-        self.log_at(depth, Logged::AddedToBatch { item: id, by });
-        Ok(())
+        let in_casting = ri.checked_sub(1).is_some_and(
+            |b| matches!(&self.timing.tasks[b], Task::Batch(b) if b.casting.is_some()),
+        );
+        if matches!(item.kind, ItemKind::Spell) && !in_casting {
+            let by = self.item_responder(&item);
+            self.log_at(r.depth - 1, Logged::BeingCast { item: id, by });
+            let caster = item.controller;
+            self.timing_mut().tasks.push(Task::Batch(Box::new(Batch {
+                items: Vec::new(),
+                first: caster,
+                adding: Some((caster, 0)),
+                depth: r.depth,
+                casting: Some(item),
+            })));
+            return Ok(());
+        }
+        self.add_to_batch(ri, item)
     }
 }

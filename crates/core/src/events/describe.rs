@@ -167,6 +167,9 @@ impl LogEntry {
             Logged::AddedToBatch { item, by } => {
                 format!("added to the batch as item {item}: {}", by.display(state))
             }
+            Logged::BeingCast { item, by } => {
+                format!("being cast, as item {item}: {} (interrupts may come, its caster first)", by.display(state))
+            }
             Logged::BatchComplete { items } => {
                 format!("the batch is complete: {items} item(s) resolve, last in first out")
             }

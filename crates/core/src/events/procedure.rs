@@ -1106,9 +1106,19 @@ impl GameState {
                 .legal_targets(&t.cond, source, you, &[], params)
                 .is_empty()
         });
-        // A cost that names no target and would change nothing (bowing a bowed card) cannot be
-        // paid: the response cannot be taken.
-        let costs_ok = def.costs.iter().all(|c| match c {
+        targets_ok && self.costs_payable(def, source, you, params)
+    }
+
+    /// Whether a response's costs can be paid: a cost that names no target and would change
+    /// nothing (bowing a bowed card, paying more than the pool holds) cannot be paid.
+    pub(super) fn costs_payable(
+        &self,
+        def: &ResponseDef,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        params: &[Arg],
+    ) -> bool {
+        def.costs.iter().all(|c| match c {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
@@ -1119,8 +1129,7 @@ impl GameState {
                 values.is_some_and(|v| !self.changes_nothing(&Occurrence::new(*event, v)))
             }
             _ => true,
-        });
-        targets_ok && costs_ok
+        })
     }
 
     pub(super) fn legal_targets(

@@ -169,8 +169,11 @@ impl GameState {
             }
         };
         let so_far: Vec<Subject> = picked.iter().flatten().copied().collect();
-        let options =
+        let mut options =
             self.legal_targets(&r.def.targets[next].cond, r.source, r.you, &so_far, &params);
+        if let Some(scope) = r.scope {
+            self.in_scope(scope, &mut options);
+        }
         match options.len() {
             0 => {
                 self.log_at(

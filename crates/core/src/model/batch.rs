@@ -44,6 +44,19 @@ pub enum PlayTiming {
     /// Only in its player's own main phase, in the neutral state: it begins a batch, or happens
     /// at once, but is never added to one (sorceries, permanents, a land).
     Main,
+    /// Only while a spell is being cast, in a batch of interrupts, targeting that spell
+    /// ("Interrupts can target only the spell or effect being cast").
+    Interrupt,
+}
+
+/// Which objects an announced effect may target.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum TargetScope {
+    /// Any, except a spell being cast or waiting in a batch (played as an instant).
+    #[default]
+    NotWaiting,
+    /// Only the spell being cast (an interrupt).
+    Only(ObjectId),
 }
 
 /// What a play does.

@@ -204,6 +204,13 @@ pub enum Logged {
         /// The spell or ability.
         by: Responder,
     },
+    /// A spell is being cast: batches of interrupts may come before it is added to the batch.
+    BeingCast {
+        /// The batch item's id it will have.
+        item: u32,
+        /// The spell.
+        by: Responder,
+    },
     /// Every player in turn passed: the batch is complete and resolves, last in first out.
     BatchComplete {
         /// How many items it holds.

@@ -269,6 +269,9 @@ pub struct Ruleset {
     pub plays: Vec<crate::model::batch::PlayDef>,
     /// Where a spell waits once cast, until it resolves (`spells wait in: ZONE`).
     pub wait_zone: Option<ZoneId>,
+    /// The event that happens once a spell is successfully cast, its interrupts over
+    /// (`spells cast as: casts`; its parameters: the spell, its caster).
+    pub cast_event: Option<crate::model::ids::EventId>,
     /// Where a player's deck is put as a game starts, and how a player draws: the zone and the
     /// event (`deck: library`, `draw: draws`), with the opening hand's size.
     pub deck: Option<DeckRules>,

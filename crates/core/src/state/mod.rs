@@ -706,6 +706,9 @@ pub(crate) struct Batch {
     /// Adding: who decides next and how many in a row have passed. `None`: resolving.
     pub(crate) adding: Option<(PlayerId, usize)>,
     pub(crate) depth: u16,
+    /// A batch of interrupts: the spell being cast, not yet added to the batch below.
+    #[serde(default)]
+    pub(crate) casting: Option<crate::model::batch::BatchItem>,
 }
 
 impl Timing {
@@ -889,6 +892,9 @@ pub(crate) struct Run {
     /// batch below it as an item of this kind, and its deeds wait for its resolution.
     #[serde(default)]
     pub(crate) announce: Option<crate::model::batch::ItemKind>,
+    /// Which objects it may target, if announced.
+    #[serde(default)]
+    pub(crate) scope: Option<crate::model::batch::TargetScope>,
 }
 
 impl Run {
@@ -921,6 +927,7 @@ impl Run {
             depth,
             illegal: Vec::new(),
             announce: None,
+            scope: None,
         }
     }
 

@@ -243,11 +243,19 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             cards = Some(condition(env, &mut c, Allow::default())?);
         } else if c.eat_word("when") {
             c.expect_punct(":")?;
-            let (w, ws) = c.name("`fast` or `main`")?;
+            let (w, ws) = c.name("`fast`, `main` or `interrupt`")?;
             timing = Some(match w.as_str() {
                 "fast" => PlayTiming::Fast,
                 "main" => PlayTiming::Main,
-                _ => return Err(unknown(ws, "play timing", &w, ["fast", "main"])),
+                "interrupt" => PlayTiming::Interrupt,
+                _ => {
+                    return Err(unknown(
+                        ws,
+                        "play timing",
+                        &w,
+                        ["fast", "main", "interrupt"],
+                    ))
+                }
             });
         } else if c.eat_words(&["once", "per", "turn"]) {
             once_per_turn = true;
@@ -280,9 +288,15 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let Some(timing) = timing else {
         return Err(Diagnostic::new(
             span,
-            "a play needs `when: fast` or `when: main`",
+            "a play needs `when: fast`, `when: main` or `when: interrupt`",
         ));
     };
+    if timing == PlayTiming::Interrupt && !matches!(kind, PlayKind::Cast) {
+        return Err(Diagnostic::new(
+            span,
+            "an interrupt is a spell cast while another is being cast: `when: interrupt` plays `cast`",
+        ));
+    }
     if from.is_none() && !matches!(kind, PlayKind::Activate) {
         return Err(Diagnostic::new(
             span,

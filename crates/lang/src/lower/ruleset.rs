@@ -523,6 +523,24 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             // `spells resolve to: graveyard`; `spells wait in: batch` (cast, until they
             // resolve).
             no_block(s)?;
+            if c.eat_word("cast") {
+                // `spells cast as: casts`: the event of a spell successfully cast.
+                c.expect_word("as")?;
+                c.expect_punct(":")?;
+                let (e, es) = super::events::event_named(env, &mut c, "an event")?;
+                let k = &env.ruleset.events[e.index()];
+                use rulecraft_core::model::event::ParamKind;
+                if !matches!(&k.params[..], [a, b] if a.kind == ParamKind::Object && b.kind == ParamKind::Player)
+                    || k.period
+                {
+                    return Err(Diagnostic::new(
+                        es,
+                        format!("`{}` must be an event of a spell and its caster: `(card: object, player: player)`", k.name),
+                    ));
+                }
+                env.ruleset.cast_event = Some(e);
+                return c.finish();
+            }
             let wait = if c.eat_word("wait") {
                 c.expect_word("in")?;
                 true
