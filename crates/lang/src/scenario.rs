@@ -1211,6 +1211,39 @@ fn check(
                 return fail(format!("expected a log line containing \"{t}\""));
             }
         }
+        Expect::Plays { player, labels } => {
+            let Some(DecisionRequest::Play {
+                player: p, options, ..
+            }) = state.pending_decision()
+            else {
+                return fail(format!(
+                    "expected the game to ask {} what to play; {}",
+                    state.player_name(PlayerId(*player as u8)),
+                    pending(state, names).unwrap_or_else(|| "no decision is pending".into())
+                ));
+            };
+            let offered: Vec<&str> = options.iter().map(|o| o.label.as_str()).collect();
+            let want: Vec<&str> = labels.iter().map(|s| s.as_str()).collect();
+            let show = |v: &[&str]| {
+                if v.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    v.iter()
+                        .map(|l| format!("\"{l}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            };
+            if p.index() != *player || offered != want {
+                return fail(format!(
+                    "expected {} to be offered {}; actually {} is offered {}",
+                    state.player_name(PlayerId(*player as u8)),
+                    show(&want),
+                    state.player_name(*p),
+                    show(&offered)
+                ));
+            }
+        }
         Expect::Options { player, sources } => {
             // Each option by name: a response by its source (or a rule by its text), a player
             // by name, an object by alias or name.

@@ -175,6 +175,14 @@ pub enum Expect {
         /// name, targets by alias or name.
         sources: Vec<Ref>,
     },
+    /// `expect PLAYER may play: "LABEL", ...` (or `nothing`): the game asks this player what
+    /// to play, offering exactly these plays, in this order.
+    Plays {
+        /// The player asked, an index into [`Scenario::players`].
+        player: usize,
+        /// The plays' labels.
+        labels: Vec<String>,
+    },
     /// No decision is pending.
     NoDecision,
     /// `expect winner: PLAYER` (or `none`, a draw): the game is over with that result;
@@ -1083,6 +1091,27 @@ impl Cx<'_> {
             c.expect_word("has")?;
             let (t, _) = c.string("the text a log line contains")?;
             return Ok(vec![(Expect::LogHas(t), span_to(c))]);
+        }
+        if c.peek_at(1).is_some_and(|t| t.is_word("may"))
+            && c.peek()
+                .and_then(|t| t.word())
+                .is_some_and(|w| self.players.iter().any(|p| p == w))
+        {
+            let (p, ps) = c.name("a player")?;
+            let player = self.player_named(&p, ps)?;
+            c.expect_word("may")?;
+            c.expect_word("play")?;
+            c.expect_punct(":")?;
+            let mut labels = Vec::new();
+            if !c.eat_word("nothing") {
+                loop {
+                    labels.push(c.string("a play's label")?.0);
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                }
+            }
+            return Ok(vec![(Expect::Plays { player, labels }, span_to(c))]);
         }
         if c.eat_word("decision") {
             c.expect_punct(":")?;
