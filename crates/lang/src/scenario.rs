@@ -1009,7 +1009,14 @@ fn run_step(
                 ));
             };
             if p.index() != player {
-                return Err((None, format!("it is {}'s to play", state.player_name(*p))));
+                return Err((
+                    None,
+                    format!(
+                        "it is {}'s decision to play or pass, not {}'s",
+                        state.player_name(*p),
+                        state.player_name(PlayerId(player as u8))
+                    ),
+                ));
             }
             let Some(i) = options.iter().position(|o| o.label == *label) else {
                 let list: Vec<String> =

@@ -586,7 +586,10 @@ impl GameState {
                             let Some(def) = self.announcement(o, play.from) else {
                                 continue;
                             };
-                            if !self.can_announce(&def, o, player, scope) {
+                            // An interrupt targets the spell being cast: one that targets
+                            // nothing is played as an instant only.
+                            let aimless = casting.is_some() && def.targets.is_empty();
+                            if aimless || !self.can_announce(&def, o, player, scope) {
                                 continue;
                             }
                         }

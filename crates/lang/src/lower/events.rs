@@ -461,9 +461,16 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let (z, zs) = c.name("a zone")?;
         let to = zone(env, &z, zs)?;
         let empty = if c.eat_word("else") {
+            let at = c.here();
             let again = param_of(kind, &mut c, ParamKind::Player)?;
             if again != player {
-                return Err(c.err("the same player parameter as the move's"));
+                return Err(Diagnostic::new(
+                    at,
+                    format!(
+                        "`else` counts the empty draw for the player whose zone it is: `{}`",
+                        kind.params[player as usize].name
+                    ),
+                ));
             }
             let (q, qs) = c.name("a player property")?;
             let prop = rs.prop_id(&q).ok_or_else(|| {
