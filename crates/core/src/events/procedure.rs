@@ -695,7 +695,7 @@ impl GameState {
         match &f.st {
             StepState::Fresh => {
                 let st = match step.taking {
-                    Taking::Ordered => {
+                    Taking::Ordered | Taking::EachPlayerInTurn => {
                         let mut cands = self.candidates(fi, point, step.responds, None);
                         // `any order:` the orderer's own responses of the later steps it names
                         // come in the same order, which the orderer chooses.
@@ -745,6 +745,12 @@ impl GameState {
                 // may take them or leave them.
                 let optional =
                     |c: &Cand| self.response_of(c.key).0.kind.responds() != step.responds;
+                // Player by player: only the first player in turn order who has any.
+                let (valid, player) = if step.taking == Taking::EachPlayerInTurn {
+                    self.first_players(fi, valid)
+                } else {
+                    (valid, self.orderer_of(fi))
+                };
                 match valid.len() {
                     0 => self.end_step(fi, point),
                     1 if !optional(&valid[0]) => {
@@ -752,7 +758,6 @@ impl GameState {
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
                     }
                     _ => {
-                        let player = self.orderer_of(fi);
                         let options = self.options(fi, &valid);
                         let step = step.name.clone();
                         let request = if valid.iter().all(optional) {
@@ -798,6 +803,21 @@ impl GameState {
             }
         }
         Ok(())
+    }
+
+    /// The responses of the first player, in turn order from the orderer, who has any, and that
+    /// player (a rulebook rule or a delayed effect with no controller is the orderer's).
+    fn first_players(&self, fi: usize, valid: Vec<Cand>) -> (Vec<Cand>, PlayerId) {
+        let orderer = self.orderer_of(fi);
+        let whose = |c: &Cand| self.response_of(c.key).2.unwrap_or(orderer);
+        let mut p = orderer;
+        for _ in 0..self.players.len() {
+            if valid.iter().any(|c| whose(c) == p) {
+                return (valid.into_iter().filter(|c| whose(c) == p).collect(), p);
+            }
+            p = self.next_player(p);
+        }
+        (valid, orderer)
     }
 
     pub(super) fn drop_cand(&mut self, fi: usize, c: Cand) {

@@ -76,6 +76,11 @@ pub enum Taking {
     /// orderer chooses which, as they happen (each exactly once): the player the event names in
     /// `ordered by:`, else the active player (between turns, the player of the next turn).
     Ordered,
+    /// As `Ordered`, player by player: the active player's responses first (each in full, in the
+    /// order she chooses, one at a time), then the next player's in turn order, and so on. A
+    /// rulebook rule is the orderer's. (Magic's Revised-era rules for specialized and triggered
+    /// effects: "the active player plays all of hers first ... then the other player".)
+    EachPlayerInTurn,
     /// An action round: starting with the active player, each player in turn order takes one
     /// response (which happens at once, in full) or passes; the step ends when every player has
     /// passed consecutively.

@@ -631,14 +631,16 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         c.expect_punct(",")?;
         let taking = if c.eat_word("ordered") {
             Taking::Ordered
+        } else if c.eat_words(&["each", "player", "in", "turn"]) {
+            Taking::EachPlayerInTurn
         } else if c.eat_words(&["action", "round"]) {
             Taking::ActionRound
         } else if c.peek().is_some_and(|t| t.is_word("batch")) {
-            return Err(
-                c.err("`ordered` or `action round` (a last-in, first-out batch is not built yet)")
-            );
+            return Err(c.err(
+                "`ordered`, `each player in turn` or `action round` (batches are the turn structure's: `play ... { cast }`)",
+            ));
         } else {
-            return Err(c.err("`ordered` or `action round`"));
+            return Err(c.err("`ordered`, `each player in turn` or `action round`"));
         };
         c.finish()?;
         env.ruleset.timing.steps.push(TimingStep {
