@@ -29,9 +29,20 @@ pub struct GameSummary {
     pub turns: u32,
     /// How many decisions were answered.
     pub decisions: usize,
-    /// The option index each decision was answered with, in order: a script that replays the
-    /// game ([`crate::play::agents::ScriptedAgent`], one script for all players).
-    pub answers: Vec<usize>,
+    /// Each decision's player and the option index it was answered with, in order.
+    pub answers: Vec<(PlayerId, usize)>,
+}
+
+impl GameSummary {
+    /// A player's answers in order: the script of a
+    /// [`ScriptedAgent`](crate::play::agents::ScriptedAgent) that replays the game.
+    pub fn script(&self, player: PlayerId) -> Vec<usize> {
+        self.answers
+            .iter()
+            .filter(|(p, _)| *p == player)
+            .map(|(_, i)| *i)
+            .collect()
+    }
 }
 
 /// Plays a game to its end (at most [`MAX_DECISIONS`] decisions), each decision answered by the
@@ -69,7 +80,7 @@ pub fn play_game_limited(
             if let DecisionRequest::OrderTimestamps { .. } = pending {
                 let choice = pending.choices().swap_remove(0);
                 state.decide(choice)?;
-                answers.push(0);
+                answers.push((player, 0));
                 continue;
             }
             return Err(ActionError::BadChoice(
@@ -88,7 +99,7 @@ pub fn play_game_limited(
             )));
         }
         state.answer(i)?;
-        answers.push(i);
+        answers.push((player, i));
     }
     let finished = state.is_over();
     Ok(GameSummary {
