@@ -230,4 +230,12 @@ mod tests {
             assert!(e.message.contains(msg), "{text:?}: {}", e.message);
         }
     }
+
+    #[test]
+    fn any_cut_of_a_deck_parses_or_fails_without_panicking() {
+        let text = "# Brûlure\n20 Montagne élevée\n  4 \"Éclair # x\" # c\n\t7\u{a0}Bolt\n";
+        for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
+            let _ = parse_deck(0, &text[..cut]);
+        }
+    }
 }
