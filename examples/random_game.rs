@@ -11,7 +11,10 @@ fn main() {
         )
         .expect("loads")
         .with_seed(7);
-    let deck = vec![("Mountain".to_string(), 20), ("Lightning Bolt".to_string(), 40)];
+    let deck = vec![
+        ("Mountain".to_string(), 20),
+        ("Lightning Bolt".to_string(), 40),
+    ];
     g.deal(&[deck.clone(), deck]).expect("deals");
     let mut rng = 12345u64;
     let mut decisions = 0;
@@ -33,5 +36,9 @@ fn main() {
     for l in &lines[lines.len().saturating_sub(40)..] {
         println!("{l}");
     }
-    println!("winner {:?} turn {} decisions {decisions}", g.winner(), g.turn());
+    println!(
+        "winner {:?} turn {} decisions {decisions}",
+        g.winner(),
+        g.turn()
+    );
 }
