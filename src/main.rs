@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rulecraft_core::explain::describe::{describe_object, describe_player};
 use rulecraft_core::model::explain::Step;
 use rulecraft_core::model::ids::CounterId;
-use rulecraft_core::{CharId, GameState, ObjectId, PlayerId, Value};
+use rulecraft_core::{
+    play_game, play_many, Agent, CharId, FirstAgent, GameState, ObjectId, Plan, PlayerId,
+    RandomAgent, ScriptedAgent, Start, Value,
+};
+use rulecraft_lang::deck::{read_deck, DECK_EXT};
 use rulecraft_lang::loader::{
     files_with_ext, missing_message, project_roots, LoadError, Loader, Located, SearchDir,
     CONTENT_EXT, RULESET_EXT, SCENARIO_EXT,
@@ -106,6 +110,32 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Play whole games between agents: one game prints its log and winner; several print a
+    /// summary (wins, draws, mean turns and decisions, games a second).
+    Play {
+        /// The ruleset, by name or path.
+        #[arg(long, default_value = "classic")]
+        ruleset: String,
+        /// The content (a file or folder), by name or path.
+        #[arg(long, default_value = "classic")]
+        content: String,
+        /// One deck file per player (by path, or by name in the project's decks/ folder).
+        #[arg(long, num_args = 1.., default_values = ["bolt", "bolt"])]
+        decks: Vec<String>,
+        /// The agents, one for every player or one per player, separated by commas: `random`,
+        /// `first`, or `script:FILE` (option indexes, one per decision, then the game stops).
+        #[arg(long, default_value = "random")]
+        agents: String,
+        /// The seed every game's seed (deck shuffles, random agents) is derived from.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// How many games.
+        #[arg(long, default_value_t = 1)]
+        games: usize,
+        /// How many threads play them.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -158,6 +188,224 @@ fn main() -> ExitCode {
             ruleset,
             format,
         } => check(&mut loader, &paths, ruleset.as_deref(), format),
+        Command::Play {
+            ruleset,
+            content,
+            decks,
+            agents,
+            seed,
+            games,
+            threads,
+        } => play(
+            &mut loader,
+            &PlaySetup {
+                ruleset,
+                content,
+                decks,
+                agents,
+                seed,
+                games,
+                threads,
+            },
+        ),
+    }
+}
+
+/// What `rulecraft play` was asked for.
+struct PlaySetup {
+    ruleset: String,
+    content: String,
+    decks: Vec<String>,
+    agents: String,
+    seed: u64,
+    games: usize,
+    threads: usize,
+}
+
+/// An agent as `--agents` names it.
+#[derive(Clone)]
+enum AgentKind {
+    Random,
+    First,
+    Script(Vec<usize>),
+}
+
+impl AgentKind {
+    fn make(&self, seed: u64, p: PlayerId) -> Box<dyn Agent + Send> {
+        match self {
+            // Each player's agent draws from its own source, derived from the game's seed.
+            AgentKind::Random => Box::new(RandomAgent::new(
+                seed ^ (u64::from(p.0) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+            )),
+            AgentKind::First => Box::new(FirstAgent),
+            AgentKind::Script(s) => Box::new(ScriptedAgent::new(s.clone())),
+        }
+    }
+}
+
+/// A script file: option indexes separated by whitespace, `#` to the end of a line a comment.
+fn read_script(path: &Path) -> Result<Vec<usize>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split('#').next().unwrap_or("");
+        let mut col = 0;
+        for word in code.split_inclusive(char::is_whitespace) {
+            let w = word.trim_end();
+            if !w.is_empty() {
+                let i = w.parse().map_err(|_| {
+                    format!(
+                        "{}:{}:{}: expected an option index (a number from 0), found `{w}`",
+                        path.display(),
+                        n + 1,
+                        code[..col].chars().count() + 1
+                    )
+                })?;
+                out.push(i);
+            }
+            col += word.len();
+        }
+    }
+    Ok(out)
+}
+
+/// The agents `--agents` names: one for every player, or one per player.
+fn parse_agents(text: &str, players: usize) -> Result<Vec<AgentKind>, String> {
+    let mut list = Vec::new();
+    for a in text.split(',') {
+        list.push(match a.trim() {
+            "random" => AgentKind::Random,
+            "first" => AgentKind::First,
+            s => match s.strip_prefix("script:") {
+                Some(f) => AgentKind::Script(read_script(Path::new(f))?),
+                None => {
+                    return Err(format!(
+                        "--agents: unknown agent `{s}`: expected random, first or script:FILE"
+                    ))
+                }
+            },
+        });
+    }
+    match list.len() {
+        1 => Ok(vec![list.remove(0); players]),
+        n if n == players => Ok(list),
+        n => Err(format!(
+            "--agents: {n} agents for {players} players: give one for every player or one per player"
+        )),
+    }
+}
+
+/// The players' names, in turn order.
+const PLAYER_NAMES: &[&str] = &["Ann", "Ben", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"];
+
+fn play(loader: &mut Loader, setup: &PlaySetup) -> ExitCode {
+    let here = Path::new(".").join("here");
+    let fail = |msg: String| {
+        eprintln!("{msg}");
+        ExitCode::FAILURE
+    };
+    let n = setup.decks.len();
+    if !(2..=PLAYER_NAMES.len()).contains(&n) {
+        return fail(format!(
+            "--decks: {n} deck(s): give one per player, 2 to {}",
+            PLAYER_NAMES.len()
+        ));
+    }
+    let rpath = match loader.locate(&here, &setup.ruleset, "rulesets", RULESET_EXT) {
+        Ok(p) => p,
+        Err(m) => {
+            return fail(format!(
+                "--ruleset: {}",
+                missing_message(&setup.ruleset, RULESET_EXT, &m)
+            ))
+        }
+    };
+    let cpath = match loader.locate(&here, &setup.content, "content", CONTENT_EXT) {
+        Ok(p) => p,
+        Err(m) => {
+            return fail(format!(
+                "--content: {}",
+                missing_message(&setup.content, CONTENT_EXT, &m)
+            ))
+        }
+    };
+    let state = match loader.game(&rpath, &[&cpath], &PLAYER_NAMES[..n]) {
+        Ok(s) => s,
+        Err(e) => return fail(loader.render(&e)),
+    };
+    let mut lists = Vec::new();
+    for d in &setup.decks {
+        let path = if Path::new(d).is_file() {
+            PathBuf::from(d)
+        } else {
+            match loader.locate(&here, d, "decks", DECK_EXT) {
+                Ok(p) => p,
+                Err(_) => {
+                    return fail(format!(
+                        "--decks: no deck `{d}`: expected a deck file, or the name of one in the project's decks/ folder"
+                    ))
+                }
+            }
+        };
+        let checked = read_deck(loader, &path)
+            .and_then(|deck| deck.check(state.content()).map_err(LoadError::from));
+        match checked {
+            Ok(list) => lists.push(list),
+            Err(e) => return fail(loader.render(&e)),
+        }
+    }
+    let agents = match parse_agents(&setup.agents, n) {
+        Ok(a) => a,
+        Err(m) => return fail(m),
+    };
+    let make = |seed: u64, p: PlayerId| agents[p.index()].make(seed, p);
+    let start = Start::Decks(state, lists);
+    if setup.games == 1 {
+        let mut game = match start.game(setup.seed, 0) {
+            Ok(g) => g,
+            Err(e) => return fail(format!("error: cannot deal: {e}")),
+        };
+        let seed = Start::game_seed(setup.seed, 0);
+        let mut list: Vec<Box<dyn Agent + Send>> =
+            (0..n).map(|p| make(seed, PlayerId(p as u8))).collect();
+        let result = play_game(&mut game, &mut list);
+        out_raw!("{}", rulecraft_lang::scenario::log_text(&game));
+        return match result {
+            Ok(g) => {
+                let end = match (g.finished, g.winner) {
+                    (true, Some(p)) => format!("winner: {}", game.player_name(p)),
+                    (true, None) => "a draw".to_string(),
+                    (false, _) => "stopped unfinished after its limit of decisions".to_string(),
+                };
+                out!("{end} (turn {}, {} decisions)", g.turns, g.decisions);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(format!("error: the game stopped: {e}")),
+        };
+    }
+    let plan = Plan::new(setup.games, setup.seed).threads(setup.threads);
+    match play_many(&start, plan, make) {
+        Ok(m) => {
+            out!("games: {}", m.games.len());
+            for (p, w) in m.wins.iter().enumerate() {
+                out!("wins {}: {w}", PLAYER_NAMES[p]);
+            }
+            out!("draws: {}", m.draws);
+            if m.unfinished > 0 {
+                out!("unfinished: {}", m.unfinished);
+            }
+            out!("mean turns: {:.2}", m.mean_turns());
+            out!("mean decisions: {:.2}", m.mean_decisions());
+            out!(
+                "games per second: {:.0} ({} thread(s), {:.3} s)",
+                m.games_per_second(),
+                plan.threads,
+                m.elapsed.as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(format!("error: a game stopped: {e}")),
     }
 }
 

@@ -2,19 +2,22 @@
 //!
 //! Every file in `tests/bad/` (not in its `helpers/` folder) is one case: `NAME.rules` is loaded
 //! as a ruleset, `NAME.cards` as content against `rulesets/mtg-2020.rules`, `NAME.scenario` as a
-//! scenario file. Each must fail to load, and `Loader::short` of the error must equal the trimmed
+//! scenario file, `NAME.deck` as a deck list checked against `content/classic`. Each must fail to load, and `Loader::short` of the error must equal the trimmed
 //! text of `NAME.EXT.expected` next to it; or, for a scenario file that loads, a step must fail
 //! while it runs (an illegal target, a name that matches two objects, a decision left
 //! unanswered), and the first failure, as `FILE:LINE:COL: MESSAGE`, must equal it. Files in
 //! `helpers/` are named by scenarios (rulesets and content given by path) and are not cases
 //! themselves.
 
+use rulecraft_lang::deck::{read_deck, DECK_EXT};
 use rulecraft_lang::loader::{LoadError, Loader, CONTENT_EXT, RULESET_EXT, SCENARIO_EXT};
 use rulecraft_lang::scenario::run;
 use std::path::{Path, PathBuf};
 
 const BAD_DIR: &str = "tests/bad";
 const CONTENT_RULESET: &str = "rulesets/mtg-2020.rules";
+/// The ruleset and content deck lists are checked against.
+const DECK_GAME: (&str, &str) = ("rulesets/classic.rules", "content/classic");
 const MIN_CASES: usize = 30;
 
 /// Loads one bad file the way its extension says (and runs a scenario file that loads): the
@@ -45,9 +48,20 @@ fn actual(loader: &mut Loader, path: &Path) -> Result<String, String> {
                 Ok(format!("{} scenarios loaded and ran", list.len()))
             }
         },
+        DECK_EXT => {
+            let (rules, content) = DECK_GAME;
+            let game = loader
+                .game(Path::new(rules), &[Path::new(content)], &["Ann"])
+                .map_err(|e| format!("{rules} does not load: {}", loader.short(&e)))?;
+            read_deck(loader, path).and_then(|d| {
+                d.check(game.content())
+                    .map(|list| format!("{} cards listed", list.len()))
+                    .map_err(LoadError::from)
+            })
+        }
         other => {
             return Err(format!(
-                "unknown extension `{other}`: expected .rules, .cards or .scenario"
+                "unknown extension `{other}`: expected .rules, .cards, .scenario or .deck"
             ))
         }
     };

@@ -370,6 +370,7 @@ const FLOORS: &[&[&str]] = &[
     &["kernel"],
     &["action"],
     &["events"],
+    &["play"],
     &["lib"],
 ];
 

@@ -18,6 +18,7 @@ pub mod explain;
 mod kernel;
 pub mod layers;
 pub mod model;
+pub mod play;
 pub mod state;
 
 pub use action::options::DecisionOption;
@@ -32,5 +33,9 @@ pub use model::ids::{CharId, ClassId, EventId, ObjectId, PlayerId, PropId, Times
 pub use model::occurrence::{LogEntry, Logged, Occurrence};
 pub use model::ruleset::Ruleset;
 pub use model::value::{Ability, AbilityKind, Arg, Symbol, SymbolSet, Value};
+pub use play::agents::{Agent, FirstAgent, RandomAgent, ScriptedAgent};
+pub use play::playout::{
+    play_game, play_game_limited, play_many, GameSummary, ManySummary, Plan, Start,
+};
 pub use state::save::{SaveError, SAVE_MAGIC, SAVE_VERSION};
 pub use state::GameState;

@@ -1,0 +1,89 @@
+//! Issue 16 target: whole random games of the classic ruleset, both decks 20 Mountain and 40
+//! Lightning Bolt (20 life, seeded shuffles, 7-card hands, no mulligans, the first player skips
+//! the first draw: the ruleset's rules), at 18,000 games a second or more on one core, dealt from
+//! scratch each game. Also timed: games from a cloned dealt start (re-seeded), and 1,000 games on
+//! one thread then on two (the speed-up is printed, with the mean decisions and turns).
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use rulecraft_core::{play_game, play_many, Agent, GameState, Plan, PlayerId, RandomAgent, Start};
+use rulecraft_lang::loader::Loader;
+use std::path::Path;
+
+/// The benchmark's deck: 20 Mountain, 40 Lightning Bolt.
+pub fn bolt() -> Vec<(String, u32)> {
+    vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]
+}
+
+/// A classic game between two players, not yet dealt.
+pub fn undealt() -> GameState {
+    Loader::new()
+        .game(
+            Path::new("rulesets/classic.rules"),
+            &[Path::new("content/classic")],
+            &["Ann", "Ben"],
+        )
+        .expect("the classic ruleset and content load")
+}
+
+/// The random agents of a game with this seed, one per player.
+pub fn agents(seed: u64, p: PlayerId) -> Box<dyn Agent + Send> {
+    Box::new(RandomAgent::new(
+        seed ^ (u64::from(p.0) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
+    ))
+}
+
+/// Plays game `i` of `start` with random agents; its decisions.
+pub fn one(start: &Start, i: usize) -> usize {
+    let mut g = start.game(0, i).expect("deals");
+    let s = Start::game_seed(0, i);
+    let mut list = [agents(s, PlayerId(0)), agents(s, PlayerId(1))];
+    play_game(&mut g, &mut list).expect("plays").decisions
+}
+
+fn bench(c: &mut Criterion) {
+    let fresh = Start::Decks(undealt(), vec![bolt(), bolt()]);
+    let mut dealt = undealt().with_seed(1);
+    dealt.deal(&[bolt(), bolt()]).expect("deals");
+    let cloned = Start::Dealt(dealt);
+
+    let games = 1_000;
+    let on_one = play_many(&fresh, Plan::new(games, 0), agents).expect("plays");
+    let on_two = play_many(&fresh, Plan::new(games, 0).threads(2), agents).expect("plays");
+    println!(
+        "{games} fresh games: mean {:.1} decisions, {:.2} turns; {:.0} games/s on 1 thread, \
+         {:.0} on 2: speed-up {:.2}",
+        on_one.mean_decisions(),
+        on_one.mean_turns(),
+        on_one.games_per_second(),
+        on_two.games_per_second(),
+        on_two.games_per_second() / on_one.games_per_second()
+    );
+    let from_clone = play_many(&cloned, Plan::new(games, 0), agents).expect("plays");
+    println!(
+        "{games} games from a cloned dealt start: mean {:.1} decisions, {:.2} turns; {:.0} games/s",
+        from_clone.mean_decisions(),
+        from_clone.mean_turns(),
+        from_clone.games_per_second()
+    );
+
+    let mut g = c.benchmark_group("playouts");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    g.bench_function("a random game, dealt from scratch", |b| {
+        b.iter(|| {
+            i += 1;
+            black_box(one(&fresh, i))
+        })
+    });
+    g.bench_function("a random game, from a cloned dealt start", |b| {
+        b.iter(|| {
+            i += 1;
+            black_box(one(&cloned, i))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
