@@ -280,21 +280,33 @@ impl GameState {
                 got: targets.len(),
             });
         }
-        let ctx = Ctx::new(
-            self,
-            &self.derived().sheet,
-            Some(spell),
-            Some(controller),
-            targets,
-        );
-        Ok(sp
-            .targets
+        Ok(self.illegal_of(&sp.targets, Some(spell), controller, targets))
+    }
+
+    /// The indexes of these targets that are not legal now for their own `target` lines (CR
+    /// 608.2b), for a spell or an ability alike.
+    pub(crate) fn illegal_of(
+        &self,
+        specs: &[crate::model::condition::TargetSpec],
+        source: Option<ObjectId>,
+        you: PlayerId,
+        targets: &[Subject],
+    ) -> Vec<usize> {
+        let ctx = Ctx::new(self, &self.derived().sheet, source, Some(you), targets);
+        specs
             .iter()
             .zip(targets)
             .enumerate()
-            .filter(|(_, (spec, t))| !ctx.test(&spec.cond, **t))
+            .filter(|(_, (spec, t))| {
+                let t: Subject = **t;
+                let exists = match t {
+                    Subject::Object(o) => self.get_object(o).is_some(),
+                    Subject::Player(p) => p.index() < self.players.len(),
+                };
+                !exists || !ctx.test(&spec.cond, t)
+            })
             .map(|(i, _)| i)
-            .collect())
+            .collect()
     }
 
     /// A spell resolves: its effects start, locked against the state as it stands; returns its

@@ -16,7 +16,7 @@ use crate::condition::eval::Ctx;
 use crate::model::batch::{
     BatchItem, ItemKind, PhaseDef, PlayKind, PlayOption, PlayTiming, TargetScope,
 };
-use crate::model::condition::{Subject, TargetSpec};
+use crate::model::condition::Subject;
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::{ObjectId, PlayerId};
@@ -385,10 +385,20 @@ impl GameState {
         player: PlayerId,
         scope: TargetScope,
     ) -> bool {
-        let targets_ok = def.targets.iter().all(|t| {
-            let mut v = self.legal_targets(&t.cond, Some(source), Some(player), &[], &[]);
-            self.in_scope(scope, &mut v);
-            !v.is_empty()
+        // Some legal target for each line, looked for without listing them all.
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, Some(source), Some(player), &[]);
+        let wait = self.ruleset.wait_zone;
+        let targets_ok = def.targets.iter().all(|t| match scope {
+            TargetScope::Only(o) => ctx.test(&t.cond, Subject::Object(o)),
+            TargetScope::NotWaiting => {
+                (0..self.players.len())
+                    .any(|p| ctx.test(&t.cond, Subject::Player(PlayerId(p as u8))))
+                    || self
+                        .object_ids()
+                        .filter(|o| Some(self.obj(*o).zone) != wait)
+                        .any(|o| ctx.test(&t.cond, Subject::Object(o)))
+            }
         });
         targets_ok && self.costs_payable(def, Some(source), Some(player), &[])
     }
@@ -510,31 +520,6 @@ impl GameState {
                     .map_or_else(|| self.obj(item.source).name.clone(), |s| s.text.clone()),
             },
         }
-    }
-
-    /// The indexes of these targets that are not legal now for their own `target` lines (CR
-    /// 608.2b), for a spell or an ability alike.
-    pub(crate) fn illegal_of(
-        &self,
-        specs: &[TargetSpec],
-        source: Option<ObjectId>,
-        you: PlayerId,
-        targets: &[Subject],
-    ) -> Vec<usize> {
-        let ctx = Ctx::new(self, &self.derived().sheet, source, Some(you), targets);
-        specs
-            .iter()
-            .zip(targets)
-            .enumerate()
-            .filter(|(_, (spec, t))| {
-                let exists = match t {
-                    Subject::Object(o) => self.get_object(*o).is_some(),
-                    Subject::Player(p) => p.index() < self.players.len(),
-                };
-                !exists || !ctx.test(&spec.cond, **t)
-            })
-            .map(|(i, _)| i)
-            .collect()
     }
 
     /// The plays open to a player now: in the neutral state (`in_batch` false) or adding to a

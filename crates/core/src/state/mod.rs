@@ -72,6 +72,9 @@ pub struct GameState {
     attachments: Arc<Vec<(ObjectId, ObjectId)>>,
     /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
+    /// The last base values computed, and the objects changed since: the next are that sheet
+    /// with those rows made again (a player's property or an effect changes no row).
+    base_prev: Option<(Arc<Sheet>, Vec<ObjectId>)>,
     /// The objects of each class, in id order: the responses that listen to an event are found
     /// through their classes.
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>>>,
@@ -153,6 +156,7 @@ impl GameState {
             in_play_bits: Arc::new(Vec::new()),
             attachments: Arc::new(Vec::new()),
             base: OnceLock::new(),
+            base_prev: None,
             by_class: Default::default(),
             timing: Default::default(),
             random: Default::default(),
@@ -273,6 +277,25 @@ impl GameState {
     }
 
     fn build_base_sheet(&self) -> Sheet {
+        if let Some((prev, stale)) = &self.base_prev {
+            if prev.objects.len() <= self.objects.len() {
+                let mut sheet = (**prev).clone();
+                let mut stale = stale.clone();
+                stale.sort_unstable();
+                stale.dedup();
+                let known = sheet.objects.len();
+                for id in stale.into_iter().filter(|id| id.index() < known) {
+                    let row = self.base_row(&self.objects[id.index()]);
+                    sheet.objects[id.index()].clone_from_slice(&row);
+                }
+                for o in &self.objects[known..] {
+                    sheet.objects.push_row(&self.base_row(o));
+                }
+                sheet.objects.share();
+                sheet.players = (*self.player_props).clone();
+                return sheet;
+            }
+        }
         let rows = self.objects.iter().map(|o| self.base_row(o));
         let mut objects = crate::model::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
         objects.share();
@@ -327,12 +350,24 @@ impl GameState {
     }
 
     /// Notes a change that the changes kept cannot describe: the next derivation derives in full.
+    /// (No object changed: the base rows stay.)
     pub(crate) fn touch(&mut self) {
         self.derived = OnceLock::new();
         self.since = None;
         self.settled = false;
         self.settled_before = false;
-        self.base = OnceLock::new();
+        self.stale_base(None);
+    }
+
+    /// The base values are out of date: for this object's row, or (`None`) only for the
+    /// players' properties.
+    fn stale_base(&mut self, id: Option<ObjectId>) {
+        if let Some(b) = self.base.take() {
+            self.base_prev = Some((b, Vec::new()));
+        }
+        if let (Some(id), Some((_, stale))) = (id, self.base_prev.as_mut()) {
+            stale.push(id);
+        }
     }
 
     /// Whether the game is over: a player has lost, and at most one is left (CR 104.2a: a player
@@ -413,7 +448,7 @@ impl GameState {
 
     /// An object to change: the next derivation works out again what the change reaches.
     pub(crate) fn object_mut(&mut self, id: ObjectId) -> &mut GameObject {
-        self.base = OnceLock::new();
+        self.stale_base(Some(id));
         let first = self.changes().is_some_and(|ch| ch.note_object(id));
         if first {
             // The object as the kept derivation saw it, for what the change took away.
@@ -514,6 +549,7 @@ impl GameState {
         }
         old.attachments = Arc::new(pairs);
         old.base = OnceLock::new();
+        old.base_prev = None;
         old
     }
 
@@ -570,7 +606,7 @@ impl GameState {
     }
 
     pub(crate) fn push_object(&mut self, o: GameObject) {
-        self.base = OnceLock::new();
+        self.stale_base(Some(o.id));
         let _ = self.changes();
         let id = o.id;
         let in_play = self.ruleset.zone_def(o.zone).in_play;
@@ -632,6 +668,7 @@ impl GameState {
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
         self.base = OnceLock::new();
+        self.base_prev = None;
         self.touch();
     }
 }
