@@ -336,6 +336,23 @@ fn responds(c: &mut Cursor) -> Res<Responds> {
     }
 }
 
+/// A `state` characteristic of the ruleset, by name.
+fn state_char(rs: &rulecraft_core::Ruleset, what: &str, ws: Span) -> Res<rulecraft_core::CharId> {
+    rs.char_id(what)
+        .filter(|ch| char_def(rs, *ch).state)
+        .ok_or_else(|| {
+            unknown(
+                ws,
+                "state characteristic",
+                what,
+                rs.characteristics
+                    .iter()
+                    .filter(|x| x.state)
+                    .map(|x| x.name.as_str()),
+            )
+        })
+}
+
 fn param_of(kind: &EventKind, c: &mut Cursor, want: ParamKind) -> Res<u8> {
     let (p, ps) = c.name(&format!("a parameter of `{}`", kind.name))?;
     let Some(i) = kind.param(&p) else {
@@ -408,15 +425,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     }
     if c.eat_words(&["each", "permanent", "loses"]) {
         // `each permanent loses damage counters`: damage wears off (CR 514.2).
-        let (k, ks) = c.name_or_string("a counter kind")?;
-        let counter = rs.counter_id(&k).ok_or_else(|| {
-            unknown(
-                ks,
-                "counter",
-                &k,
-                rs.counters.iter().map(|x| x.name.as_str()),
-            )
-        })?;
+        let counter = super::common::counter_named(env, &mut c)?;
         c.expect_word("counters")?;
         kind.changes.push(Primitive::ClearAll { counter });
         return c.finish();
@@ -425,17 +434,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         // `each permanent of PLAYER STATE -= SYMBOL`: untap all permanents (CR 502.3).
         let player = param_of(kind, &mut c, ParamKind::Player)?;
         let (what, ws) = c.name("a state characteristic")?;
-        let Some(ch) = rs.char_id(&what).filter(|ch| char_def(rs, *ch).state) else {
-            return Err(unknown(
-                ws,
-                "state characteristic",
-                &what,
-                rs.characteristics
-                    .iter()
-                    .filter(|x| x.state)
-                    .map(|x| x.name.as_str()),
-            ));
-        };
+        let ch = state_char(rs, &what, ws)?;
         let on = if c.eat_punct("+=") {
             true
         } else if c.eat_punct("-=") {
@@ -561,17 +560,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     };
     match pk {
         ParamKind::Object => {
-            let Some(ch) = rs.char_id(&what).filter(|ch| char_def(rs, *ch).state) else {
-                return Err(unknown(
-                    ws,
-                    "state characteristic",
-                    &what,
-                    rs.characteristics
-                        .iter()
-                        .filter(|x| x.state)
-                        .map(|x| x.name.as_str()),
-                ));
-            };
+            let ch = state_char(rs, &what, ws)?;
             let (sym, _) = c.name_or_string("a state symbol")?;
             kind.changes.push(Primitive::State {
                 object: i,
