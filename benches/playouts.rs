@@ -4,25 +4,15 @@
 //! scratch each game. Also timed: games from a cloned dealt start (re-seeded), and 1,000 games on
 //! one thread then on two (the speed-up is printed, with the mean decisions and turns).
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rulecraft_core::{play_game, play_many, Agent, GameState, Plan, PlayerId, RandomAgent, Start};
-use rulecraft_lang::loader::Loader;
-use std::path::Path;
+use rulecraft_core::{play_game, play_many, Agent, Plan, PlayerId, RandomAgent, Start};
 
 /// The benchmark's deck: 20 Mountain, 40 Lightning Bolt.
 pub fn bolt() -> Vec<(String, u32)> {
     vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]
-}
-
-/// A classic game between two players, not yet dealt.
-pub fn undealt() -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/classic.rules"),
-            &[Path::new("content/classic")],
-            &["Ann", "Ben"],
-        )
-        .expect("the classic ruleset and content load")
 }
 
 /// The random agents of a game with this seed, one per player.
@@ -41,8 +31,8 @@ pub fn one(start: &Start, i: usize) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let fresh = Start::Decks(undealt(), vec![bolt(), bolt()]);
-    let mut dealt = undealt().with_seed(1);
+    let fresh = Start::Decks(common::classic_game(), vec![bolt(), bolt()]);
+    let mut dealt = common::classic_game().with_seed(1);
     dealt.deal(&[bolt(), bolt()]).expect("deals");
     let cloned = Start::Dealt(dealt);
 

@@ -112,30 +112,7 @@ enum Command {
     },
     /// Play whole games between agents: one game prints its log and winner; several print a
     /// summary (wins, draws, mean turns and decisions, games a second).
-    Play {
-        /// The ruleset, by name or path.
-        #[arg(long, default_value = "classic")]
-        ruleset: String,
-        /// The content (a file or folder), by name or path.
-        #[arg(long, default_value = "classic")]
-        content: String,
-        /// One deck file per player (by path, or by name in the project's decks/ folder).
-        #[arg(long, num_args = 1.., default_values = ["bolt", "bolt"])]
-        decks: Vec<String>,
-        /// The agents, one for every player or one per player, separated by commas: `random`,
-        /// `first`, or `script:FILE` (option indexes, one per decision, then the game stops).
-        #[arg(long, default_value = "random")]
-        agents: String,
-        /// The seed every game's seed (deck shuffles, random agents) is derived from.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// How many games.
-        #[arg(long, default_value_t = 1)]
-        games: usize,
-        /// How many threads play them.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-    },
+    Play(PlaySetup),
 }
 
 fn main() -> ExitCode {
@@ -188,37 +165,34 @@ fn main() -> ExitCode {
             ruleset,
             format,
         } => check(&mut loader, &paths, ruleset.as_deref(), format),
-        Command::Play {
-            ruleset,
-            content,
-            decks,
-            agents,
-            seed,
-            games,
-            threads,
-        } => play(
-            &mut loader,
-            &PlaySetup {
-                ruleset,
-                content,
-                decks,
-                agents,
-                seed,
-                games,
-                threads,
-            },
-        ),
+        Command::Play(setup) => play(&mut loader, &setup),
     }
 }
 
 /// What `rulecraft play` was asked for.
+#[derive(clap::Args)]
 struct PlaySetup {
+    /// The ruleset, by name or path.
+    #[arg(long, default_value = "classic")]
     ruleset: String,
+    /// The content (a file or folder), by name or path.
+    #[arg(long, default_value = "classic")]
     content: String,
+    /// One deck file per player (by path, or by name in the project's decks/ folder).
+    #[arg(long, num_args = 1.., default_values = ["bolt", "bolt"])]
     decks: Vec<String>,
+    /// The agents, one for every player or one per player, separated by commas: `random`,
+    /// `first`, or `script:FILE` (option indexes, one per decision, then the game stops).
+    #[arg(long, default_value = "random")]
     agents: String,
+    /// The seed every game's seed (deck shuffles, random agents) is derived from.
+    #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// How many games.
+    #[arg(long, default_value_t = 1)]
     games: usize,
+    /// How many threads play them.
+    #[arg(long, default_value_t = 1)]
     threads: usize,
 }
 

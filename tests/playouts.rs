@@ -2,6 +2,8 @@
 //! and from a save, the same seed gives the same games on any number of threads, and a refused
 //! answer or deal changes nothing.
 
+mod common;
+
 use rulecraft_core::model::condition::Subject;
 use rulecraft_core::{
     play_game, play_game_limited, play_many, Agent, Choice, DecisionRequest, GameState, Plan,
@@ -21,19 +23,8 @@ fn bolt() -> Vec<(String, u32)> {
     vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]
 }
 
-/// A classic game between Ann and Ben, not yet dealt.
-fn undealt() -> GameState {
-    Loader::new()
-        .game(
-            Path::new("rulesets/classic.rules"),
-            &[Path::new("content/classic")],
-            &["Ann", "Ben"],
-        )
-        .expect("the classic ruleset and content load")
-}
-
 fn dealt(seed: u64) -> GameState {
-    let mut g = undealt().with_seed(seed);
+    let mut g = common::classic_game().with_seed(seed);
     g.deal(&[bolt(), bolt()]).expect("deals");
     g
 }
@@ -92,7 +83,7 @@ fn a_game_saved_mid_game_and_loaded_goes_on_identically() {
 
 #[test]
 fn the_same_seed_gives_the_same_games_on_one_thread_or_two() {
-    let start = Start::Decks(undealt(), vec![bolt(), bolt()]);
+    let start = Start::Decks(common::classic_game(), vec![bolt(), bolt()]);
     let agents = |seed: u64, p: PlayerId| -> Box<dyn Agent + Send> {
         Box::new(RandomAgent::new(seed ^ u64::from(p.0)))
     };
@@ -144,7 +135,7 @@ fn an_illegal_answer_changes_nothing() {
 
 #[test]
 fn a_deal_with_an_unknown_card_is_refused_and_changes_nothing() {
-    let mut g = undealt().with_seed(2);
+    let mut g = common::classic_game().with_seed(2);
     let before = g.save();
     let bad = vec![
         ("Mountain".to_string(), 20),
@@ -207,7 +198,7 @@ fn a_random_agent_targets_its_opponent() {
 fn the_bolt_deck_file_loads_and_deals() {
     let mut loader = Loader::new();
     let deck = read_deck(&mut loader, Path::new("decks/bolt.deck")).expect("reads");
-    let g = undealt();
+    let g = common::classic_game();
     assert_eq!(deck.check(g.content()).expect("its cards exist"), bolt());
     let typo = parse_deck(0, "20 Mountian\n").expect("parses");
     let e = typo.check(g.content()).expect_err("an unknown card");

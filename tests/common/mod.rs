@@ -18,3 +18,13 @@ pub fn game(ruleset: &str, content: &[&str], players: &[&str]) -> GameState {
 pub fn mtg_game(players: &[&str]) -> GameState {
     game("rulesets/mtg-2020.rules", &["content/mtg"], players)
 }
+
+/// A game of the bundled `classic` ruleset and `content/classic` cards between Ann and Ben, not
+/// yet dealt.
+pub fn classic_game() -> GameState {
+    game(
+        "rulesets/classic.rules",
+        &["content/classic"],
+        &["Ann", "Ben"],
+    )
+}

@@ -367,13 +367,19 @@ impl GameState {
 
     /// Keeps only the targets an announced effect may take.
     pub(super) fn in_scope(&self, scope: TargetScope, targets: &mut Vec<Subject>) {
-        let wait = self.ruleset.wait_zone;
-        targets.retain(|t| match (scope, t) {
-            (TargetScope::Only(o), Subject::Object(x)) => *x == o,
+        targets.retain(|t| self.admits(scope, *t));
+    }
+
+    /// Whether an announced effect of this scope may target `t`.
+    fn admits(&self, scope: TargetScope, t: Subject) -> bool {
+        match (scope, t) {
+            (TargetScope::Only(o), Subject::Object(x)) => x == o,
             (TargetScope::Only(_), Subject::Player(_)) => false,
-            (TargetScope::NotWaiting, Subject::Object(x)) => Some(self.obj(*x).zone) != wait,
+            (TargetScope::NotWaiting, Subject::Object(x)) => {
+                Some(self.obj(x).zone) != self.ruleset.wait_zone
+            }
             (TargetScope::NotWaiting, Subject::Player(_)) => true,
-        });
+        }
     }
 
     /// Whether an effect could be announced now: each target line has a legal target in scope,
@@ -385,20 +391,10 @@ impl GameState {
         player: PlayerId,
         scope: TargetScope,
     ) -> bool {
-        // Some legal target for each line, looked for without listing them all.
-        let sheet = &self.derived().sheet;
-        let ctx = Ctx::new(self, sheet, Some(source), Some(player), &[]);
-        let wait = self.ruleset.wait_zone;
-        let targets_ok = def.targets.iter().all(|t| match scope {
-            TargetScope::Only(o) => ctx.test(&t.cond, Subject::Object(o)),
-            TargetScope::NotWaiting => {
-                (0..self.players.len())
-                    .any(|p| ctx.test(&t.cond, Subject::Player(PlayerId(p as u8))))
-                    || self
-                        .object_ids()
-                        .filter(|o| Some(self.obj(*o).zone) != wait)
-                        .any(|o| ctx.test(&t.cond, Subject::Object(o)))
-            }
+        let targets_ok = def.targets.iter().all(|t| {
+            self.has_legal_target(&t.cond, Some(source), Some(player), &[], |s| {
+                self.admits(scope, s)
+            })
         });
         targets_ok && self.costs_payable(def, Some(source), Some(player), &[])
     }

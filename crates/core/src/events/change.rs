@@ -138,7 +138,7 @@ impl GameState {
                 }
                 if let Primitive::StateAll { .. } | Primitive::ClearAll { .. } = c {
                     let args = self.frame(fi).occs[k].occ.args.clone();
-                    for change in self.state_all(c, &args) {
+                    for change in self.each_permanent_changes(c, &args) {
                         self.make(change);
                     }
                     continue;
@@ -231,9 +231,9 @@ impl GameState {
         }
     }
 
-    /// The state changes a `StateAll` makes: one for each object in play the player controls
-    /// that the change would change.
-    fn state_all(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
+    /// The changes a `StateAll` or `ClearAll` makes: one for each object in play it would change
+    /// (for `StateAll`, those the player controls).
+    fn each_permanent_changes(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
         if let Primitive::ClearAll { counter } = c {
             return self
                 .in_play_ids()
@@ -325,7 +325,7 @@ impl GameState {
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
             Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
-                self.state_all(c, args).is_empty()
+                self.each_permanent_changes(c, args).is_empty()
             }
             Primitive::MoveTop {
                 player,

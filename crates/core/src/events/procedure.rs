@@ -1121,12 +1121,31 @@ impl GameState {
         you: Option<PlayerId>,
         params: &[Arg],
     ) -> bool {
-        let targets_ok = def.targets.iter().all(|t| {
-            !self
-                .legal_targets(&t.cond, source, you, &[], params)
-                .is_empty()
-        });
+        let targets_ok = def
+            .targets
+            .iter()
+            .all(|t| self.has_legal_target(&t.cond, source, you, params, |_| true));
         targets_ok && self.costs_payable(def, source, you, params)
+    }
+
+    /// Whether some player or object that `keep` admits is a legal target for `cond`, found
+    /// without listing them all (what `legal_targets` would list first comes first).
+    pub(super) fn has_legal_target(
+        &self,
+        cond: &crate::model::condition::Cond,
+        source: Option<ObjectId>,
+        you: Option<PlayerId>,
+        params: &[Arg],
+        keep: impl Fn(Subject) -> bool,
+    ) -> bool {
+        let sheet = &self.derived().sheet;
+        let ctx = Ctx::new(self, sheet, source, you, &[]).with_params(params);
+        let players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
+        let objects = self.object_ids().map(Subject::Object);
+        players
+            .chain(objects)
+            .filter(|s| keep(*s))
+            .any(|s| ctx.test(cond, s))
     }
 
     /// Whether a response's costs can be paid: a cost that names no target and would change
