@@ -148,10 +148,12 @@ impl GameState {
         };
         if !matches!(&*req, DecisionRequest::OrderTimestamps { .. }) {
             // A decision of the timing procedure: checked, then the occurrence goes on. On an
-            // error nothing has changed.
-            let mut next = self.clone();
-            next.decide_timing(choice)?;
-            *self = next;
+            // error nothing has changed: the state is put back from a copy of it.
+            let backup = self.backup();
+            if let Err(e) = self.decide_timing(choice) {
+                *self = backup;
+                return Err(e);
+            }
             return Ok(Outcome::default());
         }
         match (&*req, choice) {

@@ -116,7 +116,22 @@ impl GameState {
                 }
             }
         }
-        let mut next = self.clone();
+        let backup = self.backup();
+        let dealt = self.deal_cards(list, &rules);
+        if dealt.is_err() {
+            *self = backup;
+        }
+        dealt
+    }
+
+    /// Deals the cards listed: created, shuffled, the first player's property set, the opening
+    /// hands drawn, the game started.
+    fn deal_cards(
+        &mut self,
+        list: Vec<crate::model::action::NewObject>,
+        rules: &crate::model::ruleset::DeckRules,
+    ) -> Result<(), ActionError> {
+        let next = self;
         next.apply(crate::model::action::Action::Create(list))?;
         for p in 0..next.players.len() {
             next.apply(crate::model::action::Action::Shuffle {
@@ -140,9 +155,7 @@ impl GameState {
                 ))?;
             }
         }
-        next.start_game()?;
-        *self = next;
-        Ok(())
+        next.start_game()
     }
 
     /// The phase in progress, once a game is started.
@@ -386,17 +399,18 @@ impl GameState {
     /// and its costs can be paid.
     fn can_announce(
         &self,
-        def: &ResponseDef,
+        targets: &[crate::model::condition::TargetSpec],
+        costs: &[Deed],
         source: ObjectId,
         player: PlayerId,
         scope: TargetScope,
     ) -> bool {
-        let targets_ok = def.targets.iter().all(|t| {
+        let targets_ok = targets.iter().all(|t| {
             self.has_legal_target(&t.cond, Some(source), Some(player), &[], |s| {
                 self.admits(scope, s)
             })
         });
-        targets_ok && self.costs_payable(def, Some(source), Some(player), &[])
+        targets_ok && self.costs_payable(costs, Some(source), Some(player), &[])
     }
 
     /// The spell being cast, while a batch of interrupts is being built.
@@ -538,6 +552,8 @@ impl GameState {
             .unwrap_or(&[]);
         let sheet = &self.derived().sheet;
         let mut out = Vec::new();
+        // The player's cards in each zone plays are made from, listed once.
+        let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.
             let timely = match play.timing {
@@ -559,18 +575,34 @@ impl GameState {
             match &play.kind {
                 PlayKind::Cast | PlayKind::Deeds(_) => {
                     let Some(zone) = play.from else { continue };
-                    for o in self.cards_in(player, zone) {
+                    let at = match zones.iter().position(|(z, _)| *z == zone) {
+                        Some(at) => at,
+                        None => {
+                            zones.push((zone, self.cards_in(player, zone)));
+                            zones.len() - 1
+                        }
+                    };
+                    for &o in &zones[at].1 {
                         if !fits(o) {
                             continue;
                         }
                         if matches!(play.kind, PlayKind::Cast) {
-                            let Some(def) = self.announcement(o, play.from) else {
+                            // What `announcement` announces: the spell's targets and costs,
+                            // then its move from the zone it is played from to where spells
+                            // wait (which a card already there cannot make).
+                            let class = self.content.class_def(self.obj(o).class);
+                            let Some(sp) = class.spell.as_ref() else {
                                 continue;
                             };
+                            if self.ruleset.wait_zone == Some(zone) {
+                                continue;
+                            }
                             // An interrupt targets the spell being cast: one that targets
                             // nothing is played as an instant only.
-                            let aimless = casting.is_some() && def.targets.is_empty();
-                            if aimless || !self.can_announce(&def, o, player, scope) {
+                            let aimless = casting.is_some() && sp.targets.is_empty();
+                            if aimless
+                                || !self.can_announce(&sp.targets, &sp.costs, o, player, scope)
+                            {
                                 continue;
                             }
                         }
@@ -595,7 +627,7 @@ impl GameState {
                             );
                             if !ability
                                 || !self.has_response(o, self.obj(o).class, i as u16)
-                                || !self.can_announce(def, o, player, scope)
+                                || !self.can_announce(&def.targets, &def.costs, o, player, scope)
                             {
                                 continue;
                             }

@@ -8,7 +8,7 @@
 use crate::kernel::Change;
 use crate::model::error::ActionError;
 use crate::model::event::{Amount, ParamOr, Primitive};
-use crate::model::ids::{ObjectId, ZoneId};
+use crate::model::ids::{ObjectId, PlayerId, PropId, ZoneId};
 use crate::model::occurrence::{Logged, Occurrence};
 use crate::model::timing::Point;
 use crate::model::value::Arg;
@@ -350,6 +350,12 @@ impl GameState {
 
     /// Whether a change would leave the state as it is: failure takes precedence over effects.
     fn would_change_nothing(&self, c: &Change) -> bool {
+        // Without writing the error out: a cost that cannot be paid is asked about often.
+        if let Change::AddProperty { player, prop, by } = c {
+            return *by == 0
+                || self.check_player(*player).is_err()
+                || self.below_minimum(*player, *prop, *by).is_some();
+        }
         if self.check_change(c).is_err() {
             return true;
         }
@@ -392,24 +398,30 @@ impl GameState {
             Change::Loses(p) => self.check_player(*p),
             Change::AddProperty { player, prop, by } => {
                 self.check_player(*player)?;
-                let min = self.ruleset.props.get(prop.index()).and_then(|d| d.min);
-                let now = self
-                    .player_props
-                    .get(player.index())
-                    .and_then(|v| v.get(prop.index()))
-                    .and_then(|v| v.number())
-                    .unwrap_or(0);
-                match min {
-                    Some(m) if *by < 0 && now + by < m => Err(ActionError::BadOccurrence(format!(
+                match self.below_minimum(*player, *prop, *by) {
+                    Some((now, m)) => Err(ActionError::BadOccurrence(format!(
                         "{} has {now} {}, and it cannot go below {m}",
                         self.player_name(*player),
                         self.ruleset.props[prop.index()].name
                     ))),
-                    _ => Ok(()),
+                    None => Ok(()),
                 }
             }
             _ => Ok(()),
         }
+    }
+
+    /// Where adding `by` would take a player's property below its minimum (`at least`): its
+    /// value now and the minimum.
+    fn below_minimum(&self, player: PlayerId, prop: PropId, by: i64) -> Option<(i64, i64)> {
+        let m = self.ruleset.props.get(prop.index()).and_then(|d| d.min)?;
+        let now = self
+            .player_props
+            .get(player.index())
+            .and_then(|v| v.get(prop.index()))
+            .and_then(|v| v.number())
+            .unwrap_or(0);
+        (by < 0 && now + by < m).then_some((now, m))
     }
 
     /// A frame of the state-based checks is under way (rounds of them nest: more than 1,000 at

@@ -1125,7 +1125,7 @@ impl GameState {
             .targets
             .iter()
             .all(|t| self.has_legal_target(&t.cond, source, you, params, |_| true));
-        targets_ok && self.costs_payable(def, source, you, params)
+        targets_ok && self.costs_payable(&def.costs, source, you, params)
     }
 
     /// Whether some player or object that `keep` admits is a legal target for `cond`, found
@@ -1152,12 +1152,12 @@ impl GameState {
     /// nothing (bowing a bowed card, paying more than the pool holds) cannot be paid.
     pub(super) fn costs_payable(
         &self,
-        def: &ResponseDef,
+        costs: &[Deed],
         source: Option<ObjectId>,
         you: Option<PlayerId>,
         params: &[Arg],
     ) -> bool {
-        def.costs.iter().all(|c| match c {
+        costs.iter().all(|c| match c {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {

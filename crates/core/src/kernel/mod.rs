@@ -187,9 +187,17 @@ impl GameState {
             Change::Shuffle { player, zone } => {
                 let mut cards = self.cards_in(player, zone);
                 self.random.shuffle(&mut cards);
+                // Out of play, where no effect reads the order, the new order reaches no
+                // derived value.
+                let unseen = !self.ruleset.zone_def(zone).in_play
+                    && !self.content.order_derived(&self.ruleset);
                 for o in cards {
                     let ts = self.new_timestamp();
-                    self.object_mut(o).timestamp = ts;
+                    if unseen {
+                        self.restamp_unseen(o, ts);
+                    } else {
+                        self.object_mut(o).timestamp = ts;
+                    }
                 }
             }
             Change::PeriodEnds(occ) => self.period_ends(&occ),

@@ -187,8 +187,13 @@ impl GameState {
 
     /// Sets a player's base property value.
     pub(super) fn set_property(&mut self, player: PlayerId, prop: PropId, value: Option<i64>) {
-        self.touch();
-        Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] = Value::Number(value);
+        let v = Value::Number(value);
+        if crate::layers::props_derived(self) {
+            self.touch();
+        } else {
+            self.set_derived_property(player, prop, &v);
+        }
+        Arc::make_mut(&mut self.player_props)[player.index()][prop.index()] = v;
     }
 
     /// Objects change zones at once: each becomes a new object with a new timestamp, loses its

@@ -5,7 +5,7 @@
 use super::change::{counter_numbers, counter_ops};
 use super::dependency::sees_target;
 use crate::model::condition::{Cell, Footprint};
-use crate::model::effect::{Affects, Change};
+use crate::model::effect::{Affects, Change, EffectDef};
 use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
 use crate::model::trail::Touch;
 use crate::model::trail::{Body, Candidate};
@@ -36,36 +36,7 @@ impl Candidate {
     pub(super) fn scan_reads(&self, state: &GameState, controller: Option<CharId>) -> Footprint {
         let mut f = Footprint::default();
         if let Body::Effect(def) = &self.body {
-            match &def.affects {
-                Affects::Objects(c) | Affects::Players(c) => c.reads(controller, &mut f),
-            }
-            for op in &def.ops {
-                match &op.change {
-                    Change::SetNumber(e) | Change::Modify(e) => e.reads(controller, &mut f),
-                    Change::TextOf(_) => state.ruleset.copiable.iter().for_each(|c| f.add_char(*c)),
-                    Change::AbilitiesPer { of, among, .. } => {
-                        f.add_char(*of);
-                        among.reads(controller, &mut f);
-                    }
-                    // The abilities of the objects it reads them from.
-                    Change::AbilitiesOf { among, .. } => {
-                        if let SlotTarget::Char(c) = op.target {
-                            f.add_char(c);
-                        }
-                        among.reads(controller, &mut f);
-                    }
-                    // Whether the subject is a land (CR 305.6).
-                    Change::WithIntrinsic { makes: None, .. } => {
-                        if let Some(i) = match op.target {
-                            SlotTarget::Char(ch) => state.ruleset.intrinsic_of(ch),
-                            SlotTarget::Prop(_) => None,
-                        } {
-                            f.add_name(i.when.0, i.when.1.clone());
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            def_scan_reads(def, state, controller, &mut f);
         }
         f
     }
@@ -222,4 +193,43 @@ pub(super) fn may_read(reads: &Footprint, touches: &[(SlotTarget, Touch)]) -> bo
     touches
         .iter()
         .any(|(t, touch)| sees_target(reads, *t, touch))
+}
+
+/// What the tests of whom an effect applies to, and its values, read.
+pub(crate) fn def_scan_reads(
+    def: &EffectDef,
+    state: &GameState,
+    controller: Option<CharId>,
+    f: &mut Footprint,
+) {
+    match &def.affects {
+        Affects::Objects(c) | Affects::Players(c) => c.reads(controller, f),
+    }
+    for op in &def.ops {
+        match &op.change {
+            Change::SetNumber(e) | Change::Modify(e) => e.reads(controller, f),
+            Change::TextOf(_) => state.ruleset.copiable.iter().for_each(|c| f.add_char(*c)),
+            Change::AbilitiesPer { of, among, .. } => {
+                f.add_char(*of);
+                among.reads(controller, f);
+            }
+            // The abilities of the objects it reads them from.
+            Change::AbilitiesOf { among, .. } => {
+                if let SlotTarget::Char(c) = op.target {
+                    f.add_char(c);
+                }
+                among.reads(controller, f);
+            }
+            // Whether the subject is a land (CR 305.6).
+            Change::WithIntrinsic { makes: None, .. } => {
+                if let Some(i) = match op.target {
+                    SlotTarget::Char(ch) => state.ruleset.intrinsic_of(ch),
+                    SlotTarget::Prop(_) => None,
+                } {
+                    f.add_name(i.when.0, i.when.1.clone());
+                }
+            }
+            _ => {}
+        }
+    }
 }

@@ -54,6 +54,13 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     {
         return derive(state, false);
     }
+    if let Some(d) = nothing_applies(state, &prev, changes) {
+        let prev = Arc::try_unwrap(prev).unwrap_or_else(|a| Derived::clone(&a));
+        let d = d(prev);
+        #[cfg(feature = "test-hooks")]
+        super::hooks::recomputed(state, &d, 0);
+        return d;
+    }
     let prev = Arc::try_unwrap(prev).unwrap_or_else(|a| Derived::clone(&a));
     let (d, outcome) = match Replay::new(state, prev, changes) {
         Ok(mut r) => match r.run() {
@@ -82,6 +89,97 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     #[cfg(not(feature = "test-hooks"))]
     let _ = outcome;
     d
+}
+
+/// Where no effect applied in any layer before the changes and none can after them (no created
+/// effect, no static ability that works, no counter or face-down value a layer applies to a
+/// changed object), every object's values are its base values (CR 613.1: the layers apply
+/// effects to the values the object has by itself): the changed objects' rows become their
+/// base rows, and each layer's record stays as it was.
+fn nothing_applies<'a>(
+    state: &'a GameState,
+    prev: &Derived,
+    changes: &Changes,
+) -> Option<impl FnOnce(Derived) -> Derived + 'a> {
+    let rs = &state.ruleset;
+    let trail = trail_of(prev)?;
+    let quiet = trail
+        .iter()
+        .all(|lt| lt.steps.is_empty() && lt.grants.base.is_empty() && lt.grants.more.is_empty());
+    if !quiet
+        || !state.effects.is_empty()
+        || changes.old_effects().is_some_and(|e| !e.is_empty())
+        || !rs.intrinsic.is_empty()
+        || state.content.statics_work_outside_play(rs)
+    {
+        return None;
+    }
+    // In id order: the objects that changed, then the new ones.
+    let new = changes.known()..state.objects.len();
+    let dirty: Vec<ObjectId> = changes
+        .objects
+        .iter()
+        .copied()
+        .chain(new.map(|i| ObjectId(i as u32)))
+        .collect();
+    let applies = |o: &crate::model::object::GameObject| {
+        (o.face_down && !rs.face_down.is_empty())
+            || o.counters.iter().any(|p| {
+                let kind = &rs.counters[p.kind.index()];
+                (0..rs.layers.len()).any(|l| kind.applies_in(rs, LayerId(l as u16)))
+            })
+    };
+    let has_static = |row: &[Value]| {
+        state.abilities_char.is_some_and(|ac| {
+            matches!(&row[ac.index()], Value::Abilities(l)
+                if l.iter().any(|a| matches!(a, Ability::Static { .. })))
+        })
+    };
+    let rows: Vec<Vec<Value>> = dirty
+        .iter()
+        .map(|&x| state.base_row(state.obj(x)))
+        .collect();
+    for (&x, row) in dirty.iter().zip(&rows) {
+        if applies(state.obj(x)) || (state.in_play(x) && has_static(row)) {
+            return None;
+        }
+    }
+    // The objects in play that did not change: their values are the previous ones.
+    let others_static = state
+        .in_play_ids()
+        .iter()
+        .filter(|x| dirty.binary_search(x).is_err())
+        .any(|x| {
+            prev.sheet
+                .objects
+                .get_row(x.index())
+                .is_some_and(has_static)
+        });
+    if others_static {
+        return None;
+    }
+    Some(move |prev: Derived| {
+        let Derived {
+            mut sheet, trail, ..
+        } = prev;
+        for (&x, row) in dirty.iter().zip(rows) {
+            if x.index() < sheet.objects.len() {
+                sheet.objects[x.index()].clone_from_slice(&row);
+            } else {
+                sheet.objects.push_row(&row);
+            }
+        }
+        sheet.objects.share();
+        let layers = rs.layers.len();
+        Derived {
+            sheet,
+            explanation: None,
+            reused_layers: layers,
+            replayed_layers: 0,
+            changed: Some(dirty),
+            trail,
+        }
+    })
 }
 
 impl Replay<'_> {

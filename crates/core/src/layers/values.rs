@@ -3,10 +3,12 @@
 //! values.
 
 use super::derive::{derive, derive_layers};
+use super::footprint::def_scan_reads;
 use super::incremental::derive_after;
+use crate::model::condition::Footprint;
 use crate::model::derived::Derived;
 use crate::model::error::ActionError;
-use crate::model::ids::{CharId, ObjectId, PlayerId, PropId};
+use crate::model::ids::{CharId, ObjectId, PlayerId, PropId, SlotTarget};
 use crate::model::value::Value;
 use crate::state::GameState;
 use std::sync::Arc;
@@ -116,4 +118,34 @@ impl GameState {
         all.dedup();
         Some(all)
     }
+}
+
+/// Whether the layers can read or change a player's property: a layer applies effects to one, or
+/// an effect the content or ruleset can start, or a state-based check of objects, reads one.
+/// Where none can, a player's derived property is its base value, and a change of it reaches
+/// nothing else. Worked out once for the content.
+pub(crate) fn props_derived(state: &GameState) -> bool {
+    *state.content.props_derived.get_or_init(|| {
+        let rs = &state.ruleset;
+        let ctl = state.controller_char;
+        let layer_writes = rs.layers.iter().any(|l| {
+            l.slots
+                .iter()
+                .any(|s| matches!(s.target, SlotTarget::Prop(_)))
+        });
+        let mut f = Footprint::default();
+        for c in rs.state_checks.iter().filter(|c| !c.loses) {
+            c.condition.reads(ctl, &mut f);
+        }
+        layer_writes
+            || f.has_any_prop()
+            || state.content.any_effect_def(rs, &mut |d| {
+                let mut f = Footprint::default();
+                def_scan_reads(d, state, ctl, &mut f);
+                if let Some(w) = &d.while_cond {
+                    w.reads(ctl, &mut f);
+                }
+                f.has_any_prop()
+            })
+    })
 }

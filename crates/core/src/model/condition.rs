@@ -861,6 +861,10 @@ impl Footprint {
     pub fn has_char(&self, c: CharId) -> bool {
         Self::test(&self.chars, c.index()) || Self::test(&self.named, c.index())
     }
+    /// Whether it reads or writes any player property.
+    pub fn has_any_prop(&self) -> bool {
+        self.props.iter().any(|b| *b != 0)
+    }
     /// Whether it reads or writes the player property `p`.
     pub fn has_prop(&self, p: PropId) -> bool {
         self.props

@@ -1,6 +1,6 @@
 //! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
 
-use crate::model::condition::{Cond, TargetSpec};
+use crate::model::condition::{Cond, Node, TargetSpec};
 use crate::model::effect::{Change, Duration, EffectDef};
 use crate::model::error::ActionError;
 use crate::model::ids::{CharId, ClassId, SlotTarget, ZoneId};
@@ -151,6 +151,16 @@ pub struct Content {
     /// `has_prohibitions`, worked out once.
     #[serde(skip)]
     prohibiting: std::sync::OnceLock<bool>,
+    /// Whether the layers can read or change a player's property (worked out once by the layer
+    /// system, which knows what an effect reads).
+    #[serde(skip)]
+    pub(crate) props_derived: std::sync::OnceLock<bool>,
+    /// `order_derived`, worked out once.
+    #[serde(skip)]
+    order_derived: std::sync::OnceLock<bool>,
+    /// `statics_work_outside_play`, worked out once.
+    #[serde(skip)]
+    outside_play: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -220,25 +230,77 @@ impl Content {
                         )
                 })
             };
-            fn deeds_write(deeds: &[Deed], writes: &dyn Fn(&EffectDef) -> bool) -> bool {
-                deeds.iter().any(|d| match d {
-                    Deed::Effect { def, .. } => writes(def),
-                    Deed::Delayed(dd) => deeds_write(&dd.deeds, writes),
-                    _ => false,
-                })
-            }
-            let response_writes = |r: &ResponseDef| r.granted || deeds_write(&r.deeds, &writes);
             !rs.intrinsic.is_empty()
-                || rs.rules.iter().any(|r| response_writes(r))
-                || self.classes.iter().any(|c| {
-                    c.enters_as_copy
-                        || c.statics.iter().any(|d| writes(d))
-                        || c.spell
-                            .as_ref()
-                            .is_some_and(|sp| sp.effects.iter().any(|(_, d)| writes(d)))
-                        || c.responses.iter().any(|r| response_writes(r))
-                })
+                || rs.rules.iter().any(|r| r.granted)
+                || self
+                    .classes
+                    .iter()
+                    .any(|c| c.enters_as_copy || c.responses.iter().any(|r| r.granted))
+                || self.any_effect_def(rs, &mut |d| writes(d))
         })
+    }
+
+    /// Whether the order of cards in a zone not in play can matter to a derived value: some
+    /// static ability works outside play (`works in:`), or some effect's condition asks which card
+    /// is on top of a zone. Where neither, a shuffle of a library changes no derived value
+    /// (timestamps order effects only among those that apply, CR 613.7).
+    pub fn order_derived(&self, rs: &Ruleset) -> bool {
+        *self.order_derived.get_or_init(|| {
+            let top = |n: Node, _| matches!(n, Node::Cond(Cond::OnTop(_)));
+            let on_top = |c: &Cond| c.any_node(top);
+            self.any_effect_def(rs, &mut |d| {
+                !d.zones.is_empty()
+                    || d.while_cond.as_ref().is_some_and(on_top)
+                    || match &d.affects {
+                        crate::model::effect::Affects::Objects(c)
+                        | crate::model::effect::Affects::Players(c) => on_top(c),
+                    }
+                    || d.ops.iter().any(|op| match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => e.any_node(top),
+                        Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
+                            on_top(among)
+                        }
+                        _ => false,
+                    })
+            })
+        })
+    }
+
+    /// Whether some static ability works in a zone not in play (`works in:`, "this spell costs
+    /// less").
+    pub fn statics_work_outside_play(&self, rs: &Ruleset) -> bool {
+        *self
+            .outside_play
+            .get_or_init(|| self.any_effect_def(rs, &mut |d| !d.zones.is_empty()))
+    }
+
+    /// Whether any continuous effect this content or its ruleset can start satisfies `f`: static
+    /// abilities, the effects of spells, and those that responses' and rules' deeds (delayed ones
+    /// included) and spells' one-shot deeds and costs start.
+    pub fn any_effect_def(&self, rs: &Ruleset, f: &mut dyn FnMut(&EffectDef) -> bool) -> bool {
+        fn in_deeds(deeds: &[Deed], f: &mut dyn FnMut(&EffectDef) -> bool) -> bool {
+            deeds.iter().any(|d| in_deed(d, f))
+        }
+        fn in_deed(d: &Deed, f: &mut dyn FnMut(&EffectDef) -> bool) -> bool {
+            match d {
+                Deed::Effect { def, .. } => f(def),
+                Deed::Delayed(dd) => in_deeds(&dd.deeds, f),
+                _ => false,
+            }
+        }
+        rs.rules.iter().any(|r| in_deeds(&r.deeds, f))
+            || self.classes.iter().any(|c| {
+                c.statics.iter().any(|d| f(d))
+                    || c.spell.as_ref().is_some_and(|sp| {
+                        sp.effects.iter().any(|(_, d)| f(d))
+                            || sp.costs.iter().any(|d| in_deed(d, f))
+                            || sp.one_shots.iter().any(|o| match o {
+                                OneShot::Deed(d) => in_deed(d, f),
+                                _ => false,
+                            })
+                    })
+                    || c.responses.iter().any(|r| in_deeds(&r.deeds, f))
+            })
     }
 
     /// Whether this content or its ruleset has any prohibition: most games have none, and then

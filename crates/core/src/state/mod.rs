@@ -7,7 +7,7 @@ use crate::model::content::Content;
 use crate::model::decision::DecisionRequest;
 use crate::model::derived::Derived;
 use crate::model::effect::CreatedEffect;
-use crate::model::ids::{CharId, ClassId, ObjectId, PlayerId, Timestamp};
+use crate::model::ids::{CharId, ClassId, ObjectId, PlayerId, PropId, Timestamp};
 use crate::model::object::GameObject;
 use crate::model::occurrence::{Log, Occurrence, Responder};
 use crate::model::response::ResponseDef;
@@ -359,6 +359,20 @@ impl GameState {
         self.stale_base(None);
     }
 
+    /// A player's property changes where nothing in the layers reads or changes one
+    /// (`layers::props_derived`): its derived value is its new base value, written into the last
+    /// derivation (or the one the next derivation starts from). The objects' values, and what the
+    /// state-based checks found of them, stay.
+    pub(crate) fn set_derived_property(&mut self, player: PlayerId, prop: PropId, v: &Value) {
+        let (p, q) = (player.index(), prop.index());
+        if let Some(d) = self.derived.get_mut() {
+            Arc::make_mut(d).sheet.players[p][q] = v.clone();
+        } else if let Some(since) = self.since.as_mut() {
+            Arc::make_mut(&mut since.derived).sheet.players[p][q] = v.clone();
+        }
+        self.stale_base(None);
+    }
+
     /// The base values are out of date: for this object's row, or (`None`) only for the
     /// players' properties.
     fn stale_base(&mut self, id: Option<ObjectId>) {
@@ -460,6 +474,12 @@ impl GameState {
         Arc::make_mut(&mut self.objects[id.index()])
     }
 
+    /// A new timestamp for an object whose timestamp no derived value reads (see
+    /// `Content::order_derived`): not noted as a change for the next derivation.
+    pub(crate) fn restamp_unseen(&mut self, id: ObjectId, ts: Timestamp) {
+        Arc::make_mut(&mut self.objects[id.index()]).timestamp = ts;
+    }
+
     /// Moves an object to a zone, keeping the objects in play up to date.
     pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
         self.object_mut(id).zone = zone;
@@ -486,6 +506,21 @@ impl GameState {
             }
         }
         &mut self.effects
+    }
+
+    /// A copy to put back if an engine action fails part-way: the same state without its
+    /// derivations (the derived values are a function of the state, worked out again when the
+    /// copy is read), so that this state alone holds them and changes them in place rather than
+    /// copying them.
+    pub(crate) fn backup(&self) -> GameState {
+        let mut b = self.clone();
+        b.derived = OnceLock::new();
+        b.since = None;
+        b.base = OnceLock::new();
+        b.base_prev = None;
+        b.settled = false;
+        b.settled_before = false;
+        b
     }
 
     /// The state as it was before `changes`: the objects as they were, without the new ones, and

@@ -1,0 +1,111 @@
+//! A change recomputes only what it can reach (issue 16's speed): where no effect reads or
+//! changes a player's property, a change of one is that value alone; where no effect applies at
+//! all, a changed object's values are its base values; a shuffle of a library, whose order no
+//! effect reads, reaches no derived value. Each shortcut must give what a full derivation gives,
+//! and must not be taken where an effect can see the change.
+
+mod common;
+
+use rulecraft_core::layers::derive;
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::{Agent, GameState, PlayerId, RandomAgent};
+
+fn bolt() -> Vec<(String, u32)> {
+    vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]
+}
+
+fn same_as_full(s: &GameState, when: &str) {
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(s, false).sheet),
+        "{when}: the derived values are what a full derivation gives"
+    );
+}
+
+/// Whole games of the classic ruleset (mana, life, draws, shuffles; no continuous effect): after
+/// every answer the values kept are those of a full derivation.
+#[test]
+fn games_without_effects_derive_as_a_full_derivation_does() {
+    for seed in 0..3u64 {
+        let mut g = common::classic_game().with_seed(seed);
+        g.deal(&[bolt(), bolt()]).expect("deals");
+        same_as_full(&g, "dealt");
+        let mut agents = [RandomAgent::new(seed), RandomAgent::new(seed + 7)];
+        let mut n = 0;
+        while !g.is_over() && n < 400 {
+            let Some(req) = g.pending_decision() else {
+                break;
+            };
+            let p = req.player().index();
+            let options = g.decision_options();
+            let i = agents[p].choose(&g, &options);
+            g.answer(i).expect("a legal answer");
+            same_as_full(&g, &format!("seed {seed}, answer {n}"));
+            n += 1;
+        }
+        assert!(g.is_over(), "seed {seed}: the game ends");
+    }
+}
+
+/// A static ability that reads its controller's life: a change of life reaches it.
+#[test]
+fn a_change_of_life_reaches_an_effect_that_reads_it() {
+    let mut g = common::game(
+        "rulesets/classic.rules",
+        &["content/classic", "tests/data/life_reads.cards"],
+        &["Ann", "Ben"],
+    );
+    let class = g.content().class_id("Test Desperate Bear").unwrap();
+    let play = g.ruleset().zone_id("play").unwrap();
+    let bear = g
+        .apply(Action::Create(vec![NewObject::new(
+            class,
+            PlayerId(0),
+            play,
+        )]))
+        .expect("enters")
+        .created[0];
+    let power = g.ruleset().char_id("power").unwrap();
+    let life = g.ruleset().prop_id("life").unwrap();
+    assert_eq!(g.characteristic(bear, power).unwrap().number(), Some(2));
+    g.apply(Action::SetProperty {
+        player: PlayerId(0),
+        prop: life,
+        value: Some(10),
+    })
+    .expect("sets");
+    assert_eq!(g.characteristic(bear, power).unwrap().number(), Some(4));
+    same_as_full(&g, "at 10 life");
+    // The other player's life is not "you".
+    g.apply(Action::SetProperty {
+        player: PlayerId(1),
+        prop: life,
+        value: Some(3),
+    })
+    .expect("sets");
+    g.apply(Action::SetProperty {
+        player: PlayerId(0),
+        prop: life,
+        value: Some(11),
+    })
+    .expect("sets");
+    assert_eq!(g.characteristic(bear, power).unwrap().number(), Some(2));
+    same_as_full(&g, "at 11 life");
+}
+
+/// Without an effect that reads life, a change of life is seen at once in the player's value.
+#[test]
+fn a_change_of_life_is_seen_where_nothing_reads_it() {
+    let mut g = common::classic_game();
+    let life = g.ruleset().prop_id("life").unwrap();
+    assert_eq!(g.property(PlayerId(1), life).unwrap().number(), Some(20));
+    g.apply(Action::SetProperty {
+        player: PlayerId(1),
+        prop: life,
+        value: Some(7),
+    })
+    .expect("sets");
+    assert_eq!(g.property(PlayerId(1), life).unwrap().number(), Some(7));
+    assert_eq!(g.property(PlayerId(0), life).unwrap().number(), Some(20));
+    same_as_full(&g, "after the change");
+}
