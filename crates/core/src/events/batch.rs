@@ -461,6 +461,15 @@ impl GameState {
                 )];
                 self.push_action(occs, action, depth, Standing::default());
             }
+            ItemKind::Permanent(zone) => {
+                // A permanent spell resolves into play (CR 608.3): it moves, entering as it does.
+                let action = crate::model::action::Action::Move {
+                    object: item.source,
+                    zone,
+                };
+                let occs = self.occurrences_of(&action)?;
+                self.push_action(occs, action, depth, Standing::default());
+            }
             ItemKind::Ability(def) => {
                 let illegal = self.illegal_of(
                     &def.targets,
@@ -506,7 +515,7 @@ impl GameState {
                 source: Some(item.source),
                 text: def.text.clone(),
             },
-            ItemKind::Spell => Responder {
+            ItemKind::Spell | ItemKind::Permanent(_) => Responder {
                 source: Some(item.source),
                 text: self
                     .content
@@ -557,14 +566,15 @@ impl GameState {
                 })
             };
             match &play.kind {
-                PlayKind::Cast | PlayKind::Deeds(_) => {
+                PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::Deeds(_) => {
                     let Some(zone) = play.from else { continue };
                     for o in self.cards_in(player, zone) {
                         if !fits(o) {
                             continue;
                         }
-                        if matches!(play.kind, PlayKind::Cast) {
-                            let Some(def) = self.announcement(o, play.from) else {
+                        if matches!(play.kind, PlayKind::Cast | PlayKind::CastInto(_)) {
+                            let permanent = matches!(play.kind, PlayKind::CastInto(_));
+                            let Some(def) = self.announcement(o, play.from, permanent) else {
                                 continue;
                             };
                             // An interrupt targets the spell being cast: one that targets
@@ -615,27 +625,31 @@ impl GameState {
 
     /// A card's spell as it is announced: its targets, its costs, then its move to the zone
     /// where spells wait.
+    /// A permanent spell (`permanent`) with no `spell` is announced with no target and no cost.
     fn announcement(
         &self,
         card: ObjectId,
         from: Option<crate::model::ids::ZoneId>,
+        permanent: bool,
     ) -> Option<ResponseDef> {
-        let sp = self
-            .content
-            .class_def(self.obj(card).class)
-            .spell
-            .as_ref()?;
+        let class = self.content.class_def(self.obj(card).class);
+        let sp = class.spell.as_ref();
+        if sp.is_none() && !permanent {
+            return None;
+        }
         let mut def = ResponseDef::of_deeds(
             ResponseKind::Spell,
-            sp.text.clone(),
+            sp.map_or_else(|| Arc::from(class.name.as_str()), |s| s.text.clone()),
             Trigger {
                 point: Point::After,
                 patterns: Vec::new(),
             },
             Vec::new(),
         );
-        def.targets = sp.targets.clone();
-        def.costs = sp.costs.clone();
+        if let Some(sp) = sp {
+            def.targets = sp.targets.clone();
+            def.costs = sp.costs.clone();
+        }
         if let (Some(wait), Some(from)) = (self.ruleset.wait_zone, from) {
             def.costs.push(Deed::Occur {
                 event: self.builtin.changes_zone,
@@ -678,15 +692,20 @@ impl GameState {
             },
         );
         let batched = |kind: &PlayKind, def: &ResponseDef| match kind {
-            PlayKind::Cast => true,
+            PlayKind::Cast | PlayKind::CastInto(_) => true,
             PlayKind::Activate => def.kind == ResponseKind::Ability,
             PlayKind::Deeds(_) => false,
         };
         let (def, announce) = match &play.kind {
             PlayKind::Cast => (
-                self.announcement(card, play.from)
+                self.announcement(card, play.from, false)
                     .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
                 Some(ItemKind::Spell),
+            ),
+            PlayKind::CastInto(zone) => (
+                self.announcement(card, play.from, true)
+                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                Some(ItemKind::Permanent(*zone)),
             ),
             PlayKind::Activate => {
                 let i = option.ability.unwrap_or(0) as usize;
@@ -765,7 +784,7 @@ impl GameState {
         let in_casting = ri.checked_sub(1).is_some_and(
             |b| matches!(&self.timing.tasks[b], Task::Batch(b) if b.casting.is_some()),
         );
-        if matches!(item.kind, ItemKind::Spell) && !in_casting {
+        if matches!(item.kind, ItemKind::Spell | ItemKind::Permanent(_)) && !in_casting {
             let by = self.item_responder(&item);
             self.log_at(r.depth - 1, Logged::BeingCast { item: id, by });
             let caster = item.controller;

@@ -260,7 +260,23 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         } else if c.eat_words(&["once", "per", "turn"]) {
             once_per_turn = true;
         } else if c.eat_word("cast") {
-            kind = Some(PlayKind::Cast);
+            kind = Some(if c.eat_word("into") {
+                // `cast into play`: a permanent spell, put into that zone as it resolves.
+                let (z, zs) = c.name("the zone a permanent spell is put into")?;
+                let z = zone(env, &z, zs)?;
+                if !env.ruleset.zones[z.index()].in_play {
+                    return Err(Diagnostic::new(
+                        zs,
+                        format!(
+                            "a permanent spell is put into a zone in play: `{}` is not declared `: in play`",
+                            env.ruleset.zones[z.index()].name
+                        ),
+                    ));
+                }
+                PlayKind::CastInto(z)
+            } else {
+                PlayKind::Cast
+            });
         } else if c.eat_word("activate") {
             kind = Some(PlayKind::Activate);
         } else {
@@ -291,6 +307,7 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             "a play needs `when: fast`, `when: main` or `when: interrupt`",
         ));
     };
+    let casts = matches!(kind, PlayKind::Cast | PlayKind::CastInto(_));
     if timing == PlayTiming::Interrupt && !matches!(kind, PlayKind::Cast) {
         return Err(Diagnostic::new(
             span,
@@ -303,7 +320,7 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             "a play of a card needs the zone it is played from: `from: hand`",
         ));
     }
-    if matches!(kind, PlayKind::Cast) && env.ruleset.wait_zone.is_none() {
+    if casts && env.ruleset.wait_zone.is_none() {
         return Err(Diagnostic::new(
             span,
             "a play that casts needs the zone where spells wait: `spells wait in: ZONE`",
