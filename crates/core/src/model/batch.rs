@@ -75,6 +75,10 @@ pub enum PlayKind {
     Activate,
     /// Deeds done at once, never in a batch (play a land: the card moves to play).
     Deeds(Vec<Deed>),
+    /// Pay or decline the phase cost a permanent the player controls bears in this phase (its
+    /// phase costs from every source, combined): announced as an ability, into a batch; until
+    /// it resolves the permanent's abilities cannot be played (Revised-era phase costs).
+    PhaseCost,
 }
 
 /// One kind of play a ruleset allows (`play "..." { ... }`).

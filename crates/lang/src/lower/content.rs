@@ -158,6 +158,9 @@ fn class_item(
         Some("trait" | "reaction" | "replacement" | "prohibition" | "ability") if string_next => {
             class.responses.push(Arc::new(class_response(env, item)?));
         }
+        Some("phase") if ic.peek_at(1).is_some_and(|t| t.is_word("cost")) => {
+            class.responses.push(Arc::new(class_response(env, item)?));
+        }
         Some("mana") if ic.peek_at(1).is_some_and(|t| t.is_word("ability")) => {
             class.responses.push(Arc::new(class_response(env, item)?));
         }
@@ -334,6 +337,11 @@ fn response_ability(class: ClassId, index: usize, r: &ResponseDef) -> Ability {
         class,
         index: index as u16,
         kind: match r.kind {
+            // A phase cost another permanent bears: the source's static ability ("all
+            // artifacts have ...").
+            ResponseKind::Ability if r.phase.as_ref().is_some_and(|p| p.cost.is_some()) => {
+                AbilityKind::Static
+            }
             ResponseKind::Reaction | ResponseKind::Ability => AbilityKind::Activated,
             ResponseKind::ManaAbility => AbilityKind::Mana,
             ResponseKind::Replacement | ResponseKind::Prohibition => AbilityKind::Static,
