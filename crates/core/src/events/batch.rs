@@ -715,6 +715,14 @@ impl GameState {
     /// effect or a phase cost to deal with now (one that can be played now: its source in
     /// play and able to play it, a legal target for each target line).
     fn owing_phase_duty(&self) -> Option<PlayerId> {
+        // Most games have no phase effect or cost in play: no play to look for.
+        let any = self.in_play_ids().iter().any(|&o| {
+            let class = self.content.class_def(self.obj(o).class);
+            class.responses.iter().any(|d| d.phase.is_some())
+        });
+        if !any {
+            return None;
+        }
         let mut p = self.active;
         for _ in 0..self.players.len() {
             if !self.players[p.index()].lost {
