@@ -16,7 +16,7 @@ use crate::condition::eval::Ctx;
 use crate::model::batch::{
     BatchItem, ItemKind, PhaseDef, PlayKind, PlayOption, PlayTiming, TargetScope,
 };
-use crate::model::condition::Subject;
+use crate::model::condition::{Subject, TargetSpec};
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::{ObjectId, PlayerId};
@@ -76,6 +76,8 @@ impl GameState {
             turn: active,
             passes: 0,
             used: Vec::new(),
+            handled: Vec::new(),
+            settled: Vec::new(),
         });
         self.run_timing()
     }
@@ -200,19 +202,36 @@ impl GameState {
                 f.stage = FlowStage::Neutral;
                 f.turn = active;
                 f.passes = 0;
+                f.handled.clear();
+                f.settled.clear();
                 self.push_frame(vec![occ(phase.event, active)], Mode::Begin, 0);
             }
             FlowStage::Neutral => {
                 let fast = ts.phases.get(flow.phase).is_some_and(|p| p.fast);
-                if !fast || flow.passes >= self.players_in_game() {
+                let mut turn = flow.turn;
+                if fast && flow.passes >= self.players_in_game() {
+                    // No player can let a phase end without dealing with his or her mandatory
+                    // phase effects and phase costs: the first such player in turn order, from
+                    // the active player, is asked again.
+                    match self.owing_phase_duty() {
+                        Some(p) => {
+                            self.flow_mut().turn = p;
+                            turn = p;
+                        }
+                        None => {
+                            self.flow_mut().stage = FlowStage::PhaseEnds;
+                            return Ok(());
+                        }
+                    }
+                } else if !fast {
                     self.flow_mut().stage = FlowStage::PhaseEnds;
                     return Ok(());
                 }
                 // Asked even with nothing to play: passing is the player's decision (and a
                 // scenario's or a UI's moment to look).
-                let options = self.legal_plays(flow.turn, false);
+                let options = self.legal_plays(turn, false);
                 self.pending = Some(Arc::new(DecisionRequest::Play {
-                    player: flow.turn,
+                    player: turn,
                     in_batch: false,
                     options,
                 }));
@@ -399,7 +418,7 @@ impl GameState {
     /// and its costs can be paid.
     fn can_announce(
         &self,
-        targets: &[crate::model::condition::TargetSpec],
+        targets: &[TargetSpec],
         costs: &[Deed],
         source: ObjectId,
         player: PlayerId,
@@ -475,7 +494,22 @@ impl GameState {
                 )];
                 self.push_action(occs, action, depth, Standing::default());
             }
+            ItemKind::Permanent(zone) => {
+                // A permanent spell resolves into play (CR 608.3): it moves, entering as it does.
+                let action = crate::model::action::Action::Move {
+                    object: item.source,
+                    zone,
+                };
+                let occs = self.occurrences_of(&action)?;
+                self.push_action(occs, action, depth, Standing::default());
+            }
             ItemKind::Ability(def) => {
+                if def.phase.as_ref().is_some_and(|p| p.cost.is_some()) {
+                    // The phase cost has resolved: the permanent's abilities are on again.
+                    if let Some(f) = self.timing_mut().flow.as_mut() {
+                        f.settled.push(item.source);
+                    }
+                }
                 let illegal = self.illegal_of(
                     &def.targets,
                     Some(item.source),
@@ -520,7 +554,7 @@ impl GameState {
                 source: Some(item.source),
                 text: def.text.clone(),
             },
-            ItemKind::Spell => Responder {
+            ItemKind::Spell | ItemKind::Permanent(_) => Responder {
                 source: Some(item.source),
                 text: self
                     .content
@@ -551,6 +585,11 @@ impl GameState {
             .map(|f| &f.used[..])
             .unwrap_or(&[]);
         let sheet = &self.derived().sheet;
+        let flow = self.timing.flow.as_ref();
+        let handled = flow.map(|f| &f.handled[..]).unwrap_or(&[]);
+        let settled = flow.map(|f| &f.settled[..]).unwrap_or(&[]);
+        let phase_event = Some(phase.event);
+        let cost_sources = self.phase_cost_sources();
         let mut out = Vec::new();
         // The player's cards in each zone plays are made from, listed once.
         let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
@@ -573,7 +612,7 @@ impl GameState {
                 })
             };
             match &play.kind {
-                PlayKind::Cast | PlayKind::Deeds(_) => {
+                PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::Deeds(_) => {
                     let Some(zone) = play.from else { continue };
                     let at = match zones.iter().position(|(z, _)| *z == zone) {
                         Some(at) => at,
@@ -586,23 +625,24 @@ impl GameState {
                         if !fits(o) {
                             continue;
                         }
-                        if matches!(play.kind, PlayKind::Cast) {
+                        if matches!(play.kind, PlayKind::Cast | PlayKind::CastInto(_)) {
+                            let permanent = matches!(play.kind, PlayKind::CastInto(_));
                             // What `announcement` announces: the spell's targets and costs,
                             // then its move from the zone it is played from to where spells
                             // wait (which a card already there cannot make).
                             let class = self.content.class_def(self.obj(o).class);
-                            let Some(sp) = class.spell.as_ref() else {
-                                continue;
+                            let (targets, costs): (&[TargetSpec], &[Deed]) = match &class.spell {
+                                Some(sp) => (&sp.targets, &sp.costs),
+                                None if permanent => (&[], &[]),
+                                None => continue,
                             };
                             if self.ruleset.wait_zone == Some(zone) {
                                 continue;
                             }
                             // An interrupt targets the spell being cast: one that targets
                             // nothing is played as an instant only.
-                            let aimless = casting.is_some() && sp.targets.is_empty();
-                            if aimless
-                                || !self.can_announce(&sp.targets, &sp.costs, o, player, scope)
-                            {
+                            let aimless = casting.is_some() && targets.is_empty();
+                            if aimless || !self.can_announce(targets, costs, o, player, scope) {
                                 continue;
                             }
                         }
@@ -616,16 +656,42 @@ impl GameState {
                 }
                 PlayKind::Activate => {
                     for &o in self.in_play_ids() {
-                        if self.controller_now(o) != player || !fits(o) {
+                        if !fits(o) {
                             continue;
                         }
+                        // A permanent whose phase cost is due and not yet resolved plays none
+                        // of its abilities.
+                        if !cost_sources.is_empty()
+                            && !settled.contains(&o)
+                            && self.phase_cost_due(o, &cost_sources).is_some()
+                        {
+                            continue;
+                        }
+                        let controller = self.controller_now(o);
                         let class = self.content.class_def(self.obj(o).class);
                         for (i, def) in class.responses.iter().enumerate() {
                             let ability = matches!(
                                 def.kind,
                                 ResponseKind::Ability | ResponseKind::ManaAbility
                             );
-                            if !ability
+                            if !ability {
+                                continue;
+                            }
+                            // A phase effect: in its phase, by the player whose phase it is,
+                            // once; any other ability: by its controller.
+                            let by = match &def.phase {
+                                Some(p) if p.cost.is_some() => continue,
+                                Some(_) => {
+                                    if phase_event != def.during || handled.contains(&(o, i as u16))
+                                    {
+                                        continue;
+                                    }
+                                    self.phase_player(o, def)
+                                }
+                                None => Some(controller),
+                            };
+                            if by != Some(player)
+                                || (def.phase.is_some() && player != self.active)
                                 || !self.has_response(o, self.obj(o).class, i as u16)
                                 || !self.can_announce(&def.targets, &def.costs, o, player, scope)
                             {
@@ -640,34 +706,210 @@ impl GameState {
                         }
                     }
                 }
+                PlayKind::PhaseCost => {
+                    if cost_sources.is_empty() || player != self.active {
+                        continue;
+                    }
+                    for &o in self.in_play_ids() {
+                        if self.controller_now(o) != player
+                            || !fits(o)
+                            || handled.contains(&(o, u16::MAX))
+                        {
+                            continue;
+                        }
+                        let Some(parts) = self.phase_cost_due(o, &cost_sources) else {
+                            continue;
+                        };
+                        let name = &self.obj(o).name;
+                        let pay = self.phase_cost_item(&parts, true);
+                        if self.can_announce(&pay.targets, &pay.costs, o, player, scope) {
+                            out.push(PlayOption {
+                                label: format!("{} {name}: pay", play.label),
+                                play: k as u16,
+                                card: Some(o),
+                                ability: Some(0),
+                            });
+                        }
+                        out.push(PlayOption {
+                            label: format!("{} {name}: decline", play.label),
+                            play: k as u16,
+                            card: Some(o),
+                            ability: Some(1),
+                        });
+                    }
+                }
             }
         }
         out
     }
 
-    /// A card's spell as it is announced: its targets, its costs, then its move to the zone
-    /// where spells wait.
-    fn announcement(
+    /// The first player in turn order, from the active player, who has a mandatory phase
+    /// effect or a phase cost to deal with now (one that can be played now: its source in
+    /// play and able to play it, a legal target for each target line).
+    fn owing_phase_duty(&self) -> Option<PlayerId> {
+        // Most games have no phase effect or cost in play: no play to look for.
+        let any = self.in_play_ids().iter().any(|&o| {
+            let class = self.content.class_def(self.obj(o).class);
+            class.responses.iter().any(|d| d.phase.is_some())
+        });
+        if !any {
+            return None;
+        }
+        let mut p = self.active;
+        for _ in 0..self.players.len() {
+            if !self.players[p.index()].lost {
+                let owes = self.legal_plays(p, false).iter().any(|o| {
+                    let play = &self.ruleset.plays[o.play as usize];
+                    match (&play.kind, o.card, o.ability) {
+                        (PlayKind::PhaseCost, _, _) => true,
+                        (PlayKind::Activate, Some(c), Some(i)) => self
+                            .content
+                            .class_def(self.obj(c).class)
+                            .responses
+                            .get(i as usize)
+                            .and_then(|d| d.phase.as_ref())
+                            .is_some_and(|ph| ph.mandatory),
+                        _ => false,
+                    }
+                });
+                if owes {
+                    return Some(p);
+                }
+            }
+            p = PlayerId(((p.index() + 1) % self.players.len()) as u8);
+        }
+        None
+    }
+
+    /// The player who plays a phase effect of `o`: the one whose phase it names (`during:
+    /// upkeep of ...`), or its controller.
+    fn phase_player(&self, o: ObjectId, def: &ResponseDef) -> Option<PlayerId> {
+        let controller = self.controller_now(o);
+        match def.phase.as_ref().and_then(|p| p.whose.as_ref()) {
+            None => Some(controller),
+            Some(a) => match self.arg_value(a, Some(o), Some(controller), &[], &[]) {
+                Some(Arg::Player(p)) => Some(p),
+                _ => None,
+            },
+        }
+    }
+
+    /// The objects in play whose class has a phase cost, with each such response's index.
+    fn phase_cost_sources(&self) -> Vec<(ObjectId, u16)> {
+        let mut out = Vec::new();
+        for &s in self.in_play_ids() {
+            let class = self.obj(s).class;
+            for (i, def) in self.content.class_def(class).responses.iter().enumerate() {
+                if def.phase.as_ref().is_some_and(|p| p.cost.is_some())
+                    && self.has_response(s, class, i as u16)
+                {
+                    out.push((s, i as u16));
+                }
+            }
+        }
+        out
+    }
+
+    /// The phase costs permanent `o` bears (its own, and those other permanents give it),
+    /// combined into one cost paid in the latest of their phases: the parts, if that phase is
+    /// in progress and `o`'s controller is the active player ("your upkeep").
+    fn phase_cost_due(
         &self,
-        card: ObjectId,
-        from: Option<crate::model::ids::ZoneId>,
-    ) -> Option<ResponseDef> {
-        let sp = self
-            .content
-            .class_def(self.obj(card).class)
-            .spell
-            .as_ref()?;
+        o: ObjectId,
+        sources: &[(ObjectId, u16)],
+    ) -> Option<Vec<Arc<ResponseDef>>> {
+        let ts = self.ruleset.turn_structure.as_ref()?;
+        let now = self.timing.flow.as_ref()?.phase;
+        if self.controller_now(o) != self.active {
+            return None;
+        }
+        let sheet = &self.derived().sheet;
+        let mut parts = Vec::new();
+        let mut latest = None;
+        for &(s, i) in sources {
+            let def = &self.content.class_def(self.obj(s).class).responses[i as usize];
+            let Some(cost) = def.phase.as_ref().and_then(|p| p.cost.as_ref()) else {
+                continue;
+            };
+            let bears = match &cost.affects {
+                None => s == o,
+                Some(c) => Ctx::new(self, sheet, Some(s), Some(self.controller_now(s)), &[])
+                    .test(c, Subject::Object(o)),
+            };
+            if !bears {
+                continue;
+            }
+            let at = ts.phases.iter().position(|p| Some(p.event) == def.during);
+            latest = latest.max(at);
+            parts.push(def.clone());
+        }
+        (latest == Some(now)).then_some(parts)
+    }
+
+    /// The item that handles a combined phase cost: paying it (its parts' costs, paid as it is
+    /// announced) or declining it (their penalties, as it resolves). Its `this` is the
+    /// permanent that bears the cost, its `you` that permanent's controller.
+    fn phase_cost_item(&self, parts: &[Arc<ResponseDef>], pay: bool) -> ResponseDef {
+        use crate::model::response::{PhaseCost, PhaseUse};
+        let texts: Vec<&str> = parts.iter().map(|d| &*d.text).collect();
         let mut def = ResponseDef::of_deeds(
-            ResponseKind::Spell,
-            sp.text.clone(),
+            ResponseKind::Ability,
+            Arc::from(format!(
+                "{} the phase cost: {}",
+                if pay { "Pay" } else { "Decline" },
+                texts.join(" ")
+            )),
             Trigger {
                 point: Point::After,
                 patterns: Vec::new(),
             },
             Vec::new(),
         );
-        def.targets = sp.targets.clone();
-        def.costs = sp.costs.clone();
+        for d in parts {
+            let Some(cost) = d.phase.as_ref().and_then(|p| p.cost.as_ref()) else {
+                continue;
+            };
+            if pay {
+                def.costs.extend(d.costs.iter().cloned());
+            } else {
+                def.deeds.extend(cost.unpaid.iter().cloned());
+            }
+        }
+        def.phase = Some(PhaseUse {
+            whose: None,
+            mandatory: true,
+            cost: Some(PhaseCost::default()),
+        });
+        def
+    }
+
+    /// A card's spell as it is announced: its targets, its costs, then its move to the zone
+    /// where spells wait.
+    /// A permanent spell (`permanent`) with no `spell` is announced with no target and no cost.
+    fn announcement(
+        &self,
+        card: ObjectId,
+        from: Option<crate::model::ids::ZoneId>,
+        permanent: bool,
+    ) -> Option<ResponseDef> {
+        let class = self.content.class_def(self.obj(card).class);
+        let sp = class.spell.as_ref();
+        if sp.is_none() && !permanent {
+            return None;
+        }
+        let mut def = ResponseDef::of_deeds(
+            ResponseKind::Spell,
+            sp.map_or_else(|| Arc::from(class.name.as_str()), |s| s.text.clone()),
+            Trigger {
+                point: Point::After,
+                patterns: Vec::new(),
+            },
+            Vec::new(),
+        );
+        if let Some(sp) = sp {
+            def.targets = sp.targets.clone();
+            def.costs = sp.costs.clone();
+        }
         if let (Some(wait), Some(from)) = (self.ruleset.wait_zone, from) {
             def.costs.push(Deed::Occur {
                 event: self.builtin.changes_zone,
@@ -710,21 +952,37 @@ impl GameState {
             },
         );
         let batched = |kind: &PlayKind, def: &ResponseDef| match kind {
-            PlayKind::Cast => true,
+            PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::PhaseCost => true,
             PlayKind::Activate => def.kind == ResponseKind::Ability,
             PlayKind::Deeds(_) => false,
         };
         let (def, announce) = match &play.kind {
             PlayKind::Cast => (
-                self.announcement(card, play.from)
+                self.announcement(card, play.from, false)
                     .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
                 Some(ItemKind::Spell),
+            ),
+            PlayKind::CastInto(zone) => (
+                self.announcement(card, play.from, true)
+                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                Some(ItemKind::Permanent(*zone)),
             ),
             PlayKind::Activate => {
                 let i = option.ability.unwrap_or(0) as usize;
                 let def = self.content.class_def(self.obj(card).class).responses[i].clone();
+                if def.phase.is_some() {
+                    // A phase effect: once a phase.
+                    self.flow_mut().handled.push((card, i as u16));
+                }
                 let announce = batched(&play.kind, &def).then(|| ItemKind::Ability(def.clone()));
                 ((*def).clone(), announce)
+            }
+            PlayKind::PhaseCost => {
+                let sources = self.phase_cost_sources();
+                let parts = self.phase_cost_due(card, &sources).unwrap_or_default();
+                let def = Arc::new(self.phase_cost_item(&parts, option.ability == Some(0)));
+                self.flow_mut().handled.push((card, u16::MAX));
+                ((*def).clone(), Some(ItemKind::Ability(def)))
             }
             PlayKind::Deeds(deeds) => (
                 ResponseDef::of_deeds(
@@ -797,7 +1055,7 @@ impl GameState {
         let in_casting = ri.checked_sub(1).is_some_and(
             |b| matches!(&self.timing.tasks[b], Task::Batch(b) if b.casting.is_some()),
         );
-        if matches!(item.kind, ItemKind::Spell) && !in_casting {
+        if matches!(item.kind, ItemKind::Spell | ItemKind::Permanent(_)) && !in_casting {
             let by = self.item_responder(&item);
             self.log_at(r.depth - 1, Logged::BeingCast { item: id, by });
             let caster = item.controller;

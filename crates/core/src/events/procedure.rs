@@ -1157,7 +1157,7 @@ impl GameState {
         you: Option<PlayerId>,
         params: &[Arg],
     ) -> bool {
-        costs.iter().all(|c| match c {
+        let each = costs.iter().all(|c| match c {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
@@ -1168,7 +1168,27 @@ impl GameState {
                 values.is_some_and(|v| !self.changes_nothing(&Occurrence::new(*event, v)))
             }
             _ => true,
-        })
+        });
+        if !each || costs.len() < 2 {
+            return each;
+        }
+        // Paid one after another: together too ({1}{R} from one red cannot be paid).
+        let occs: Vec<Occurrence> = costs
+            .iter()
+            .filter_map(|c| match c {
+                Deed::Occur { event, args, .. }
+                    if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
+                {
+                    let v: Option<Vec<Arg>> = args
+                        .iter()
+                        .map(|a| self.arg_value(a, source, you, &[], params))
+                        .collect();
+                    v.map(|v| Occurrence::new(*event, v))
+                }
+                _ => None,
+            })
+            .collect();
+        self.pays_all(&occs)
     }
 
     pub(super) fn legal_targets(

@@ -65,12 +65,20 @@ pub enum PlayKind {
     /// Cast the card as a spell: its targets are chosen and its costs paid now (it is
     /// announced), and it waits in the batch until it resolves.
     Cast,
+    /// Cast the card as a permanent spell (a creature, an artifact, an enchantment: CR 302,
+    /// 301, 303): announced as a spell is, with its `cost:` lines; resolving, it is put into
+    /// this zone, in play, under its caster's control.
+    CastInto(ZoneId),
     /// Use an ability of a permanent the player controls (the class's `ability` blocks): as a
     /// spell is, announced now and resolved later, unless it is a mana ability, which happens
     /// at once and is never in a batch.
     Activate,
     /// Deeds done at once, never in a batch (play a land: the card moves to play).
     Deeds(Vec<Deed>),
+    /// Pay or decline the phase cost a permanent the player controls bears in this phase (its
+    /// phase costs from every source, combined): announced as an ability, into a batch; until
+    /// it resolves the permanent's abilities cannot be played (Revised-era phase costs).
+    PhaseCost,
 }
 
 /// One kind of play a ruleset allows (`play "..." { ... }`).
@@ -110,6 +118,8 @@ pub enum ItemKind {
     Spell,
     /// An ability of an object: its deeds.
     Ability(Arc<ResponseDef>),
+    /// A permanent spell: resolving, it is put into this zone (in play).
+    Permanent(ZoneId),
 }
 
 /// An announced spell or ability in a batch: its targets chosen and its costs paid; it

@@ -215,6 +215,7 @@ impl ResponseDef {
             zones: Vec::new(),
             during: None,
             granted: false,
+            phase: None,
         }
     }
 }
@@ -302,4 +303,34 @@ pub struct ResponseDef {
     /// itself do not have it.
     #[serde(default)]
     pub granted: bool,
+    /// A phase effect or a phase cost: an ability whose `during:` names a phase of the turn.
+    #[serde(default)]
+    pub phase: Option<PhaseUse>,
+}
+
+/// A phase effect or a phase cost (Magic: The Gathering's Revised-era "Phase Structure"):
+/// played as an instant in the phase its response's `during:` names, by the player whose phase
+/// it is, once that phase.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+pub struct PhaseUse {
+    /// Whose phase it is played in (none: its controller's), "during the upkeep of enchanted
+    /// creature's controller": that player plays it.
+    pub whose: Option<ArgExpr>,
+    /// The phase cannot end until it is dealt with: a mandatory phase effect (with a legal
+    /// target and its source able to play it), and every phase cost.
+    pub mandatory: bool,
+    /// A phase cost: its costs are paid, or its penalty happens.
+    pub cost: Option<PhaseCost>,
+}
+
+/// A phase cost: the permanents that bear it and the penalty for not paying. A permanent's
+/// phase costs from all sources combine into one cost, paid in the latest of their phases.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+pub struct PhaseCost {
+    /// The permanents that bear it, tested with this object as the source ("all artifacts");
+    /// none: this object only.
+    pub affects: Option<crate::model::condition::Cond>,
+    /// What happens when it is declined ("the artifact is buried"), with the permanent that
+    /// bears it as `this` and its controller as `you`.
+    pub unpaid: Vec<Deed>,
 }

@@ -749,6 +749,13 @@ pub(crate) struct Flow {
     pub(crate) passes: usize,
     /// Plays allowed once per turn that were made this turn, by index.
     pub(crate) used: Vec<u16>,
+    /// Phase effects (object, ability index) and phase costs (object, `u16::MAX`) played this
+    /// phase: each once a phase.
+    #[serde(default)]
+    pub(crate) handled: Vec<(ObjectId, u16)>,
+    /// Permanents whose phase cost has resolved this phase: their abilities are on again.
+    #[serde(default)]
+    pub(crate) settled: Vec<ObjectId>,
 }
 
 /// What the turn structure does next, once nothing is under way.

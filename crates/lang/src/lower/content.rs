@@ -97,8 +97,38 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
         spell: None,
     };
     let mut keywords: Vec<Ability> = Vec::new();
+    let mut costs: Vec<(rulecraft_core::model::response::Deed, Span)> = Vec::new();
     for item in block(s, "the object's definition")? {
+        if item.head[0].is_word("cost") && env.ruleset.char_id("cost").is_none() {
+            // `cost: EVENT(...)`: a permanent's cost, paid as it is cast (its mana cost); it
+            // has no spell ability (CR 608.3).
+            no_block(item)?;
+            let mut ic = Cursor::new(&item.head);
+            ic.bump();
+            ic.expect_punct(":")?;
+            costs.push((
+                super::events::cost_deed(env, &mut ic, 0)?,
+                item.head[0].span,
+            ));
+            ic.finish()?;
+            continue;
+        }
         class_item(env, item, &mut class, &mut keywords)?;
+    }
+    if let Some((_, at)) = costs.first() {
+        if class.spell.is_some() {
+            return Err(Diagnostic::new(
+                *at,
+                "a card with a `spell` writes its costs in the spell: `spell \"...\" { cost: ... }`",
+            ));
+        }
+        class.spell = Some(Spell {
+            text: Arc::from(class.name.as_str()),
+            targets: Vec::new(),
+            effects: Vec::new(),
+            one_shots: Vec::new(),
+            costs: costs.into_iter().map(|(d, _)| d).collect(),
+        });
     }
     abilities_printed(env, s, id, &mut class, keywords)?;
     Ok(class)
@@ -126,6 +156,9 @@ fn class_item(
             class.statics.push(Arc::new(def));
         }
         Some("trait" | "reaction" | "replacement" | "prohibition" | "ability") if string_next => {
+            class.responses.push(Arc::new(class_response(env, item)?));
+        }
+        Some("phase") if ic.peek_at(1).is_some_and(|t| t.is_word("cost")) => {
             class.responses.push(Arc::new(class_response(env, item)?));
         }
         Some("mana") if ic.peek_at(1).is_some_and(|t| t.is_word("ability")) => {
@@ -304,6 +337,11 @@ fn response_ability(class: ClassId, index: usize, r: &ResponseDef) -> Ability {
         class,
         index: index as u16,
         kind: match r.kind {
+            // A phase cost another permanent bears: the source's static ability ("all
+            // artifacts have ...").
+            ResponseKind::Ability if r.phase.as_ref().is_some_and(|p| p.cost.is_some()) => {
+                AbilityKind::Static
+            }
             ResponseKind::Reaction | ResponseKind::Ability => AbilityKind::Activated,
             ResponseKind::ManaAbility => AbilityKind::Mana,
             ResponseKind::Replacement | ResponseKind::Prohibition => AbilityKind::Static,

@@ -260,9 +260,28 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         } else if c.eat_words(&["once", "per", "turn"]) {
             once_per_turn = true;
         } else if c.eat_word("cast") {
-            kind = Some(PlayKind::Cast);
+            kind = Some(if c.eat_word("into") {
+                // `cast into play`: a permanent spell, put into that zone as it resolves.
+                let (z, zs) = c.name("the zone a permanent spell is put into")?;
+                let z = zone(env, &z, zs)?;
+                if !env.ruleset.zones[z.index()].in_play {
+                    return Err(Diagnostic::new(
+                        zs,
+                        format!(
+                            "a permanent spell is put into a zone in play: `{}` is not declared `: in play`",
+                            env.ruleset.zones[z.index()].name
+                        ),
+                    ));
+                }
+                PlayKind::CastInto(z)
+            } else {
+                PlayKind::Cast
+            });
         } else if c.eat_word("activate") {
             kind = Some(PlayKind::Activate);
+        } else if c.eat_words(&["phase", "costs"]) {
+            // Pay or decline each permanent's phase cost due now.
+            kind = Some(PlayKind::PhaseCost);
         } else {
             deeds.push(occurrence_deed(env, &mut c, &[], 0)?);
         }
@@ -291,19 +310,26 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             "a play needs `when: fast`, `when: main` or `when: interrupt`",
         ));
     };
+    let casts = matches!(kind, PlayKind::Cast | PlayKind::CastInto(_));
+    if matches!(kind, PlayKind::PhaseCost) && timing != PlayTiming::Fast {
+        return Err(Diagnostic::new(
+            span,
+            "paying a phase cost (or declining to) is played as an instant: `when: fast`",
+        ));
+    }
     if timing == PlayTiming::Interrupt && !matches!(kind, PlayKind::Cast) {
         return Err(Diagnostic::new(
             span,
             "an interrupt is a spell cast while another is being cast: `when: interrupt` plays `cast`",
         ));
     }
-    if from.is_none() && !matches!(kind, PlayKind::Activate) {
+    if from.is_none() && !matches!(kind, PlayKind::Activate | PlayKind::PhaseCost) {
         return Err(Diagnostic::new(
             span,
             "a play of a card needs the zone it is played from: `from: hand`",
         ));
     }
-    if matches!(kind, PlayKind::Cast) && env.ruleset.wait_zone.is_none() {
+    if casts && env.ruleset.wait_zone.is_none() {
         return Err(Diagnostic::new(
             span,
             "a play that casts needs the zone where spells wait: `spells wait in: ZONE`",
@@ -428,6 +454,41 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let counter = super::common::counter_named(env, &mut c)?;
         c.expect_word("counters")?;
         kind.changes.push(Primitive::ClearAll { counter });
+        return c.finish();
+    }
+    if c.eat_word("take") {
+        // `take AMOUNT from PLAYER PROP, PROP, ...`: generic mana paid from a pool's colors,
+        // in the order named (CR 107.4c).
+        let amount = amount(kind, &mut c)?;
+        c.expect_word("from")?;
+        let player = param_of(kind, &mut c, ParamKind::Player)?;
+        let mut props = Vec::new();
+        loop {
+            let (q, qs) = c.name("a player property")?;
+            let prop = rs.prop_id(&q).ok_or_else(|| {
+                unknown(
+                    qs,
+                    "player property",
+                    &q,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                )
+            })?;
+            if props.contains(&prop) {
+                return Err(Diagnostic::new(
+                    qs,
+                    format!("`{q}` is named twice: each property gives once"),
+                ));
+            }
+            props.push(prop);
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+        kind.changes.push(Primitive::Take {
+            player,
+            props,
+            amount,
+        });
         return c.finish();
     }
     if c.eat_words(&["each", "permanent", "of"]) {
@@ -819,6 +880,23 @@ fn response(
     text: &str,
     targets_before: usize,
 ) -> Res<ResponseDef> {
+    response_of(env, s, kind, text, targets_before, false)
+}
+
+/// [`response`], or (`phase_cost`) a class's `phase cost "TEXT" { ... }`.
+fn response_of(
+    env: &Env,
+    s: &Stmt,
+    kind: ResponseKind,
+    text: &str,
+    targets_before: usize,
+    phase_cost: bool,
+) -> Res<ResponseDef> {
+    let mut whose: Option<ArgExpr> = None;
+    let mut mandatory: Option<Span> = None;
+    let mut affects: Option<rulecraft_core::model::condition::Cond> = None;
+    let mut unpaid: Vec<Deed> = Vec::new();
+    let mut during_at: Option<Span> = None;
     let mut trig: Option<Trigger> = None;
     let mut condition_: Option<rulecraft_core::model::condition::Cond> = None;
     let mut targets: Vec<TargetSpec> = Vec::new();
@@ -934,11 +1012,41 @@ fn response(
                 choosers.push(chooser);
                 c.finish()?;
             }
+            "mandatory" if kind == ResponseKind::Ability && !phase_cost => {
+                // A phase effect the phase cannot end without.
+                no_block(item)?;
+                c.bump();
+                c.finish()?;
+                mandatory = Some(item.head[0].span);
+            }
+            "affects" if phase_cost => {
+                // `affects: COND`: the permanents that bear the phase cost ("all artifacts").
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                affects = Some(condition(env, &mut c, Allow::default())?);
+                c.finish()?;
+            }
+            "unpaid" if phase_cost => {
+                // `unpaid: EVENT(...)`: the penalty for not paying ("buried").
+                no_block(item)?;
+                c.bump();
+                c.expect_punct(":")?;
+                unpaid.push(occurrence_deed(env, &mut c, &params, 0)?);
+                c.finish()?;
+            }
+            "unpaid" | "affects" => {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    format!("`{w}:` belongs to a `phase cost \"...\" {{ ... }}`"),
+                ))
+            }
             "during" => {
                 // `during: dynasty_phase`: only while such a period is open.
                 no_block(item)?;
                 c.bump();
                 c.expect_punct(":")?;
+                during_at = c.peek().map(|t| t.span);
                 let (id, es) = event_named(env, &mut c, "a period")?;
                 let e = event_def(&env.ruleset, id).name.clone();
                 if !event_def(&env.ruleset, id).period {
@@ -948,6 +1056,10 @@ fn response(
                     ));
                 }
                 during = Some(id);
+                if kind == ResponseKind::Ability && !phase_cost && c.eat_word("of") {
+                    // `during: upkeep of controller of attached`: whose phase.
+                    whose = Some(arg(env, &mut c, ParamKind::Player, &params, 0)?);
+                }
                 c.finish()?;
             }
             "granted" if kind != ResponseKind::Rule => {
@@ -1069,6 +1181,21 @@ fn response(
             ),
         ));
     };
+    let phase = phase_use(
+        env,
+        s,
+        PhaseParts {
+            during: during.map(|d| (d, during_at.unwrap_or(s.head[0].span))),
+            whose,
+            mandatory,
+            phase_cost,
+            affects,
+            unpaid,
+            costs: !costs.is_empty(),
+            deeds_or_targets: !deeds.is_empty() || !targets.is_empty(),
+            optional: optional_costs,
+        },
+    )?;
     let replaces = deeds
         .iter()
         .any(|d| matches!(d, Deed::Prevent | Deed::Negate | Deed::Instead { .. }));
@@ -1107,7 +1234,102 @@ fn response(
         zones,
         during,
         granted,
+        phase,
     })
+}
+
+/// What a response says of phases, checked by [`phase_use`].
+struct PhaseParts {
+    during: Option<(EventId, Span)>,
+    whose: Option<ArgExpr>,
+    mandatory: Option<Span>,
+    phase_cost: bool,
+    affects: Option<rulecraft_core::model::condition::Cond>,
+    unpaid: Vec<Deed>,
+    costs: bool,
+    deeds_or_targets: bool,
+    optional: bool,
+}
+
+/// An ability whose `during:` names a phase of the turn is a phase effect (played as an
+/// instant in that phase, once); a `phase cost` is paid in its phase or its penalty happens.
+fn phase_use(
+    env: &Env,
+    s: &Stmt,
+    p: PhaseParts,
+) -> Res<Option<rulecraft_core::model::response::PhaseUse>> {
+    use rulecraft_core::model::response::{PhaseCost, PhaseUse};
+    let at = s.head[0].span;
+    let phases: Vec<EventId> = env
+        .ruleset
+        .turn_structure
+        .as_ref()
+        .map(|t| t.phases.iter().map(|x| x.event).collect())
+        .unwrap_or_default();
+    let Some((during, dspan)) = p.during else {
+        if p.phase_cost {
+            return Err(Diagnostic::new(
+                at,
+                "a phase cost needs the phase it is paid in: `during: PHASE` (`during: upkeep`)",
+            ));
+        }
+        if let Some(m) = p.mandatory {
+            return Err(Diagnostic::new(
+                m,
+                "`mandatory` is for a phase effect: it needs the phase it is played in, `during: PHASE`",
+            ));
+        }
+        return Ok(None);
+    };
+    let is_phase = phases.contains(&during);
+    if !is_phase && (p.phase_cost || p.mandatory.is_some() || p.whose.is_some()) {
+        let named: Vec<&str> = phases
+            .iter()
+            .map(|e| &*event_def(&env.ruleset, *e).name)
+            .collect();
+        return Err(Diagnostic::new(
+            dspan,
+            format!(
+                "`{}` is not a phase of the turn: a phase effect or cost names one ({})",
+                event_def(&env.ruleset, during).name,
+                if named.is_empty() {
+                    "the ruleset declares no `turn { phase ... }`".to_string()
+                } else {
+                    named.join(", ")
+                }
+            ),
+        ));
+    }
+    if p.phase_cost {
+        if !p.costs {
+            return Err(Diagnostic::new(
+                at,
+                "a phase cost needs what it costs: `cost: EVENT(...)`",
+            ));
+        }
+        if p.deeds_or_targets || p.optional {
+            return Err(Diagnostic::new(
+                at,
+                "a phase cost is paid (`cost:`) or its penalty happens (`unpaid:`): it has no targets, deeds or `optional`",
+            ));
+        }
+        return Ok(Some(PhaseUse {
+            whose: None,
+            mandatory: true,
+            cost: Some(PhaseCost {
+                affects: p.affects,
+                unpaid: p.unpaid,
+            }),
+        }));
+    }
+    if !is_phase {
+        return Ok(None);
+    }
+    Ok(Some(PhaseUse {
+        whose: p.whose,
+        mandatory: p.mandatory.is_some(),
+        cost: None,
+    }))
 }
 
 /// `EVENT(ARG, ...)`: an occurrence a response makes.
@@ -1569,6 +1791,12 @@ fn deed(
 /// `trait "text" { ... }`, `reaction "text" { ... }`, `replacement "text" { ... }` in a class.
 pub fn class_response(env: &Env, item: &Stmt) -> Res<ResponseDef> {
     let mut c = Cursor::new(&item.head);
+    if c.eat_words(&["phase", "cost"]) {
+        // `phase cost "TEXT" { during: PHASE; [affects: COND;] cost: ...; unpaid: ... }`.
+        let (text, _) = c.string("the phase cost's rules text")?;
+        c.finish()?;
+        return response_of(env, item, ResponseKind::Ability, &text, 0, true);
+    }
     let (w, _) = c.name("`trait`, `reaction`, `replacement`, `prohibition` or `ability`")?;
     let kind = match w.as_str() {
         "trait" => ResponseKind::Trait,
