@@ -714,6 +714,9 @@ pub(crate) struct Flow {
     pub(crate) passes: usize,
     /// Plays allowed once per turn that were made this turn, by index.
     pub(crate) used: Vec<u16>,
+    /// A play announced `unless a batch begins`, by whom, waiting for the other players.
+    #[serde(default)]
+    pub(crate) announced: Option<(PlayerId, crate::model::batch::PlayOption)>,
 }
 
 /// What the turn structure does next, once nothing is under way.
@@ -932,6 +935,10 @@ pub(crate) struct Run {
     /// Which objects it may target, if announced.
     #[serde(default)]
     pub(crate) scope: Option<crate::model::batch::TargetScope>,
+    /// An effect resolving whose occurrences' "after" points wait until it is complete
+    /// (`after: once resolved`): those frames, in the order they reached that point.
+    #[serde(default)]
+    pub(crate) holds: Option<Vec<Frame>>,
 }
 
 impl Run {
@@ -965,6 +972,7 @@ impl Run {
             illegal: Vec::new(),
             announce: None,
             scope: None,
+            holds: None,
         }
     }
 
