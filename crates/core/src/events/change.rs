@@ -143,6 +143,13 @@ impl GameState {
                     }
                     continue;
                 }
+                if let Primitive::Take { .. } = c {
+                    let args = self.frame(fi).occs[k].occ.args.clone();
+                    for change in self.take_changes(c, &args) {
+                        self.make(change);
+                    }
+                    continue;
+                }
                 if let Some(change) = lower(c, &self.frame(fi).occs[k].occ.args) {
                     self.make(change);
                 }
@@ -269,6 +276,149 @@ impl GameState {
             .collect()
     }
 
+    /// The changes a `Take` makes: from each property in order, as much as it holds above its
+    /// least value (or 0) until the amount is made up; none if the amount is not positive or
+    /// the properties hold less in all (it cannot be paid).
+    fn take_changes(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
+        self.take_changes_from(c, args, &|p, prop| self.base_property(p, prop))
+    }
+
+    /// A player's base property value (0 if none).
+    fn base_property(
+        &self,
+        p: crate::model::ids::PlayerId,
+        prop: crate::model::ids::PropId,
+    ) -> i64 {
+        self.player_props
+            .get(p.index())
+            .and_then(|v| v.get(prop.index()))
+            .and_then(|v| v.number())
+            .unwrap_or(0)
+    }
+
+    /// [`Self::take_changes`], reading the properties' values through `now`.
+    fn take_changes_from(
+        &self,
+        c: &Primitive,
+        args: &[Arg],
+        now: &dyn Fn(crate::model::ids::PlayerId, crate::model::ids::PropId) -> i64,
+    ) -> Vec<Change> {
+        let Primitive::Take {
+            player,
+            props,
+            amount,
+        } = c
+        else {
+            return Vec::new();
+        };
+        let Some(Arg::Player(p)) = args.get(*player as usize) else {
+            return Vec::new();
+        };
+        let mut left = match amount {
+            Amount::Const(n) => *n,
+            Amount::Param(i) => match args.get(*i as usize) {
+                Some(Arg::Number(n)) => *n,
+                _ => return Vec::new(),
+            },
+        };
+        if left <= 0 {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for prop in props {
+            if left == 0 {
+                break;
+            }
+            let least = self
+                .ruleset
+                .props
+                .get(prop.index())
+                .and_then(|d| d.min)
+                .unwrap_or(0);
+            let give = (now(*p, *prop) - least).clamp(0, left);
+            if give > 0 {
+                out.push(Change::AddProperty {
+                    player: *p,
+                    prop: *prop,
+                    by: -give,
+                });
+                left -= give;
+            }
+        }
+        if left > 0 {
+            return Vec::new();
+        }
+        out
+    }
+
+    /// Whether costs paid one after another could all be paid: each would change something,
+    /// with the players' properties as the costs before it left them ({1}{R} from a pool of one
+    /// red cannot be paid, though each part alone could). Other changes are judged on the
+    /// state as it is.
+    pub(super) fn pays_all(&self, occs: &[Occurrence]) -> bool {
+        let mut spent: Vec<(crate::model::ids::PlayerId, crate::model::ids::PropId, i64)> =
+            Vec::new();
+        let mut payable = true;
+        for o in occs {
+            if !payable {
+                break;
+            }
+            let kind = self.ruleset.event_kind(o.event);
+            if kind.changes.is_empty() {
+                continue;
+            }
+            let mut all_nothing = true;
+            for c in &kind.changes {
+                let now = |p, prop| {
+                    self.base_property(p, prop)
+                        + spent
+                            .iter()
+                            .filter(|(q, r, _)| *q == p && *r == prop)
+                            .map(|x| x.2)
+                            .sum::<i64>()
+                };
+                let changes: Vec<(Change, i64)> = match c {
+                    Primitive::Take { .. } => self.take_changes_from(c, &o.args, &now),
+                    Primitive::Property { .. } => lower(c, &o.args).into_iter().collect(),
+                    _ => {
+                        if !self.primitive_changes_nothing(c, &o.args) {
+                            all_nothing = false;
+                        }
+                        continue;
+                    }
+                }
+                .into_iter()
+                .map(|ch| {
+                    let v = match &ch {
+                        Change::AddProperty { player, prop, .. } => now(*player, *prop),
+                        _ => 0,
+                    };
+                    (ch, v)
+                })
+                .collect();
+                for (ch, value) in changes {
+                    let Change::AddProperty { player, prop, by } = ch else {
+                        continue;
+                    };
+                    if by == 0 {
+                        continue;
+                    }
+                    let least = self.ruleset.props.get(prop.index()).and_then(|d| d.min);
+                    if least.is_some_and(|m| by < 0 && value + by < m) {
+                        payable = false;
+                        continue;
+                    }
+                    all_nothing = false;
+                    spent.push((player, prop, by));
+                }
+            }
+            if all_nothing {
+                payable = false;
+            }
+        }
+        payable
+    }
+
     /// The top card of a player's zone: the latest put there.
     pub(crate) fn top_card(
         &self,
@@ -327,6 +477,7 @@ impl GameState {
             Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
                 self.each_permanent_changes(c, args).is_empty()
             }
+            Primitive::Take { .. } => self.take_changes(c, args).is_empty(),
             Primitive::MoveTop {
                 player,
                 from,
@@ -454,9 +605,10 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
     };
     Some(match c {
         // Worked out against the state (which card is on top): `make_changes` does it.
-        Primitive::MoveTop { .. } | Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
-            return None
-        }
+        Primitive::MoveTop { .. }
+        | Primitive::StateAll { .. }
+        | Primitive::ClearAll { .. }
+        | Primitive::Take { .. } => return None,
         Primitive::State {
             object: o,
             symbol,

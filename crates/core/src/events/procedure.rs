@@ -1206,7 +1206,7 @@ impl GameState {
         you: Option<PlayerId>,
         params: &[Arg],
     ) -> bool {
-        def.costs.iter().all(|c| match c {
+        let each = def.costs.iter().all(|c| match c {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
@@ -1217,7 +1217,28 @@ impl GameState {
                 values.is_some_and(|v| !self.changes_nothing(&Occurrence::new(*event, v)))
             }
             _ => true,
-        })
+        });
+        if !each || def.costs.len() < 2 {
+            return each;
+        }
+        // Paid one after another: together too ({1}{R} from one red cannot be paid).
+        let occs: Vec<Occurrence> = def
+            .costs
+            .iter()
+            .filter_map(|c| match c {
+                Deed::Occur { event, args, .. }
+                    if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
+                {
+                    let v: Option<Vec<Arg>> = args
+                        .iter()
+                        .map(|a| self.arg_value(a, source, you, &[], params))
+                        .collect();
+                    v.map(|v| Occurrence::new(*event, v))
+                }
+                _ => None,
+            })
+            .collect();
+        self.pays_all(&occs)
     }
 
     pub(super) fn legal_targets(

@@ -113,6 +113,18 @@ pub enum Primitive {
         /// True for `-=`: the amount is subtracted.
         negative: bool,
     },
+    /// Take an amount from several of a player's properties, in the order named, as much from
+    /// each as it holds (down to its least value, or 0) before the next: generic mana paid
+    /// from a pool's colors (CR 107.4c, 202.1). If they hold less than the amount in all, it
+    /// changes nothing: it cannot be paid.
+    Take {
+        /// Index of the player parameter whose properties are taken from.
+        player: u8,
+        /// The properties, in the order they give.
+        props: Vec<PropId>,
+        /// How much is taken.
+        amount: Amount,
+    },
     /// Move an object to a zone: it becomes a new object (CR 400.7).
     Move {
         /// Index of the object parameter that moves.

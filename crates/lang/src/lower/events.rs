@@ -457,6 +457,41 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         kind.changes.push(Primitive::ClearAll { counter });
         return c.finish();
     }
+    if c.eat_word("take") {
+        // `take AMOUNT from PLAYER PROP, PROP, ...`: generic mana paid from a pool's colors,
+        // in the order named (CR 107.4c).
+        let amount = amount(kind, &mut c)?;
+        c.expect_word("from")?;
+        let player = param_of(kind, &mut c, ParamKind::Player)?;
+        let mut props = Vec::new();
+        loop {
+            let (q, qs) = c.name("a player property")?;
+            let prop = rs.prop_id(&q).ok_or_else(|| {
+                unknown(
+                    qs,
+                    "player property",
+                    &q,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                )
+            })?;
+            if props.contains(&prop) {
+                return Err(Diagnostic::new(
+                    qs,
+                    format!("`{q}` is named twice: each property gives once"),
+                ));
+            }
+            props.push(prop);
+            if !c.eat_punct(",") {
+                break;
+            }
+        }
+        kind.changes.push(Primitive::Take {
+            player,
+            props,
+            amount,
+        });
+        return c.finish();
+    }
     if c.eat_words(&["each", "permanent", "of"]) {
         // `each permanent of PLAYER STATE -= SYMBOL`: untap all permanents (CR 502.3).
         let player = param_of(kind, &mut c, ParamKind::Player)?;
