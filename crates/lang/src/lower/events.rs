@@ -790,7 +790,8 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
                     }
                     if !(c.eat_word("_") || c.eat_word("any")) {
                         let k = kind.params[i].kind;
-                        if !matches!(k, ParamKind::Object | ParamKind::Player) {
+                        // An `any` argument is tested as whichever it is, an object or a player.
+                        if !matches!(k, ParamKind::Object | ParamKind::Player | ParamKind::Any) {
                             return Err(Diagnostic::new(
                                 c.here(),
                                 format!(
