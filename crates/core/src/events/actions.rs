@@ -345,6 +345,7 @@ impl GameState {
                         depth + 1,
                     );
                     run.illegal = illegal.iter().map(|i| *i as u8).collect();
+                    run.holds = self.ruleset.timing.after_once_resolved.then(Vec::new);
                     self.timing_mut().tasks.push(Task::Run(Box::new(run)));
                 }
             }

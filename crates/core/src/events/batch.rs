@@ -78,6 +78,7 @@ impl GameState {
             used: Vec::new(),
             handled: Vec::new(),
             settled: Vec::new(),
+            announced: None,
         });
         self.run_timing()
     }
@@ -207,6 +208,17 @@ impl GameState {
                 self.push_frame(vec![occ(phase.event, active)], Mode::Begin, 0);
             }
             FlowStage::Neutral => {
+                if let Some((by, option)) = flow.announced.clone() {
+                    if flow.passes + 1 >= self.players_in_game() {
+                        // No other player began a batch: what was announced happens; then the
+                        // phase is neutral again, its player first.
+                        let f = self.flow_mut();
+                        f.announced = None;
+                        f.turn = by;
+                        f.passes = 0;
+                        return self.play_now(by, option, false);
+                    }
+                }
                 let fast = ts.phases.get(flow.phase).is_some_and(|p| p.fast);
                 let mut turn = flow.turn;
                 if fast && flow.passes >= self.players_in_game() {
@@ -542,6 +554,7 @@ impl GameState {
                 );
                 run.part = part;
                 run.illegal = illegal.iter().map(|i| *i as u8).collect();
+                run.holds = self.ruleset.timing.after_once_resolved.then(Vec::new);
                 self.timing_mut().tasks.push(Task::Run(Box::new(run)));
             }
         }
@@ -611,7 +624,32 @@ impl GameState {
                     Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o))
                 })
             };
+            if play.unless_batch
+                && self
+                    .timing
+                    .flow
+                    .as_ref()
+                    .is_some_and(|f| f.announced.is_some())
+            {
+                continue;
+            }
             match &play.kind {
+                PlayKind::Deeds(_) if play.from.is_none() => {
+                    // A play of no card ("announce attack"), while its `if:` holds.
+                    let holds = play.only_if.as_ref().is_none_or(|c| {
+                        Ctx::new(self, sheet, None, Some(player), &[])
+                            .test(c, Subject::Player(player))
+                    });
+                    if !holds {
+                        continue;
+                    }
+                    out.push(PlayOption {
+                        label: play.label.to_string(),
+                        play: k as u16,
+                        card: None,
+                        ability: None,
+                    });
+                }
                 PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::Deeds(_) => {
                     let Some(zone) = play.from else { continue };
                     let at = match zones.iter().position(|(z, _)| *z == zone) {
@@ -924,17 +962,49 @@ impl GameState {
         Some(def)
     }
 
-    /// A player makes a play the pending decision offered.
+    /// A player makes a play the pending decision offered. One announced `unless a batch
+    /// begins` waits for the other players, each in turn, to begin a batch or pass.
     pub(super) fn make_play(
         &mut self,
         player: PlayerId,
         option: PlayOption,
     ) -> Result<(), ActionError> {
+        let play = self
+            .ruleset
+            .plays
+            .get(option.play as usize)
+            .ok_or(ActionError::BadChoice("no such play".into()))?;
+        if play.unless_batch && self.timing.tasks.is_empty() {
+            self.log_at(
+                0,
+                Logged::Played {
+                    player,
+                    label: option.label.clone().into(),
+                },
+            );
+            let next = self.next_player(player);
+            let f = self.flow_mut();
+            f.announced = Some((player, option));
+            f.turn = next;
+            f.passes = 0;
+            return Ok(());
+        }
+        self.play_now(player, option, true)
+    }
+
+    /// A play happens: announced into a batch, or its deeds done at once.
+    fn play_now(
+        &mut self,
+        player: PlayerId,
+        option: PlayOption,
+        log: bool,
+    ) -> Result<(), ActionError> {
         let rs = self.ruleset.clone();
         let play = &rs.plays[option.play as usize];
-        let card = option
-            .card
-            .ok_or(ActionError::BadChoice("a play names its card".into()))?;
+        let card = option.card;
+        if card.is_none() && !matches!(play.kind, PlayKind::Deeds(_)) {
+            return Err(ActionError::BadChoice("a play names its card".into()));
+        }
         let top = self.timing.tasks.len();
         let in_batch = top > 0;
         let depth = match self.timing.tasks.last() {
@@ -944,31 +1014,36 @@ impl GameState {
         if play.once_per_turn {
             self.flow_mut().used.push(option.play);
         }
-        self.log_at(
-            depth,
-            Logged::Played {
-                player,
-                label: option.label.clone().into(),
-            },
-        );
+        if log {
+            self.log_at(
+                depth,
+                Logged::Played {
+                    player,
+                    label: option.label.clone().into(),
+                },
+            );
+        }
         let batched = |kind: &PlayKind, def: &ResponseDef| match kind {
             PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::PhaseCost => true,
             PlayKind::Activate => def.kind == ResponseKind::Ability,
             PlayKind::Deeds(_) => false,
         };
         let (def, announce) = match &play.kind {
-            PlayKind::Cast => (
-                self.announcement(card, play.from, false)
-                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
-                Some(ItemKind::Spell),
-            ),
-            PlayKind::CastInto(zone) => (
-                self.announcement(card, play.from, true)
-                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
-                Some(ItemKind::Permanent(*zone)),
-            ),
+            PlayKind::Cast | PlayKind::CastInto(_) => {
+                let card = card.ok_or(ActionError::BadChoice("a play names its card".into()))?;
+                let into = match play.kind {
+                    PlayKind::CastInto(zone) => Some(zone),
+                    _ => None,
+                };
+                (
+                    self.announcement(card, play.from, into.is_some())
+                        .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                    Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)),
+                )
+            }
             PlayKind::Activate => {
                 let i = option.ability.unwrap_or(0) as usize;
+                let card = card.ok_or(ActionError::BadChoice("a play names its card".into()))?;
                 let def = self.content.class_def(self.obj(card).class).responses[i].clone();
                 if def.phase.is_some() {
                     // A phase effect: once a phase.
@@ -978,6 +1053,7 @@ impl GameState {
                 ((*def).clone(), announce)
             }
             PlayKind::PhaseCost => {
+                let card = card.ok_or(ActionError::BadChoice("a play names its card".into()))?;
                 let sources = self.phase_cost_sources();
                 let parts = self.phase_cost_due(card, &sources).unwrap_or_default();
                 let def = Arc::new(self.phase_cost_item(&parts, option.ability == Some(0)));
@@ -998,6 +1074,26 @@ impl GameState {
             ),
         };
         if announce.is_some() && !in_batch {
+            if let Some((by, announced)) =
+                self.timing.flow.as_ref().and_then(|f| f.announced.clone())
+            {
+                // A batch begun: what was announced is aborted, and may be announced again.
+                self.flow_mut().announced = None;
+                self.log_at(
+                    depth,
+                    Logged::Fizzled {
+                        by: Responder {
+                            source: None,
+                            text: announced.label.into(),
+                        },
+                        why: format!(
+                            "{} began a batch: {}'s announcement is aborted",
+                            self.player_name(player),
+                            self.player_name(by)
+                        ),
+                    },
+                );
+            }
             // It begins a batch: the active player decides first once it is added.
             let active = self.active;
             self.timing_mut().tasks.push(Task::Batch(Box::new(Batch {
@@ -1022,12 +1118,17 @@ impl GameState {
             frame,
             0,
             Arc::new(def),
-            Some(card),
+            card,
             Some(player),
             Vec::new(),
             None,
             depth + 1,
         );
+        // A mana ability cannot be interrupted: what its costs trigger comes after the mana is
+        // added (`after: once resolved`).
+        if run.def.kind == ResponseKind::ManaAbility && matches!(play.kind, PlayKind::Activate) {
+            run.holds = self.ruleset.timing.after_once_resolved.then(Vec::new);
+        }
         run.announce = announce;
         run.scope = Some(
             self.being_cast()

@@ -619,9 +619,58 @@ impl GameState {
                 f.occs[0].happened = true;
                 f.stage += 1;
             }
-            Stage::At(point) => self.advance_point(fi, point)?,
+            Stage::At(point) => {
+                if !(point == Point::After && self.hold_after(fi)) {
+                    self.advance_point(fi, point)?;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// `after: once resolved`: a frame reaching its "after" point while an effect resolves
+    /// (the nearest run below it that holds) waits in that run until it is complete, if
+    /// anything answers it there. Its occurrences have happened: for a cost, it was paid.
+    fn hold_after(&mut self, fi: usize) -> bool {
+        if !self.ruleset.timing.after_once_resolved {
+            return false;
+        }
+        let f = self.frame(fi);
+        let fresh = f.step == 0 && matches!(f.st, StepState::Fresh);
+        if !fresh
+            || !matches!(f.mode, Mode::Plain | Mode::AfterOnly)
+            || !self.point_has_listeners(fi, Point::After)
+        {
+            return false;
+        }
+        let Some(ri) = self.timing.tasks[..fi]
+            .iter()
+            .rposition(|t| matches!(t, Task::Run(r) if r.holds.is_some()))
+        else {
+            return false;
+        };
+        let t = self.timing_mut();
+        let Some(Task::Frame(frame)) = t.tasks.pop() else {
+            unreachable!("task {fi} is the frame at the top")
+        };
+        t.last_happened = frame.occs.iter().any(|o| o.happened);
+        if let Some(Task::Run(r)) = t.tasks.get_mut(ri) {
+            r.holds.get_or_insert_with(Vec::new).push(*frame);
+        }
+        true
+    }
+
+    /// A run is over: what it held comes now, the first to happen first.
+    pub(super) fn end_run(&mut self, ri: usize) {
+        let held = match self.timing_mut().tasks.get_mut(ri) {
+            Some(Task::Run(r)) => r.holds.take().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let t = self.timing_mut();
+        t.tasks.truncate(ri);
+        for frame in held.into_iter().rev() {
+            t.tasks.push(Task::Frame(Box::new(frame)));
+        }
     }
 
     /// CR 104.1: the game is over, and ends at once: nothing under way goes on, no delayed

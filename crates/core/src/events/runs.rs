@@ -68,7 +68,7 @@ impl GameState {
                         why: "its cost was not paid".into(),
                     },
                 );
-                self.timing_mut().tasks.truncate(ri);
+                self.end_run(ri);
                 return Ok(());
             }
         }
@@ -116,7 +116,7 @@ impl GameState {
             let deed = r.def.deeds[r.part - nt - nc].clone();
             self.do_deed(&r, &deed)?;
         } else {
-            self.timing_mut().tasks.truncate(ri);
+            self.end_run(ri);
         }
         Ok(())
     }
@@ -183,7 +183,7 @@ impl GameState {
                         why: "it has no legal target".into(),
                     },
                 );
-                self.timing_mut().tasks.truncate(ri);
+                self.end_run(ri);
             }
             1 => self.set_target(ri, next, options[0]),
             _ => {

@@ -41,6 +41,8 @@ impl GameState {
             return self.push_state_checks(occs);
         }
         let mut found: Vec<(ObjectId, Option<ZoneId>, String)> = Vec::new();
+        // Checks that make an occurrence of an event about the object (`happens:`).
+        let mut happening: Vec<Occurrence> = Vec::new();
         self.refresh();
         // After a change that reached only some objects, only those can newly fail a check:
         // the others passed before it.
@@ -53,10 +55,23 @@ impl GameState {
                 &all
             }
         };
+        // An object a round under way is already about (its destruction waiting for a Reaction
+        // to be paid for) is not found again: that check has been made.
+        let under_way: Vec<Arg> = self
+            .timing
+            .tasks
+            .iter()
+            .filter_map(|t| match t {
+                Task::Frame(f) if f.state_checks => Some(f),
+                _ => None,
+            })
+            .flat_map(|f| f.occs.iter().filter(|o| o.alive && !o.happened))
+            .filter_map(|o| o.occ.args.first().copied())
+            .collect();
         {
             let ctx = Ctx::new(self, &self.derived().sheet, None, None, &[]);
             for &o in objects {
-                if !self.in_play(o) {
+                if !self.in_play(o) || under_way.contains(&Arg::Object(o)) {
                     continue;
                 }
                 if let Some(c) = rs
@@ -65,14 +80,17 @@ impl GameState {
                     .filter(|c| !c.loses)
                     .find(|c| ctx.test(&c.condition, Subject::Object(o)))
                 {
-                    found.push((o, c.to_zone, c.name.clone()));
+                    match c.happens {
+                        Some(e) => happening.push(Occurrence::new(e, vec![Arg::Object(o)])),
+                        None => found.push((o, c.to_zone, c.name.clone())),
+                    }
                 }
             }
         }
         // CR 704.5a: a player's checks, tested on each player still in the game, in the same
         // round (CR 704.3: every check that applies is made at once).
         let losing = self.losing_players();
-        if found.is_empty() && losing.is_empty() {
+        if found.is_empty() && losing.is_empty() && happening.is_empty() {
             self.settled = true;
             return Ok(());
         }
@@ -87,6 +105,7 @@ impl GameState {
             .map(|(o, _, _)| Occurrence::new(b.unattached, vec![Arg::Object(*o)]))
             .collect();
         occs.extend(self.moving(&moves));
+        occs.extend(happening);
         occs.extend(
             losing
                 .into_iter()

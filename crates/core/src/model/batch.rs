@@ -96,6 +96,15 @@ pub struct PlayDef {
     pub once_per_turn: bool,
     /// What it does.
     pub kind: PlayKind,
+    /// `unless a batch begins`: announced, its deeds wait while the other players in turn may
+    /// begin a batch; one who does aborts it (it may be announced again later); when all pass,
+    /// its deeds happen (Revised-era rules: announcing an attack).
+    #[serde(default)]
+    pub unless_batch: bool,
+    /// `if: COND`: a play of no card is offered only while this holds, tested on the player
+    /// (as "you"): an attack only with a creature that could attack.
+    #[serde(default)]
+    pub only_if: Option<Cond>,
 }
 
 /// One legal play a [`crate::model::decision::DecisionRequest::Play`] offers.

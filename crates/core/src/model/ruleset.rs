@@ -220,6 +220,11 @@ pub struct StateCheck {
     /// Or, tested on each player still in the game instead of on objects, the player loses
     /// (CR 704.5a: a player with 0 or less life loses).
     pub loses: bool,
+    /// Or the object is the one argument of an occurrence of this event (`happens: destroyed`:
+    /// in the Revised-era rules lethal damage destroys the creature, which regeneration can
+    /// replace).
+    #[serde(default)]
+    pub happens: Option<crate::model::ids::EventId>,
 }
 
 /// A game's rules, loaded from a ruleset file: its characteristics, player properties, zones,

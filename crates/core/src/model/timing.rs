@@ -103,4 +103,10 @@ pub struct TimingStep {
 pub struct TimingProcedure {
     /// The steps, in the order they run at each point (L5R CE timing: A, B, C).
     pub steps: Vec<TimingStep>,
+    /// `after: once resolved`: what answers an occurrence at its "after" point, while a spell
+    /// or an ability resolves or a mana ability is used (its costs too), waits until that is
+    /// complete, then comes in the order the occurrences happened (Magic's Revised-era rules:
+    /// a triggered effect "occurs after the scenario is complete").
+    #[serde(default)]
+    pub after_once_resolved: bool,
 }

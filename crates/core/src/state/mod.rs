@@ -756,6 +756,9 @@ pub(crate) struct Flow {
     /// Permanents whose phase cost has resolved this phase: their abilities are on again.
     #[serde(default)]
     pub(crate) settled: Vec<ObjectId>,
+    /// A play announced `unless a batch begins`, by whom, waiting for the other players.
+    #[serde(default)]
+    pub(crate) announced: Option<(PlayerId, crate::model::batch::PlayOption)>,
 }
 
 /// What the turn structure does next, once nothing is under way.
@@ -974,6 +977,10 @@ pub(crate) struct Run {
     /// Which objects it may target, if announced.
     #[serde(default)]
     pub(crate) scope: Option<crate::model::batch::TargetScope>,
+    /// An effect resolving whose occurrences' "after" points wait until it is complete
+    /// (`after: once resolved`): those frames, in the order they reached that point.
+    #[serde(default)]
+    pub(crate) holds: Option<Vec<Frame>>,
 }
 
 impl Run {
@@ -1007,6 +1014,7 @@ impl Run {
             illegal: Vec::new(),
             announce: None,
             scope: None,
+            holds: None,
         }
     }
 

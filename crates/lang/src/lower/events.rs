@@ -229,6 +229,8 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut cards = None;
     let mut timing = None;
     let mut once_per_turn = false;
+    let mut unless_batch = false;
+    let mut only_if = None;
     let mut kind: Option<PlayKind> = None;
     let mut deeds = Vec::new();
     for item in block(s, "the play: `from:`, `cards:`, `when:` and what it does")? {
@@ -259,6 +261,11 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             });
         } else if c.eat_words(&["once", "per", "turn"]) {
             once_per_turn = true;
+        } else if c.eat_word("if") {
+            c.expect_punct(":")?;
+            only_if = Some(condition(env, &mut c, Allow::default())?);
+        } else if c.eat_words(&["unless", "a", "batch", "begins"]) {
+            unless_batch = true;
         } else if c.eat_word("cast") {
             kind = Some(if c.eat_word("into") {
                 // `cast into play`: a permanent spell, put into that zone as it resolves.
@@ -283,7 +290,7 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             // Pay or decline each permanent's phase cost due now.
             kind = Some(PlayKind::PhaseCost);
         } else {
-            deeds.push(occurrence_deed(env, &mut c, &[], 0)?);
+            deeds.push(spell_deed(env, &mut c, 0)?);
         }
         c.finish()?;
     }
@@ -323,10 +330,28 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             "an interrupt is a spell cast while another is being cast: `when: interrupt` plays `cast`",
         ));
     }
-    if from.is_none() && !matches!(kind, PlayKind::Activate | PlayKind::PhaseCost) {
+    if from.is_none() && casts {
         return Err(Diagnostic::new(
             span,
             "a play of a card needs the zone it is played from: `from: hand`",
+        ));
+    }
+    if unless_batch && (timing != PlayTiming::Main || !matches!(kind, PlayKind::Deeds(_))) {
+        return Err(Diagnostic::new(
+            span,
+            "`unless a batch begins` is for a play of deeds in the neutral state of a main phase (`when: main`), such as announcing an attack",
+        ));
+    }
+    if only_if.is_some() && (from.is_some() || !matches!(kind, PlayKind::Deeds(_))) {
+        return Err(Diagnostic::new(
+            span,
+            "`if:` is for a play of no card (tested on the player); a play of cards says which with `cards:`",
+        ));
+    }
+    if from.is_none() && cards.is_some() && matches!(kind, PlayKind::Deeds(_)) {
+        return Err(Diagnostic::new(
+            span,
+            "`cards:` says which cards a play is for: it needs `from: ZONE` (or `activate`)",
         ));
     }
     if casts && env.ruleset.wait_zone.is_none() {
@@ -342,6 +367,8 @@ pub fn play_decl(env: &mut Env, s: &Stmt) -> Res<()> {
         timing,
         once_per_turn,
         kind,
+        unless_batch,
+        only_if,
     });
     Ok(())
 }
@@ -674,6 +701,25 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     for item in block(s, "the timing procedure's steps")? {
         no_block(item)?;
         let mut c = Cursor::new(&item.head);
+        if c.eat_word("after") {
+            // `after: once resolved`: "after" answers wait for the effect resolving.
+            c.expect_punct(":")?;
+            if !c.eat_words(&["once", "resolved"]) {
+                return Err(c.err("`once resolved`"));
+            }
+            c.finish()?;
+            if env.ruleset.timing.after_once_resolved {
+                return Err(Diagnostic::new(
+                    item.head[0].span,
+                    "`after: once resolved` is said once",
+                ));
+            }
+            env.ruleset.timing.after_once_resolved = true;
+            continue;
+        }
+        if !c.peek().is_some_and(|t| t.is_word("step")) {
+            return Err(c.err("`step NAME: ...` or `after: once resolved`"));
+        }
         c.expect_word("step")?;
         let (name, _) = c.name_or_string("the step's name")?;
         c.expect_punct(":")?;
@@ -770,7 +816,8 @@ fn trigger(env: &Env, c: &mut Cursor, point_word: &str, outer: &[String]) -> Res
                     }
                     if !(c.eat_word("_") || c.eat_word("any")) {
                         let k = kind.params[i].kind;
-                        if !matches!(k, ParamKind::Object | ParamKind::Player) {
+                        // An `any` argument is tested as whichever it is, an object or a player.
+                        if !matches!(k, ParamKind::Object | ParamKind::Player | ParamKind::Any) {
                             return Err(Diagnostic::new(
                                 c.here(),
                                 format!(

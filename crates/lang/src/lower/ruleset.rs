@@ -441,6 +441,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             let mut to = None;
             let mut unattach = false;
             let mut loses = false;
+            let mut happens = None;
             for item in block(s, "the check")? {
                 no_block(item)?;
                 let mut ic = Cursor::new(&item.head);
@@ -459,16 +460,44 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     unattach = true;
                 } else if ic.eat_words(&["player", "loses"]) {
                     loses = true;
+                } else if ic.eat_word("happens") {
+                    // `happens: destroyed`: the object is the argument of an occurrence of the
+                    // event (Revised-era lethal damage destroys: regeneration can replace it).
+                    ic.expect_punct(":")?;
+                    let (e, es) = crate::lower::events::event_named(env, &mut ic, "an event")?;
+                    let kind = &env.ruleset.events[e.index()];
+                    let one_object = kind.params.len() == 1
+                        && matches!(
+                            kind.params[0].kind,
+                            rulecraft_core::model::event::ParamKind::Object
+                                | rulecraft_core::model::event::ParamKind::Any
+                        );
+                    if !one_object || kind.period {
+                        return Err(Diagnostic::new(
+                            es,
+                            format!(
+                                "`happens:` names an event with one object parameter, the object the check finds; `{}` has {} parameter(s)",
+                                kind.name,
+                                kind.params.len()
+                            ),
+                        ));
+                    }
+                    happens = Some(e);
                 } else {
-                    return Err(ic.err("`when:`, `move to:`, `unattach` or `player loses`"));
+                    return Err(
+                        ic.err("`when:`, `move to:`, `happens:`, `unattach` or `player loses`")
+                    );
                 }
                 ic.finish()?;
             }
-            let actions = usize::from(to.is_some()) + usize::from(unattach) + usize::from(loses);
+            let actions = usize::from(to.is_some())
+                + usize::from(unattach)
+                + usize::from(loses)
+                + usize::from(happens.is_some());
             let (Some(condition), 1) = (when, actions) else {
                 return Err(Diagnostic::new(
                     s.head[0].span,
-                    "a check needs `when:` and one of `move to:`, `unattach` or `player loses`",
+                    "a check needs `when:` and one of `move to:`, `happens:`, `unattach` or `player loses`",
                 ));
             };
             env.ruleset.state_checks.push(StateCheck {
@@ -477,6 +506,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 to_zone: to,
                 unattach,
                 loses,
+                happens,
             });
         }
         "copiable" => {
