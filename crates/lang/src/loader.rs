@@ -48,6 +48,10 @@ pub struct Loader {
     /// Project folders searched, after the file's own project, for rulesets and content named by
     /// name (`--include`, `RULECRAFT_PATH`), as a compiler searches include paths.
     pub search: Vec<SearchDir>,
+    /// Confined mode: where files may be read from and how much ([`crate::confine`]).
+    pub(crate) confine: Option<crate::confine::Guard>,
+    /// Texts used instead of files on disk, by full path ([`Loader::set_text`]).
+    pub(crate) overlay: HashMap<PathBuf, String>,
 }
 
 /// Content files loaded against a ruleset: their classes, the ruleset's environment with the
@@ -194,11 +198,7 @@ impl Loader {
 
     /// Parses a file into statements.
     pub fn parse_file(&mut self, path: &Path, at: Option<Span>) -> Result<Vec<Stmt>, LoadError> {
-        let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-            at,
-        })?;
+        let bytes = self.read_source(path, at)?;
         // A byte-order mark says the file is UTF-8; it is no part of the text.
         const BOM: &[u8] = "\u{feff}".as_bytes();
         let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
@@ -341,15 +341,17 @@ impl Loader {
                 .expect("header checks the ruleset is named");
             let rpath = self
                 .locate(path, &rname, "rulesets", RULESET_EXT)
-                .map_err(|m| Diagnostic::new(rspan, missing_message(&rname, RULESET_EXT, &m)))?;
+                .map_err(|m| Diagnostic::new(rspan, missing_message(&rname, RULESET_EXT, &m)));
+            self.admit(path, &rname, rspan, rpath.as_deref().ok())?;
+            let rpath = rpath?;
             let env = self.ruleset(&rpath, Some(rspan))?;
             let mut files = Vec::new();
             for (cname, cspan) in &header.content {
                 let p = self
                     .locate(path, cname, "content", CONTENT_EXT)
-                    .map_err(|m| {
-                        Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m))
-                    })?;
+                    .map_err(|m| Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m)));
+                self.admit(path, cname, *cspan, p.as_deref().ok())?;
+                let p = p?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
             let lib = self.library(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
