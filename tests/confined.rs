@@ -113,10 +113,9 @@ fn files_inside_load_and_paths_that_stay_inside_are_allowed() {
         "(no error: 1 scenarios loaded and ran)"
     );
     // A file given directly outside the folders is refused too, unread.
-    let err = loader
-        .ruleset(Path::new(OUTSIDE), None)
-        .err()
-        .expect("refused");
+    let Err(err) = loader.ruleset(Path::new(OUTSIDE), None) else {
+        panic!("a file outside is refused")
+    };
     assert!(matches!(err, LoadError::Io { .. }));
     assert_eq!(
         loader.short(&err),
@@ -170,7 +169,9 @@ fn loading_past_the_time_limit_is_refused() {
     let mut loader = Loader::confined(c);
     std::thread::sleep(Duration::from_millis(2));
     let path = Path::new(DIR).join("too-many-occurrences.scenario");
-    let err = loader.scenarios(&path).err().expect("refused");
+    let Err(err) = loader.scenarios(&path) else {
+        panic!("loading past the time limit is refused")
+    };
     assert_eq!(
         loader.short(&err),
         format!(
