@@ -157,3 +157,16 @@ test('an unclosed block or string is seen as open', async () => {
   assert.strictEqual(tokenize(grammar, 'card "X" {\n    power: 1\n}\n').stack.depth, 1);
   assert.ok(tokenize(grammar, 'card "X" {\n    power: 1\n').stack.depth > 1);
 });
+
+test('the extension contributes the language, its grammar and its configuration', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8'));
+  const [lang] = pkg.contributes.languages;
+  const [grammar] = pkg.contributes.grammars;
+  assert.deepStrictEqual(lang.extensions.slice(0, 3), ['.rules', '.cards', '.scenario']);
+  assert.strictEqual(grammar.language, lang.id);
+  const raw = JSON.parse(fs.readFileSync(path.join(HERE, grammar.path), 'utf8'));
+  assert.strictEqual(raw.scopeName, grammar.scopeName);
+  const conf = JSON.parse(fs.readFileSync(path.join(HERE, lang.configuration), 'utf8'));
+  assert.strictEqual(conf.comments.lineComment, '#');
+  assert.ok(fs.existsSync(path.join(HERE, pkg.main)));
+});
