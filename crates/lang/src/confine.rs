@@ -1,19 +1,20 @@
 //! Confined loading, for other people's text: a playground, a rules-question bot, a server.
 //!
 //! A scenario may name any file as its ruleset or content. For one's own files that is what is
-//! wanted ([`Loader::new`]). A loader made with [`Loader::confined`] instead reads only files
+//! wanted (`Loader::new`). A loader made with `Loader::confined` instead reads only files
 //! under the folders it is given, refuses absolute paths and `..` that leave those folders (and
 //! files that are links to places outside them) without reading or quoting what it refused, and
-//! bounds the input: the size of each file and of all files read. [`Loader::run`] runs a scenario
+//! bounds the input: the size of each file and of all files read. [`Confinement::run`] (and
+//! `Loader::run`) runs a scenario
 //! within a bound on the occurrences logged and on time. Nesting and the size of each condition are
 //! bounded in either mode (`syntax::MAX_BLOCK_DEPTH`, `lower::cond::MAX_PARTS`).
 
 use crate::diagnostics::{Diagnostic, Span};
-use crate::loader::{LoadError, Loader};
 use crate::lower::scenario::Scenario;
 use crate::lower::Env;
 use crate::scenario::{run_with, Report};
 use rulecraft_core::GameState;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -85,91 +86,61 @@ pub(crate) struct Guard {
 /// The words every refusal ends with.
 const CONFINED: &str = "the folders this loader may read (confined mode)";
 
-impl Loader {
-    /// A loader for other people's text: it reads only under the confinement's folders, within its
-    /// limits (see the module's documentation).
-    pub fn confined(limits: Confinement) -> Loader {
-        let mut loader = Loader::default();
-        loader.confine = Some(Guard {
+impl Guard {
+    /// A guard with nothing read yet, its clock started.
+    pub(crate) fn new(limits: Confinement) -> Guard {
+        Guard {
             limits,
             read: 0,
             since: Instant::now(),
-        });
-        loader
-    }
-
-    /// The confinement, for a confined loader.
-    pub fn confinement(&self) -> Option<&Confinement> {
-        self.confine.as_ref().map(|g| &g.limits)
-    }
-
-    /// Uses `text` as the file's text instead of what is on disk (an editor's unsaved buffer),
-    /// until [`Loader::forget_text`]. Files already loaded are not loaded again: use a new loader.
-    pub fn set_text(&mut self, path: &Path, text: String) {
-        self.overlay.insert(overlay_key(path), text);
-    }
-
-    /// Reads the file from disk again.
-    pub fn forget_text(&mut self, path: &Path) {
-        self.overlay.remove(&overlay_key(path));
-    }
-
-    /// A file's bytes: the text set for it, or the file on disk, if the confinement allows.
-    pub(crate) fn read_source(
-        &mut self,
-        path: &Path,
-        at: Option<Span>,
-    ) -> Result<Vec<u8>, LoadError> {
-        if let Some(t) = self.overlay.get(&overlay_key(path)) {
-            return Ok(t.clone().into_bytes());
         }
-        let refused = |message: String| LoadError::Io {
-            path: path.to_path_buf(),
-            message,
-            at,
-        };
-        let Some(g) = &mut self.confine else {
-            return std::fs::read(path).map_err(|e| refused(e.to_string()));
-        };
-        let limits = &g.limits;
-        if g.since.elapsed() > limits.max_time {
-            return Err(refused(format!(
+    }
+
+    /// The limits.
+    pub(crate) fn limits(&self) -> &Confinement {
+        &self.limits
+    }
+
+    /// A file's bytes, if the confinement allows reading it; else why not, quoting nothing of it.
+    pub(crate) fn read(&mut self, path: &Path) -> Result<Vec<u8>, String> {
+        let limits = &self.limits;
+        if self.since.elapsed() > limits.max_time {
+            return Err(format!(
                 "refused: loading took longer than the limit of {} ms",
                 limits.max_time.as_millis()
-            )));
+            ));
         }
         // Links are followed before the check, so a link inside to a file outside is refused.
         match path.canonicalize() {
             Ok(full) if limits.holds(&full) => {}
-            _ => return Err(refused(format!("refused: outside {CONFINED}"))),
+            _ => return Err(format!("refused: outside {CONFINED}")),
         }
-        use std::io::Read;
         let mut bytes = Vec::new();
         // One byte past the limit tells a file at the limit from a larger one.
         std::fs::File::open(path)
             .and_then(|f| f.take(limits.max_file_bytes + 1).read_to_end(&mut bytes))
-            .map_err(|e| refused(e.to_string()))?;
+            .map_err(|e| e.to_string())?;
         let n = bytes.len() as u64;
         if n > limits.max_file_bytes {
-            return Err(refused(format!(
+            return Err(format!(
                 "refused: larger than the limit of {} bytes for one file (confined mode)",
                 limits.max_file_bytes
-            )));
+            ));
         }
-        if g.read + n > limits.max_total_bytes {
-            return Err(refused(format!(
+        if self.read + n > limits.max_total_bytes {
+            return Err(format!(
                 "refused: reading it would pass the limit of {} bytes read in all (confined mode)",
                 limits.max_total_bytes
-            )));
+            ));
         }
-        g.read += n;
+        self.read += n;
         Ok(bytes)
     }
 
-    /// In confined mode, whether a file may be named as `written` in the file `from` and found at
-    /// `found`: an absolute path is refused, and so is a path whose `..` leaves the confinement's
-    /// folders, before anything there is looked at; then the file or folder found must be inside
-    /// them (after following links). The messages quote only what `from` wrote.
+    /// Whether a file may be named as `written` in the file `from` and found at `found`: an
+    /// absolute path is refused, and so is a path whose `..` leaves the confinement's folders,
+    /// before anything there is looked at; then the file or folder found must be inside them
+    /// (after following links). The messages quote only what `from` wrote.
     pub(crate) fn admit(
         &self,
         from: &Path,
@@ -177,9 +148,6 @@ impl Loader {
         at: Span,
         found: Option<&Path>,
     ) -> Result<(), Diagnostic> {
-        let Some(g) = &self.confine else {
-            return Ok(());
-        };
         let w = Path::new(written);
         if w.has_root() || w.is_absolute() || written.starts_with('\\') {
             return Err(Diagnostic::new(
@@ -196,7 +164,7 @@ impl Loader {
                 .canonicalize()
                 .ok()
                 .and_then(|b| lexical_join(&b, w))
-                .is_some_and(|p| g.limits.holds(&p));
+                .is_some_and(|p| self.limits.holds(&p));
             if !inside {
                 return Err(Diagnostic::new(
                     at,
@@ -205,7 +173,7 @@ impl Loader {
             }
         }
         if let Some(f) = found {
-            if !f.canonicalize().is_ok_and(|full| g.limits.holds(&full)) {
+            if !f.canonicalize().is_ok_and(|full| self.limits.holds(&full)) {
                 return Err(Diagnostic::new(
                     at,
                     format!("refused: `{written}` is outside {CONFINED}"),
@@ -214,14 +182,13 @@ impl Loader {
         }
         Ok(())
     }
+}
 
-    /// Runs a scenario; in confined mode, stopped after the first step that leaves more than the
-    /// limit of log entries or takes the run past its time limit.
+impl Confinement {
+    /// Runs a scenario, stopped after the first step that leaves more than `max_logged` log
+    /// entries or takes the run past `max_time`.
     pub fn run(&self, env: &Env, sc: &Scenario) -> Report {
-        let Some(g) = &self.confine else {
-            return run_with(env, sc, None, None);
-        };
-        let (max_logged, max_time) = (g.limits.max_logged, g.limits.max_time);
+        let (max_logged, max_time) = (self.max_logged, self.max_time);
         let start = Instant::now();
         let mut check = move |s: &GameState| -> Result<GameState, String> {
             if s.log().len() > max_logged {
@@ -239,11 +206,6 @@ impl Loader {
         };
         run_with(env, sc, None, Some(&mut check))
     }
-}
-
-/// The key of a file's text set by [`Loader::set_text`]: its full path where it exists.
-fn overlay_key(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `base` joined with a relative path, `.` and `..` worked out on the text alone (none above the

@@ -1,6 +1,7 @@
 //! Finding and loading files: a scenario names its ruleset and content by name (looked up under the
 //! project root's `rulesets/` and `content/`) or by a path relative to the scenario file.
 
+use crate::confine::{Confinement, Guard};
 use crate::diagnostics::{Diagnostic, SourceMap, Span};
 use crate::lower::scenario::{self as lsc, Scenario, StepKind};
 use crate::lower::{content as lcontent, ruleset as lruleset, Env, SymbolNote};
@@ -49,9 +50,9 @@ pub struct Loader {
     /// name (`--include`, `RULECRAFT_PATH`), as a compiler searches include paths.
     pub search: Vec<SearchDir>,
     /// Confined mode: where files may be read from and how much ([`crate::confine`]).
-    pub(crate) confine: Option<crate::confine::Guard>,
+    confine: Option<Guard>,
     /// Texts used instead of files on disk, by full path ([`Loader::set_text`]).
-    pub(crate) overlay: HashMap<PathBuf, String>,
+    overlay: HashMap<PathBuf, String>,
 }
 
 /// Content files loaded against a ruleset: their classes, the ruleset's environment with the
@@ -128,6 +129,74 @@ impl Loader {
     /// A loader with nothing loaded, no warnings and no search folders.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A loader for other people's text: it reads only under the confinement's folders, within its
+    /// limits (`crate::confine`).
+    pub fn confined(limits: Confinement) -> Loader {
+        Loader {
+            confine: Some(Guard::new(limits)),
+            ..Loader::default()
+        }
+    }
+
+    /// The confinement, for a confined loader.
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.confine.as_ref().map(|g| g.limits())
+    }
+
+    /// Uses `text` as the file's text instead of what is on disk (an editor's unsaved buffer),
+    /// until [`Loader::forget_text`]. Files already loaded are not loaded again: use a new loader.
+    pub fn set_text(&mut self, path: &Path, text: String) {
+        self.overlay.insert(full_path(path), text);
+    }
+
+    /// Reads the file from disk again.
+    pub fn forget_text(&mut self, path: &Path) {
+        self.overlay.remove(&full_path(path));
+    }
+
+    /// Runs a scenario; a confined loader stops it past the confinement's limits
+    /// ([`Confinement::run`]).
+    pub fn run(&self, env: &Env, sc: &Scenario) -> crate::scenario::Report {
+        match &self.confine {
+            Some(g) => g.limits().run(env, sc),
+            None => crate::scenario::run(env, sc, None),
+        }
+    }
+
+    /// A file's bytes: the text set for it, or the file on disk if a confined loader may read it.
+    pub(crate) fn read_source(
+        &mut self,
+        path: &Path,
+        at: Option<Span>,
+    ) -> Result<Vec<u8>, LoadError> {
+        if let Some(t) = self.overlay.get(&full_path(path)) {
+            return Ok(t.clone().into_bytes());
+        }
+        let read = match &mut self.confine {
+            Some(g) => g.read(path),
+            None => std::fs::read(path).map_err(|e| e.to_string()),
+        };
+        read.map_err(|message| LoadError::Io {
+            path: path.to_path_buf(),
+            message,
+            at,
+        })
+    }
+
+    /// For a confined loader, whether `from` may name a file as `written`, found at `found`.
+    fn admit(
+        &self,
+        from: &Path,
+        written: &str,
+        at: Span,
+        found: Option<&Path>,
+    ) -> Result<(), Diagnostic> {
+        match &self.confine {
+            Some(g) => g.admit(from, written, at, found),
+            None => Ok(()),
+        }
     }
 
     /// Renders an error for the terminal: `file:line:col: message`, the line and a caret.
@@ -368,6 +437,12 @@ impl Loader {
         }
         Ok(out)
     }
+}
+
+/// A path with its links followed where it exists: the key of a text set with
+/// [`Loader::set_text`].
+fn full_path(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The project root above `from`: the nearest folder holding `rulesets/`.
