@@ -78,8 +78,10 @@ pub fn name_at(text: &str, at: usize) -> Option<String> {
     }
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let start = line[..col]
-        .rfind(|c: char| !is_word(c))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !is_word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let end = line[col..]
         .find(|c: char| !is_word(c))
         .map_or(line.len(), |i| col + i);
@@ -151,6 +153,10 @@ mod tests {
         assert_eq!(name_at(t, 19).as_deref(), Some("for"));
         let g = t.find("honor(").unwrap();
         assert_eq!(name_at(t, g).as_deref(), Some("gains_honor"));
+        // Not a word next to a character of several bytes: no slicing inside it.
+        let u = "\u{e9}\u{2014}ab";
+        assert_eq!(name_at(u, u.len() - 1).as_deref(), Some("ab"));
+        assert_eq!(name_at(u, 2).as_deref(), None);
     }
 
     #[test]
