@@ -171,8 +171,10 @@ impl Loader {
         path: &Path,
         at: Option<Span>,
     ) -> Result<Vec<u8>, LoadError> {
-        if let Some(t) = self.overlay.get(&full_path(path)) {
-            return Ok(t.clone().into_bytes());
+        if !self.overlay.is_empty() {
+            if let Some(t) = self.overlay.get(&full_path(path)) {
+                return Ok(t.clone().into_bytes());
+            }
         }
         let read = match &mut self.confine {
             Some(g) => g.read(path),
