@@ -22,6 +22,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod lsp;
+
 /// Prints a line; a closed output (a pipe into `head`) ends the program quietly instead of
 /// panicking.
 macro_rules! out {
@@ -113,6 +115,9 @@ enum Command {
     /// Play whole games between agents: one game prints its log and winner; several print a
     /// summary (wins, draws, mean turns and decisions, games a second).
     Play(PlaySetup),
+    /// Run the language server on standard input and output (for editors: diagnostics as you
+    /// type, a card's text on hover, go to a name's definition).
+    Lsp,
 }
 
 fn main() -> ExitCode {
@@ -166,6 +171,13 @@ fn main() -> ExitCode {
             format,
         } => check(&mut loader, &paths, ruleset.as_deref(), format),
         Command::Play(setup) => play(&mut loader, &setup),
+        Command::Lsp => match lsp::serve(loader.search.clone()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rulecraft lsp: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -52,11 +52,7 @@ impl Deck {
 
 /// Reads and parses a deck file, keeping its text in the loader's map for diagnostics.
 pub fn read_deck(loader: &mut Loader, path: &Path) -> Result<Deck, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-        at: None,
-    })?;
+    let bytes = loader.read_source(path, None)?;
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod confine;
 pub mod deck;
 pub mod diagnostics;
 pub mod lexer;

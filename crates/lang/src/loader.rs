@@ -1,6 +1,7 @@
 //! Finding and loading files: a scenario names its ruleset and content by name (looked up under the
 //! project root's `rulesets/` and `content/`) or by a path relative to the scenario file.
 
+use crate::confine::{Confinement, Guard};
 use crate::diagnostics::{Diagnostic, SourceMap, Span};
 use crate::lower::scenario::{self as lsc, Scenario, StepKind};
 use crate::lower::{content as lcontent, ruleset as lruleset, Env, SymbolNote};
@@ -48,6 +49,10 @@ pub struct Loader {
     /// Project folders searched, after the file's own project, for rulesets and content named by
     /// name (`--include`, `RULECRAFT_PATH`), as a compiler searches include paths.
     pub search: Vec<SearchDir>,
+    /// Confined mode: where files may be read from and how much ([`crate::confine`]).
+    confine: Option<Guard>,
+    /// Texts used instead of files on disk, by full path ([`Loader::set_text`]).
+    overlay: HashMap<PathBuf, String>,
 }
 
 /// Content files loaded against a ruleset: their classes, the ruleset's environment with the
@@ -126,6 +131,76 @@ impl Loader {
         Self::default()
     }
 
+    /// A loader for other people's text: it reads only under the confinement's folders, within its
+    /// limits (`crate::confine`).
+    pub fn confined(limits: Confinement) -> Loader {
+        Loader {
+            confine: Some(Guard::new(limits)),
+            ..Loader::default()
+        }
+    }
+
+    /// The confinement, for a confined loader.
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.confine.as_ref().map(|g| g.limits())
+    }
+
+    /// Uses `text` as the file's text instead of what is on disk (an editor's unsaved buffer),
+    /// until [`Loader::forget_text`]. Files already loaded are not loaded again: use a new loader.
+    pub fn set_text(&mut self, path: &Path, text: String) {
+        self.overlay.insert(full_path(path), text);
+    }
+
+    /// Reads the file from disk again.
+    pub fn forget_text(&mut self, path: &Path) {
+        self.overlay.remove(&full_path(path));
+    }
+
+    /// Runs a scenario; a confined loader stops it past the confinement's limits
+    /// ([`Confinement::run`]).
+    pub fn run(&self, env: &Env, sc: &Scenario) -> crate::scenario::Report {
+        match &self.confine {
+            Some(g) => g.limits().run(env, sc),
+            None => crate::scenario::run(env, sc, None),
+        }
+    }
+
+    /// A file's bytes: the text set for it, or the file on disk if a confined loader may read it.
+    pub(crate) fn read_source(
+        &mut self,
+        path: &Path,
+        at: Option<Span>,
+    ) -> Result<Vec<u8>, LoadError> {
+        if !self.overlay.is_empty() {
+            if let Some(t) = self.overlay.get(&full_path(path)) {
+                return Ok(t.clone().into_bytes());
+            }
+        }
+        let read = match &mut self.confine {
+            Some(g) => g.read(path),
+            None => std::fs::read(path).map_err(|e| e.to_string()),
+        };
+        read.map_err(|message| LoadError::Io {
+            path: path.to_path_buf(),
+            message,
+            at,
+        })
+    }
+
+    /// For a confined loader, whether `from` may name a file as `written`, found at `found`.
+    fn admit(
+        &self,
+        from: &Path,
+        written: &str,
+        at: Span,
+        found: Option<&Path>,
+    ) -> Result<(), Diagnostic> {
+        match &self.confine {
+            Some(g) => g.admit(from, written, at, found),
+            None => Ok(()),
+        }
+    }
+
     /// Renders an error for the terminal: `file:line:col: message`, the line and a caret.
     pub fn render(&self, e: &LoadError) -> String {
         match e {
@@ -194,11 +269,7 @@ impl Loader {
 
     /// Parses a file into statements.
     pub fn parse_file(&mut self, path: &Path, at: Option<Span>) -> Result<Vec<Stmt>, LoadError> {
-        let bytes = std::fs::read(path).map_err(|e| LoadError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-            at,
-        })?;
+        let bytes = self.read_source(path, at)?;
         // A byte-order mark says the file is UTF-8; it is no part of the text.
         const BOM: &[u8] = "\u{feff}".as_bytes();
         let skipped = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
@@ -341,15 +412,17 @@ impl Loader {
                 .expect("header checks the ruleset is named");
             let rpath = self
                 .locate(path, &rname, "rulesets", RULESET_EXT)
-                .map_err(|m| Diagnostic::new(rspan, missing_message(&rname, RULESET_EXT, &m)))?;
+                .map_err(|m| Diagnostic::new(rspan, missing_message(&rname, RULESET_EXT, &m)));
+            self.admit(path, &rname, rspan, rpath.as_deref().ok())?;
+            let rpath = rpath?;
             let env = self.ruleset(&rpath, Some(rspan))?;
             let mut files = Vec::new();
             for (cname, cspan) in &header.content {
                 let p = self
                     .locate(path, cname, "content", CONTENT_EXT)
-                    .map_err(|m| {
-                        Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m))
-                    })?;
+                    .map_err(|m| Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m)));
+                self.admit(path, cname, *cspan, p.as_deref().ok())?;
+                let p = p?;
                 files.extend(files_with_ext(&p, CONTENT_EXT));
             }
             let lib = self.library(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
@@ -366,6 +439,12 @@ impl Loader {
         }
         Ok(out)
     }
+}
+
+/// A path with its links followed where it exists: the key of a text set with
+/// [`Loader::set_text`].
+fn full_path(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The project root above `from`: the nearest folder holding `rulesets/`.
