@@ -426,12 +426,16 @@ impl Ctx<'_> {
                     return n.is_some_and(|n| n > 0);
                 }
                 self.aggregate_value(c, None, this, |each| {
-                    Some(
-                        each.state
+                    // Only the objects the condition can hold for are tried (those in play,
+                    // for "a creature you control").
+                    let found = match c.narrow(each) {
+                        Some(list) => list.into_iter().any(|o| each.test(c, Subject::Object(o))),
+                        None => each
+                            .state
                             .object_ids()
-                            .any(|o| each.test(c, Subject::Object(o)))
-                            as i64,
-                    )
+                            .any(|o| each.test(c, Subject::Object(o))),
+                    };
+                    Some(found as i64)
                 }) == Some(1)
             }
         }

@@ -1092,7 +1092,7 @@ impl GameState {
         out: &mut Vec<(ObjectId, ClassId, u16)>,
     ) {
         out.extend(self.objects_of_class(class).iter().map(|&o| (o, class, ri)));
-        if follow {
+        if follow && self.content.responses_move(&self.ruleset) {
             out.extend(
                 self.object_ids()
                     .filter(|&o| self.obj(o).class != class && self.has_response(o, class, ri))

@@ -161,6 +161,9 @@ pub struct Content {
     /// `statics_work_outside_play`, worked out once.
     #[serde(skip)]
     outside_play: std::sync::OnceLock<bool>,
+    /// `responses_move`, worked out once.
+    #[serde(skip)]
+    moving: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -263,6 +266,37 @@ impl Content {
                         _ => false,
                     })
             })
+        })
+    }
+
+    /// Whether an object can hold a response of a class other than its own: some response is
+    /// granted, symbols give abilities (CR 305.7), an object enters as a copy, or an effect copies
+    /// or gives the abilities of other objects. Where none can, only the objects of a class answer
+    /// with its responses (an effect may still remove them: `responses_follow_abilities`).
+    pub fn responses_move(&self, rs: &Ruleset) -> bool {
+        *self.moving.get_or_init(|| {
+            let copies = |d: &EffectDef| {
+                d.ops.iter().any(|op| {
+                    matches!(
+                        op.change,
+                        Change::CopyOf(_)
+                            | Change::SetValues(_)
+                            | Change::TextOf(_)
+                            | Change::SetText(_)
+                            | Change::MergeAbilities(_)
+                            | Change::AbilitiesOf { .. }
+                            | Change::AbilitiesPer { .. }
+                            | Change::WithIntrinsic { .. }
+                    )
+                })
+            };
+            !rs.intrinsic.is_empty()
+                || rs.rules.iter().any(|r| r.granted)
+                || self
+                    .classes
+                    .iter()
+                    .any(|c| c.enters_as_copy || c.responses.iter().any(|r| r.granted))
+                || self.any_effect_def(rs, &mut |d| copies(d))
         })
     }
 
