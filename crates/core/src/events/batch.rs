@@ -436,12 +436,23 @@ impl GameState {
         player: PlayerId,
         scope: TargetScope,
     ) -> bool {
-        let targets_ok = targets.iter().all(|t| {
+        self.targets_open(targets, source, player, scope)
+            && self.costs_payable(costs, Some(source), Some(player), &[])
+    }
+
+    /// Whether each target line has a legal target in this scope.
+    fn targets_open(
+        &self,
+        targets: &[TargetSpec],
+        source: ObjectId,
+        player: PlayerId,
+        scope: TargetScope,
+    ) -> bool {
+        targets.iter().all(|t| {
             self.has_legal_target(&t.cond, Some(source), Some(player), &[], |s| {
                 self.admits(scope, s)
             })
-        });
-        targets_ok && self.costs_payable(costs, Some(source), Some(player), &[])
+        })
     }
 
     /// The spell being cast, while a batch of interrupts is being built.
@@ -606,6 +617,8 @@ impl GameState {
         let mut out = Vec::new();
         // The player's cards in each zone plays are made from, listed once.
         let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
+        // Whether each class's spell costs can be paid, where they name no object.
+        let mut paid: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.
             let timely = match play.timing {
@@ -680,7 +693,21 @@ impl GameState {
                             // An interrupt targets the spell being cast: one that targets
                             // nothing is played as an instant only.
                             let aimless = casting.is_some() && targets.is_empty();
-                            if aimless || !self.can_announce(targets, costs, o, player, scope) {
+                            // Costs that name nothing of the card ("pay {R}") are payable for
+                            // every card of its class alike: asked once per class.
+                            let class_id = self.obj(o).class;
+                            let costs_ok = match paid.iter().find(|(c, _)| *c == class_id) {
+                                Some(&(_, ok)) => ok,
+                                None => {
+                                    let ok = self.costs_payable(costs, Some(o), Some(player), &[]);
+                                    if costs.iter().all(names_no_object) {
+                                        paid.push((class_id, ok));
+                                    }
+                                    ok
+                                }
+                            };
+                            if aimless || !costs_ok || !self.targets_open(targets, o, player, scope)
+                            {
                                 continue;
                             }
                         }
@@ -1170,5 +1197,22 @@ impl GameState {
             return Ok(());
         }
         self.add_to_batch(ri, item)
+    }
+}
+
+/// Whether a cost's arguments name no object and no occurrence: what it asks is the same for
+/// every card that has it (a number, "you", the active player, a zone or property).
+fn names_no_object(cost: &Deed) -> bool {
+    use crate::model::condition::PlayerRef;
+    match cost {
+        Deed::Occur { args, .. } => args.iter().all(|a| match a {
+            ArgExpr::Player(PlayerRef::You | PlayerRef::Active)
+            | ArgExpr::Zone(_)
+            | ArgExpr::Counter(_)
+            | ArgExpr::Property(_) => true,
+            ArgExpr::Number(n) => n.is_constant(),
+            _ => false,
+        }),
+        _ => false,
     }
 }

@@ -97,14 +97,7 @@ impl GameState {
     /// where each state-based check tests only its own object and the one it is attached to (an
     /// Aura is checked again when the creature it enchants changes); `None` for all.
     pub(crate) fn changed_under_local_checks(&self) -> Option<Vec<ObjectId>> {
-        let attach_local = self.content.attachments_read_locally();
-        let local = self
-            .ruleset
-            .state_checks
-            .iter()
-            .filter(|c| !c.loses)
-            .all(|c| c.condition.is_local_or_host(attach_local));
-        if !local {
+        if !self.content.checks_read_locally(&self.ruleset) {
             return None;
         }
         let changed = self.derived().changed.as_deref()?;

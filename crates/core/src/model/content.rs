@@ -164,6 +164,9 @@ pub struct Content {
     /// `responses_move`, worked out once.
     #[serde(skip)]
     moving: std::sync::OnceLock<bool>,
+    /// `checks_read_locally`, worked out once.
+    #[serde(skip)]
+    checks_local: std::sync::OnceLock<bool>,
 }
 
 impl Content {
@@ -266,6 +269,19 @@ impl Content {
                         _ => false,
                     })
             })
+        })
+    }
+
+    /// Whether each of the ruleset's state-based checks of objects tests only its object and the
+    /// one it is attached to: then after a change only the objects it reached, and those attached
+    /// to them, can newly fail one.
+    pub fn checks_read_locally(&self, rs: &Ruleset) -> bool {
+        *self.checks_local.get_or_init(|| {
+            let attach_local = self.attachments_read_locally();
+            rs.state_checks
+                .iter()
+                .filter(|c| !c.loses)
+                .all(|c| c.condition.is_local_or_host(attach_local))
         })
     }
 
