@@ -220,29 +220,11 @@ impl Content {
             let Some(ac) = rs.char_of_kind(CharKind::Abilities) else {
                 return false;
             };
-            let writes = |d: &EffectDef| {
-                d.ops.iter().any(|op| {
-                    op.target == SlotTarget::Char(ac)
-                        || matches!(
-                            op.change,
-                            Change::CopyOf(_)
-                                | Change::SetValues(_)
-                                | Change::TextOf(_)
-                                | Change::SetText(_)
-                                | Change::MergeAbilities(_)
-                                | Change::AbilitiesOf { .. }
-                                | Change::AbilitiesPer { .. }
-                                | Change::WithIntrinsic { .. }
-                        )
+            // An effect on the abilities, or one that moves responses between objects.
+            self.responses_move(rs)
+                || self.any_effect_def(rs, &mut |d| {
+                    d.ops.iter().any(|op| op.target == SlotTarget::Char(ac))
                 })
-            };
-            !rs.intrinsic.is_empty()
-                || rs.rules.iter().any(|r| r.granted)
-                || self
-                    .classes
-                    .iter()
-                    .any(|c| c.enters_as_copy || c.responses.iter().any(|r| r.granted))
-                || self.any_effect_def(rs, &mut |d| writes(d))
         })
     }
 
@@ -291,6 +273,7 @@ impl Content {
     /// with its responses (an effect may still remove them: `responses_follow_abilities`).
     pub fn responses_move(&self, rs: &Ruleset) -> bool {
         *self.moving.get_or_init(|| {
+            // Copies, text changes and abilities given from other objects (or by symbols).
             let copies = |d: &EffectDef| {
                 d.ops.iter().any(|op| {
                     matches!(

@@ -57,16 +57,22 @@ pub(crate) fn counter_named(env: &Env, c: &mut Cursor) -> Res<CounterId> {
 
 /// A player property of the ruleset, by name.
 pub(crate) fn prop_named(env: &Env, c: &mut Cursor) -> Res<PropId> {
+    prop_named_at(env, c).map(|(p, _)| p)
+}
+
+/// A player property of the ruleset, by name, with where its name is written.
+pub(crate) fn prop_named_at(env: &Env, c: &mut Cursor) -> Res<(PropId, Span)> {
     let rs = &env.ruleset;
     let (n, sp) = c.name("a player property")?;
-    rs.prop_id(&n).ok_or_else(|| {
+    let p = rs.prop_id(&n).ok_or_else(|| {
         unknown(
             sp,
             "player property",
             &n,
             rs.props.iter().map(|p| p.name.as_str()),
         )
-    })
+    })?;
+    Ok((p, sp))
 }
 
 pub(crate) fn zone_list(env: &Env, c: &mut Cursor) -> Res<Vec<ZoneId>> {

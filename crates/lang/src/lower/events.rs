@@ -491,19 +491,14 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         let player = param_of(kind, &mut c, ParamKind::Player)?;
         let mut props = Vec::new();
         loop {
-            let (q, qs) = c.name("a player property")?;
-            let prop = rs.prop_id(&q).ok_or_else(|| {
-                unknown(
-                    qs,
-                    "player property",
-                    &q,
-                    rs.props.iter().map(|p| p.name.as_str()),
-                )
-            })?;
+            let (prop, qs) = super::common::prop_named_at(env, &mut c)?;
             if props.contains(&prop) {
                 return Err(Diagnostic::new(
                     qs,
-                    format!("`{q}` is named twice: each property gives once"),
+                    format!(
+                        "`{}` is named twice: each property gives once",
+                        rs.props[prop.index()].name
+                    ),
                 ));
             }
             props.push(prop);
@@ -559,15 +554,7 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
                     ),
                 ));
             }
-            let (q, qs) = c.name("a player property")?;
-            let prop = rs.prop_id(&q).ok_or_else(|| {
-                unknown(
-                    qs,
-                    "player property",
-                    &q,
-                    rs.props.iter().map(|p| p.name.as_str()),
-                )
-            })?;
+            let prop = super::common::prop_named(env, &mut c)?;
             c.expect_punct("+=")?;
             let (n, ns) = c.number("1")?;
             if n != 1 {
