@@ -136,6 +136,7 @@ pub fn run_with(
             | StepKind::Pass { .. }
             | StepKind::Play { .. }
             | StepKind::PayCost { .. }
+            | StepKind::ChooseNumber { .. }
             | StepKind::Target(_)
             | StepKind::Expect(_) => timing_decision,
             _ => false,
@@ -288,6 +289,19 @@ fn pending(state: &GameState, names: &HashMap<String, ObjectId>) -> Option<Strin
             "{} must choose a target for \"{response}\"",
             state.player_name(*player)
         )),
+        DecisionRequest::ChooseNumber {
+            player,
+            response,
+            options,
+        } => Some(format!(
+            "{} must announce X for \"{response}\": {}",
+            state.player_name(*player),
+            options
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         DecisionRequest::Play {
             player, options, ..
         } => Some(format!(
@@ -380,6 +394,7 @@ fn choice_words(
             _ => "pass".into(),
         },
         (_, Choice::Target(t)) => subject_words(state, names, t),
+        (_, Choice::Number(n)) => format!("X = {n}"),
         (_, Choice::Order(list)) => list
             .iter()
             .map(|o| format!("`{}`", called(state, names, *o)))
@@ -410,6 +425,7 @@ fn answered_by(state: &GameState, d: &DecisionRequest) -> String {
         DecisionRequest::OrderChoices { .. } => "`choose PLAYER`".into(),
         DecisionRequest::PayCost { .. } => format!("`{p} pays` or `{p} declines`"),
         DecisionRequest::ChooseTarget { .. } => "`target NAME`".into(),
+        DecisionRequest::ChooseNumber { .. } => format!("`{p} chooses X = N`"),
         DecisionRequest::Play { .. } => format!("`{p} plays \"LABEL\"` or `{p} passes`"),
     }
 }
@@ -987,6 +1003,30 @@ fn run_step(
             }
             let c = if pay { Choice::Pick(0) } else { Choice::Pass };
             state.decide(c).map_err(|e| (None, e.to_string()))?;
+        }
+        StepKind::ChooseNumber { player, n } => {
+            let d = state.pending_decision();
+            let Some(DecisionRequest::ChooseNumber { player: p, .. }) = d else {
+                return Err(not_answering(
+                    state,
+                    names,
+                    d,
+                    &format!(
+                        "`{} chooses X = {n}`",
+                        quoted(state.player_name(PlayerId(player as u8)))
+                    ),
+                    "no number is waiting to be announced: `chooses X = N` answers a spell's `choose X`",
+                ));
+            };
+            if p.index() != player {
+                return Err((
+                    None,
+                    format!("X is {}'s to announce", state.player_name(*p)),
+                ));
+            }
+            state
+                .decide(Choice::Number(n))
+                .map_err(|e| (None, e.to_string()))?;
         }
         StepKind::StartGame(at) => {
             state.start_game_at(at).map_err(|e| (None, e.to_string()))?;

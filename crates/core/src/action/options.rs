@@ -88,6 +88,13 @@ impl GameState {
                     choice: Choice::Target(*t),
                 })
                 .collect(),
+            DecisionRequest::ChooseNumber { options, .. } => options
+                .iter()
+                .map(|n| DecisionOption {
+                    label: format!("X = {n}"),
+                    choice: Choice::Number(*n),
+                })
+                .collect(),
         }
     }
 

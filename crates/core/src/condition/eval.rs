@@ -475,6 +475,7 @@ impl Ctx<'_> {
                 Some(crate::model::value::Arg::Number(n)) => *n,
                 _ => return None,
             },
+            NumExpr::Chosen => self.source.map_or(0, |s| self.state.chosen_number(s)),
             NumExpr::Char(r, c) => {
                 let o = self.object(*r, this)?;
                 self.value(o, *c).number()?
@@ -570,7 +571,7 @@ impl Ctx<'_> {
         out: &mut Vec<Option<i64>>,
     ) -> bool {
         match e {
-            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) => true,
+            NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) | NumExpr::Chosen => true,
             NumExpr::Char(..)
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)

@@ -1214,7 +1214,10 @@ impl GameState {
                     .iter()
                     .map(|a| self.arg_value(a, source, you, &[], params))
                     .collect();
-                values.is_some_and(|v| !self.changes_nothing(&Occurrence::new(*event, v)))
+                values.is_some_and(|v| {
+                    let occ = Occurrence::new(*event, v);
+                    self.costs_nothing(&occ) || !self.changes_nothing(&occ)
+                })
             }
             _ => true,
         });
@@ -1236,6 +1239,7 @@ impl GameState {
                 }
                 _ => None,
             })
+            .filter(|o| !self.costs_nothing(o))
             .collect();
         self.pays_all(&occs)
     }
@@ -1418,6 +1422,16 @@ impl GameState {
                 };
                 self.set_target(ri, i, t);
             }
+            (DecisionRequest::ChooseNumber { options, .. }, Choice::Number(n)) => {
+                if !options.contains(&n) {
+                    return Err(ActionError::BadChoice(format!(
+                        "X = {n} is not one of the values offered"
+                    )));
+                }
+                let ri = top.expect("a spell is being announced");
+                self.pending = None;
+                self.set_number(ri, n);
+            }
             (DecisionRequest::PayCost { .. }, Choice::Pick(0)) => {
                 let ri = top.expect("a response is under way");
                 self.pending = None;
@@ -1456,6 +1470,7 @@ impl GameState {
                         DecisionRequest::ChooseNext { .. } => "one of the options (Pick)",
                         DecisionRequest::React { .. } => "one of the options (Pick) or Pass",
                         DecisionRequest::ChooseTarget { .. } => "one of the targets (Target)",
+                        DecisionRequest::ChooseNumber { .. } => "one of the numbers (Number)",
                         DecisionRequest::OrderChoices { .. } => "one of the players (Pick)",
                         DecisionRequest::PayCost { .. } => "Pick(0) to pay, or Pass",
                         DecisionRequest::Play { .. } => "one of the plays (Pick) or Pass",

@@ -75,6 +75,11 @@ impl GameState {
         let nt = r.def.targets.len();
         let nc = r.def.costs.len();
         let nd = r.def.deeds.len();
+        if r.part == 0 && r.chosen.is_none() && r.picking.is_none() {
+            if let Some(range) = self.number_range(&r) {
+                return self.choose_number(ri, &r, range);
+            }
+        }
         if r.part < nt {
             return self.choose_targets(ri, &r);
         } else if r.part < nt + nc {
@@ -103,6 +108,15 @@ impl GameState {
             }
             self.run_mut(ri).part += 1;
             let deed = r.def.costs[r.part - nt].clone();
+            if let Deed::Occur { event, args, .. } = &deed {
+                let params = self.params_of(&r);
+                let v: Option<Vec<Arg>> =
+                    args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
+                if v.is_some_and(|v| self.costs_nothing(&Occurrence::new(*event, v))) {
+                    // Paid by doing nothing ({X} with X = 0).
+                    return Ok(());
+                }
+            }
             let pushes = matches!(deed, Deed::Occur { .. } | Deed::Instead { .. });
             if pushes {
                 self.run_mut(ri).awaiting_cost = true;
@@ -119,6 +133,114 @@ impl GameState {
             self.end_run(ri);
         }
         Ok(())
+    }
+
+    /// CR 118.5, 601.2f: a cost whose size is zero ({X} with X = 0, {0}) is paid by doing
+    /// nothing, though the occurrence would change nothing.
+    pub(super) fn costs_nothing(&self, occ: &Occurrence) -> bool {
+        self.ruleset
+            .event_kind(occ.event)
+            .amount
+            .is_some_and(|a| matches!(occ.args.get(a as usize), Some(Arg::Number(0))))
+    }
+
+    /// An announced spell's `choose X: MIN..MAX`, if it has one.
+    fn number_range(
+        &self,
+        r: &Run,
+    ) -> Option<(
+        crate::model::condition::NumExpr,
+        crate::model::condition::NumExpr,
+    )> {
+        if !matches!(
+            r.announce,
+            Some(
+                crate::model::batch::ItemKind::Spell | crate::model::batch::ItemKind::Permanent(_)
+            )
+        ) {
+            return None;
+        }
+        let o = self.get_object(r.source?)?;
+        self.content
+            .class_def(o.class)
+            .spell
+            .as_ref()?
+            .choose
+            .clone()
+    }
+
+    /// CR 601.2b: the caster announces X before the spell's targets and costs. Offered: the
+    /// values from MIN up to MAX whose costs can be paid, paid one after another (CR 601.2f),
+    /// from the least up to the first that cannot be (a greater X costs more). A single value is
+    /// taken without asking; with none, the spell is not cast.
+    fn choose_number(
+        &mut self,
+        ri: usize,
+        r: &Run,
+        (min, max): (
+            crate::model::condition::NumExpr,
+            crate::model::condition::NumExpr,
+        ),
+    ) -> Result<(), ActionError> {
+        let source = r.source.expect("an announced spell has a source");
+        let player = r.you.unwrap_or(self.orderer());
+        let (lo, hi) = {
+            let sheet = &self.derived().sheet;
+            let ctx = Ctx::new(self, sheet, r.source, r.you, &[]);
+            let this = Subject::Object(source);
+            (ctx.eval(&min, this), ctx.eval(&max, this))
+        };
+        let mut options = Vec::new();
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            let mut trial = self.clone();
+            // At most this many values are offered, where costs do not grow with X.
+            const MOST: i64 = 1000;
+            let lo = lo.max(0);
+            for n in lo..=hi.min(lo.saturating_add(MOST - 1)) {
+                trial.note_number(source, n);
+                if !trial.costs_payable(&r.def.costs, r.source, r.you, &[]) {
+                    break;
+                }
+                options.push(n);
+            }
+        }
+        match options.len() {
+            0 => {
+                self.log_at(
+                    r.depth,
+                    Logged::Fizzled {
+                        by: r.responder(),
+                        why: "no number X it may announce can be paid".into(),
+                    },
+                );
+                self.end_run(ri);
+            }
+            1 => self.set_number(ri, options[0]),
+            _ => {
+                self.timing_mut().offered = Vec::new();
+                self.pending = Some(Arc::new(DecisionRequest::ChooseNumber {
+                    player,
+                    response: r.def.text.clone(),
+                    options,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the number announced for this spell, for its costs and its deeds.
+    fn note_number(&mut self, spell: ObjectId, n: i64) {
+        let chosen = &mut self.timing_mut().chosen;
+        chosen.retain(|(o, _)| *o != spell);
+        chosen.push((spell, n));
+    }
+
+    /// The announcing run's X is `n`.
+    pub(super) fn set_number(&mut self, ri: usize, n: i64) {
+        if let Some(s) = self.run_mut(ri).source {
+            self.note_number(s, n);
+        }
+        self.run_mut(ri).chosen = Some(n);
     }
 
     /// Who chooses a response's target of that index.

@@ -117,6 +117,9 @@ pub enum NumExpr {
     /// A number fixed when a spell resolved, for each subject it locked (CR 608.2h, 611.2c: "+X/+0
     /// where X is its power" takes X once); no number for any other subject. Reads nothing.
     Fixed(std::sync::Arc<[(Subject, Option<i64>)]>),
+    /// The number X its player announced as the spell was cast (CR 601.2b: `choose X`); 0 when
+    /// none was announced (CR 107.3b). Reads no characteristic.
+    Chosen,
 }
 
 /// A condition, tested on one subject (an object or a player) in a context: the effect's

@@ -1,6 +1,6 @@
 //! Content: object classes (cards, units, buildings) with printed characteristics and abilities.
 
-use crate::model::condition::{Cond, Node, TargetSpec};
+use crate::model::condition::{Cond, Node, NumExpr, TargetSpec};
 use crate::model::effect::{Change, Duration, EffectDef};
 use crate::model::error::ActionError;
 use crate::model::ids::{CharId, ClassId, SlotTarget, ZoneId};
@@ -59,6 +59,10 @@ pub struct Spell {
     /// Occurrences that pay for it as it is cast (`cost:`), in order; if one does not happen,
     /// it is not cast.
     pub costs: Vec<crate::model::response::Deed>,
+    /// `choose X: MIN..MAX`: the least and greatest X its caster may announce as it is cast
+    /// (CR 601.2b), read with the spell as the source and its caster as "you"; `X` in its costs
+    /// and deeds is the number announced.
+    pub choose: Option<(NumExpr, NumExpr)>,
 }
 
 /// An object class: a card (a unit, a building) as content declares it. Every object is of one

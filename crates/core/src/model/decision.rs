@@ -93,6 +93,16 @@ pub enum DecisionRequest {
         /// The legal targets, objects or players.
         options: Vec<Subject>,
     },
+    /// CR 601.2b: the number X of a spell being cast, announced before its targets and costs:
+    /// one of these (`Choice::Number`), each a value whose costs can be paid.
+    ChooseNumber {
+        /// The player who announces it: the caster.
+        player: PlayerId,
+        /// The rules text of the spell.
+        response: Arc<str>,
+        /// The values that may be announced, least first.
+        options: Vec<i64>,
+    },
 }
 
 impl DecisionRequest {
@@ -105,7 +115,8 @@ impl DecisionRequest {
             | DecisionRequest::OrderChoices { player, .. }
             | DecisionRequest::PayCost { player, .. }
             | DecisionRequest::Play { player, .. }
-            | DecisionRequest::ChooseTarget { player, .. } => *player,
+            | DecisionRequest::ChooseTarget { player, .. }
+            | DecisionRequest::ChooseNumber { player, .. } => *player,
         }
     }
 
@@ -133,6 +144,9 @@ impl DecisionRequest {
             DecisionRequest::ChooseTarget { options, .. } => {
                 options.iter().map(|t| Choice::Target(*t)).collect()
             }
+            DecisionRequest::ChooseNumber { options, .. } => {
+                options.iter().map(|n| Choice::Number(*n)).collect()
+            }
         }
     }
 }
@@ -148,4 +162,6 @@ pub enum Choice {
     Pass,
     /// This object or player.
     Target(Subject),
+    /// This number (the X of a spell: CR 601.2b).
+    Number(i64),
 }

@@ -252,6 +252,26 @@ impl GameState {
             .is_some_and(|b| b & (1 << (id.index() % 64)) != 0)
     }
 
+    /// The number X announced as this spell was cast (CR 601.2b), while it is being announced
+    /// or waits in the zone where spells wait; 0 otherwise (CR 107.3b, 107.3f: anywhere else X
+    /// is 0).
+    pub fn chosen_number(&self, spell: ObjectId) -> i64 {
+        let announcing =
+            self.timing.tasks.iter().any(
+                |t| matches!(t, Task::Run(r) if r.announce.is_some() && r.source == Some(spell)),
+            );
+        let waiting = self.ruleset.wait_zone.is_some()
+            && self.get_object(spell).map(|o| o.zone) == self.ruleset.wait_zone;
+        if !announcing && !waiting {
+            return 0;
+        }
+        self.timing
+            .chosen
+            .iter()
+            .find(|(o, _)| *o == spell)
+            .map_or(0, |(_, n)| *n)
+    }
+
     /// A player's name; `?` for an id that names no player of this game.
     pub fn player_name(&self, p: PlayerId) -> &str {
         self.players.get(p.index()).map_or("?", |x| &x.name)
@@ -736,6 +756,9 @@ pub struct Timing {
     /// The next batch item's id.
     #[serde(default)]
     pub(crate) next_item: u32,
+    /// The number X announced for each spell as it was last cast (CR 601.2b), by its object.
+    #[serde(default)]
+    pub(crate) chosen: Vec<(ObjectId, i64)>,
 }
 
 /// Where the ruleset's turn structure stands.
@@ -981,6 +1004,9 @@ pub(crate) struct Run {
     /// (`after: once resolved`): those frames, in the order they reached that point.
     #[serde(default)]
     pub(crate) holds: Option<Vec<Frame>>,
+    /// Announced with `choose X`: the number its player announced (CR 601.2b), once chosen.
+    #[serde(default)]
+    pub(crate) chosen: Option<i64>,
 }
 
 impl Run {
@@ -1015,6 +1041,7 @@ impl Run {
             announce: None,
             scope: None,
             holds: None,
+            chosen: None,
         }
     }
 

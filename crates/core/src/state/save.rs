@@ -391,7 +391,11 @@ fn check_timing(
                 if choosers.len() == t.offered_targets.len()
                     && t.offered_targets.iter().all(|i| *i < r.def.targets.len()))
         }
-        Some(DecisionRequest::PayCost { .. } | DecisionRequest::ChooseTarget { .. }) => {
+        Some(
+            DecisionRequest::PayCost { .. }
+            | DecisionRequest::ChooseTarget { .. }
+            | DecisionRequest::ChooseNumber { .. },
+        ) => {
             matches!(top, Some(Task::Run(_)))
         }
         // Asked in the neutral state of a phase, or adding to a batch.

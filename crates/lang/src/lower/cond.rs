@@ -718,6 +718,16 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             c.bump();
             return event_num(env, c, allow, tok.span);
         }
+        "X" if rs.char_id("X").is_none() && rs.prop_id("X").is_none() => {
+            if !env.chosen.get() {
+                return Err(Diagnostic::new(
+                    tok.span,
+                    "`X` is the number announced as a spell is cast: only in a spell that says `choose X: MIN..MAX`",
+                ));
+            }
+            c.bump();
+            return Ok(NumExpr::Chosen);
+        }
         "count" => {
             c.bump();
             c.expect_punct("(")?;

@@ -12,7 +12,7 @@ use super::{block, no_block, Env};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::lexer::Tok;
 use crate::syntax::Stmt;
-use rulecraft_core::model::condition::TargetSpec;
+use rulecraft_core::model::condition::{NumExpr, TargetSpec};
 use rulecraft_core::model::content::{Content, ObjectClass, OneShot, Spell};
 use rulecraft_core::model::effect::Change;
 use rulecraft_core::model::response::{ResponseDef, ResponseKind};
@@ -128,6 +128,7 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
             effects: Vec::new(),
             one_shots: Vec::new(),
             costs: costs.into_iter().map(|(d, _)| d).collect(),
+            choose: None,
         });
     }
     abilities_printed(env, s, id, &mut class, keywords)?;
@@ -369,6 +370,72 @@ fn name_responses(list: &mut [Ability], class: ClassId, responses: &[Arc<Respons
 /// changes, in order.
 fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
     let items = block(s, "the spell")?;
+    let choose = choose_x(env, items)?;
+    // `X` names the number announced only where the spell declares it.
+    env.chosen.set(choose.is_some());
+    let spell = spell_parts(env, items, text, choose);
+    env.chosen.set(false);
+    spell
+}
+
+/// `choose X: MIN..MAX` (CR 601.2b: the caster announces X as the spell is cast), at most once
+/// in a spell; MIN and MAX are read with the spell as the source and its caster as `you`.
+fn choose_x(env: &Env, items: &[Stmt]) -> Res<Option<(NumExpr, NumExpr)>> {
+    let mut found: Option<(NumExpr, NumExpr)> = None;
+    for item in items {
+        let mut c = Cursor::new(&item.head);
+        let Some(first) = c.peek().filter(|t| t.is_word("choose")) else {
+            continue;
+        };
+        let span = first.span;
+        c.bump();
+        no_block(item)?;
+        if found.is_some() {
+            return Err(Diagnostic::new(
+                span,
+                "a spell says `choose X` at most once",
+            ));
+        }
+        let (w, ws) = c.name("`X`")?;
+        if w != "X" {
+            return Err(Diagnostic::new(
+                ws,
+                format!("only `X` is chosen as a spell is cast, not `{w}`"),
+            ));
+        }
+        c.expect_punct(":")?;
+        let min = super::cond::num(env, &mut c, Allow::default())?;
+        c.expect_punct(".")?;
+        c.expect_punct(".")?;
+        let max = super::cond::num(env, &mut c, Allow::default())?;
+        c.finish()?;
+        let at = |e: &NumExpr| match e {
+            NumExpr::Const(n) => Some(*n),
+            _ => None,
+        };
+        if at(&min).is_some_and(|n| n < 0) {
+            return Err(Diagnostic::new(span, "X is never less than 0 (CR 107.1b)"));
+        }
+        if let (Some(a), Some(b)) = (at(&min), at(&max)) {
+            if a > b {
+                return Err(Diagnostic::new(
+                    span,
+                    format!("the range of X is empty: {a} is more than {b}"),
+                ));
+            }
+        }
+        found = Some((min, max));
+    }
+    Ok(found)
+}
+
+/// A spell's items other than `choose X`.
+fn spell_parts(
+    env: &Env,
+    items: &[Stmt],
+    text: String,
+    choose: Option<(NumExpr, NumExpr)>,
+) -> Res<Spell> {
     // The targets come first so that effects know which they may name.
     let (targets, names) = spell_targets(env, items)?;
     let mut effects = Vec::new();
@@ -384,7 +451,9 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
     let mut costs = Vec::new();
     for item in items {
         let mut c = Cursor::new(&item.head);
-        if c.peek().is_some_and(|t| t.is_word("target")) {
+        if c.peek()
+            .is_some_and(|t| t.is_word("target") || t.is_word("choose"))
+        {
             continue;
         }
         if c.peek().is_some_and(|t| t.is_word("cost")) {
@@ -410,6 +479,7 @@ fn spell_def(env: &Env, s: &Stmt, text: String) -> Res<Spell> {
         effects,
         one_shots,
         costs,
+        choose,
     })
 }
 

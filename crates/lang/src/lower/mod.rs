@@ -41,6 +41,30 @@ pub struct Env {
     /// Object classes named by `create` deeds, with where: checked once every class of the
     /// content is known (a class may be defined after the card that creates it).
     pub class_refs: ClassRefs,
+    /// A spell with `choose X` is being read: `X` names the number announced (CR 601.2b).
+    pub chosen: ChosenX,
+}
+
+/// Whether `X` may be read now: only inside a spell that declares `choose X`.
+#[derive(Debug, Default)]
+pub struct ChosenX(std::sync::atomic::AtomicBool);
+
+impl ChosenX {
+    /// Whether `X` may be read.
+    pub fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// `X` may be read (or no longer).
+    pub fn set(&self, on: bool) {
+        self.0.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for ChosenX {
+    fn clone(&self) -> Self {
+        ChosenX(std::sync::atomic::AtomicBool::new(self.get()))
+    }
 }
 
 /// Object classes named before they may be defined, each with its span.

@@ -357,6 +357,13 @@ pub enum StepKind {
         /// `pays` (true) or `declines` (false).
         pay: bool,
     },
+    /// `PLAYER chooses X = N`: the player announces the X of the spell being cast (CR 601.2b).
+    ChooseNumber {
+        /// The player, an index into [`Scenario::players`].
+        player: usize,
+        /// The number announced.
+        n: i64,
+    },
     /// `target REF`: answers a pending target choice; a player's name names the player, anything
     /// else an object.
     Target(Ref),
@@ -751,7 +758,7 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             }
             w if players.iter().any(|p| p == w)
                 && c.peek().is_some_and(|t| {
-                    ["passes", "takes", "pays", "declines"]
+                    ["passes", "takes", "pays", "declines", "chooses"]
                         .iter()
                         .any(|x| t.is_word(x))
                 }) =>
@@ -763,6 +770,18 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                     StepKind::PayCost { player, pay: false }
                 } else if c.eat_word("passes") {
                     StepKind::Pass { player }
+                } else if c.eat_word("chooses") {
+                    c.expect_word("X")?;
+                    c.expect_punct("=")?;
+                    let neg = c.eat_punct("-");
+                    let Some(Tok::Number(n)) = c.peek().map(|t| t.tok.clone()) else {
+                        return Err(c.err("a number: `chooses X = 3`"));
+                    };
+                    c.bump();
+                    StepKind::ChooseNumber {
+                        player,
+                        n: if neg { -n } else { n },
+                    }
                 } else {
                     c.expect_word("takes")?;
                     StepKind::Take {
