@@ -298,23 +298,19 @@ fn play(loader: &mut Loader, setup: &PlaySetup) -> ExitCode {
             PLAYER_NAMES.len()
         ));
     }
-    let rpath = match loader.locate(&here, &setup.ruleset, "rulesets", RULESET_EXT) {
-        Ok(p) => p,
-        Err(m) => {
-            return fail(format!(
-                "--ruleset: {}",
-                missing_message(&setup.ruleset, RULESET_EXT, &m)
-            ))
-        }
+    // A ruleset or content by name or path, or what was looked for under the option's name.
+    let locate = |loader: &Loader, flag: &str, name: &str, folder: &str, ext: &str| {
+        loader
+            .locate(&here, name, folder, ext)
+            .map_err(|m| format!("{flag}: {}", missing_message(name, ext, &m)))
     };
-    let cpath = match loader.locate(&here, &setup.content, "content", CONTENT_EXT) {
+    let rpath = match locate(loader, "--ruleset", &setup.ruleset, "rulesets", RULESET_EXT) {
         Ok(p) => p,
-        Err(m) => {
-            return fail(format!(
-                "--content: {}",
-                missing_message(&setup.content, CONTENT_EXT, &m)
-            ))
-        }
+        Err(m) => return fail(m),
+    };
+    let cpath = match locate(loader, "--content", &setup.content, "content", CONTENT_EXT) {
+        Ok(p) => p,
+        Err(m) => return fail(m),
     };
     let state = match loader.game(&rpath, &[&cpath], &PLAYER_NAMES[..n]) {
         Ok(s) => s,

@@ -86,6 +86,21 @@ impl Client {
         self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
+    /// The document's whole text changes, as an editor with full sync sends it.
+    fn change(&mut self, u: &Uri, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didChange",
+            json!(DidChangeTextDocumentParams {
+                text_document: VersionedTextDocumentIdentifier::new(u.clone(), version),
+                content_changes: vec![TextDocumentContentChangeEvent {
+                    range: None,
+                    range_length: None,
+                    text: text.to_string(),
+                }],
+            }),
+        );
+    }
+
     /// Sends a request and waits for its response's result (other messages are skipped).
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
@@ -203,17 +218,7 @@ fn diagnostics_as_you_type_hover_and_definition() {
 
     // The edit undone, as typed: the diagnostic goes.
     let clock = Instant::now();
-    c.notify(
-        "textDocument/didChange",
-        json!(DidChangeTextDocumentParams {
-            text_document: VersionedTextDocumentIdentifier::new(u.clone(), 2),
-            content_changes: vec![TextDocumentContentChangeEvent {
-                range: None,
-                range_length: None,
-                text: saved.clone(),
-            }],
-        }),
-    );
+    c.change(&u, 2, &saved);
     assert_eq!(c.diagnostics(&u), Vec::new());
     let recheck = clock.elapsed();
 
@@ -288,17 +293,7 @@ fn content_is_checked_against_its_projects_rulesets_as_typed() {
     assert_eq!(c.diagnostics(&u), Vec::new());
     // `force` is the honor ruleset's; misspelt, it is unknown to every ruleset of the project.
     let typo = saved.replacen("    force: 2", "    forse: 2", 1);
-    c.notify(
-        "textDocument/didChange",
-        json!(DidChangeTextDocumentParams {
-            text_document: VersionedTextDocumentIdentifier::new(u.clone(), 2),
-            content_changes: vec![TextDocumentContentChangeEvent {
-                range: None,
-                range_length: None,
-                text: typo.clone(),
-            }],
-        }),
-    );
+    c.change(&u, 2, &typo);
     let diags = c.diagnostics(&u);
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert!(diags[0].message.contains("forse"), "{}", diags[0].message);

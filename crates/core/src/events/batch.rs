@@ -134,31 +134,30 @@ impl GameState {
         list: Vec<crate::model::action::NewObject>,
         rules: &crate::model::ruleset::DeckRules,
     ) -> Result<(), ActionError> {
-        let next = self;
-        next.apply(crate::model::action::Action::Create(list))?;
-        for p in 0..next.players.len() {
-            next.apply(crate::model::action::Action::Shuffle {
+        self.apply(crate::model::action::Action::Create(list))?;
+        for p in 0..self.players.len() {
+            self.apply(crate::model::action::Action::Shuffle {
                 player: PlayerId(p as u8),
                 zone: rules.zone,
             })?;
         }
         if let Some((prop, value)) = rules.first_player {
-            let player = next.active;
-            next.apply(crate::model::action::Action::SetProperty {
+            let player = self.active;
+            self.apply(crate::model::action::Action::SetProperty {
                 player,
                 prop,
                 value: Some(value),
             })?;
         }
         for _ in 0..rules.hand {
-            for p in 0..next.players.len() {
-                next.occur(Occurrence::new(
+            for p in 0..self.players.len() {
+                self.occur(Occurrence::new(
                     rules.draw,
                     vec![Arg::Player(PlayerId(p as u8))],
                 ))?;
             }
         }
-        next.start_game()
+        self.start_game()
     }
 
     /// The phase in progress, once a game is started.

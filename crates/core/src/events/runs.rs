@@ -61,14 +61,7 @@ impl GameState {
         if r.awaiting_cost {
             self.run_mut(ri).awaiting_cost = false;
             if !self.timing.last_happened {
-                self.log_at(
-                    r.depth,
-                    Logged::Fizzled {
-                        by: r.responder(),
-                        why: "its cost was not paid".into(),
-                    },
-                );
-                self.end_run(ri);
+                self.abandon_run(ri, &r, "its cost was not paid");
                 return Ok(());
             }
         }
@@ -182,7 +175,9 @@ impl GameState {
             crate::model::condition::NumExpr,
         ),
     ) -> Result<(), ActionError> {
-        let source = r.source.expect("an announced spell has a source");
+        let Some(source) = r.source else {
+            return Ok(());
+        };
         let player = r.you.unwrap_or(self.orderer());
         let (lo, hi) = {
             let sheet = &self.derived().sheet;
@@ -205,16 +200,7 @@ impl GameState {
             }
         }
         match options.len() {
-            0 => {
-                self.log_at(
-                    r.depth,
-                    Logged::Fizzled {
-                        by: r.responder(),
-                        why: "no number X it may announce can be paid".into(),
-                    },
-                );
-                self.end_run(ri);
-            }
+            0 => self.abandon_run(ri, r, "no number X it may announce can be paid"),
             1 => self.set_number(ri, options[0]),
             _ => {
                 self.timing_mut().offered = Vec::new();
@@ -226,6 +212,18 @@ impl GameState {
             }
         }
         Ok(())
+    }
+
+    /// A run that cannot go on (no target, no payable X, its cost unpaid) ends, logged with why.
+    fn abandon_run(&mut self, ri: usize, r: &Run, why: &str) {
+        self.log_at(
+            r.depth,
+            Logged::Fizzled {
+                by: r.responder(),
+                why: why.into(),
+            },
+        );
+        self.end_run(ri);
     }
 
     /// Keeps the number announced for this spell, for its costs and its deeds.
@@ -297,16 +295,7 @@ impl GameState {
             self.in_scope(scope, &mut options);
         }
         match options.len() {
-            0 => {
-                self.log_at(
-                    r.depth,
-                    Logged::Fizzled {
-                        by: r.responder(),
-                        why: "it has no legal target".into(),
-                    },
-                );
-                self.end_run(ri);
-            }
+            0 => self.abandon_run(ri, r, "it has no legal target"),
             1 => self.set_target(ri, next, options[0]),
             _ => {
                 let player = self.chooser_of(r, next, &params);
