@@ -180,7 +180,7 @@ fn check_without_a_ruleset_uses_the_projects_rulesets() {
         (
             "tests/bad/whole-number.cards",
             "tests/bad/whole-number.cards:3:12: expected a whole number, found `2.5`: numbers are integers",
-            "rulesets/classic.rules, rulesets/honor.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
+            "rulesets/classic.rules, rulesets/galaxy.rules, rulesets/honor.rules, rulesets/mtg-2017.rules, rulesets/mtg-2020.rules",
         ),
         (
             "tests/bad/unknown-characteristic.cards",

@@ -412,6 +412,13 @@ impl Ctx<'_> {
                 self.source.is_some() && self.state.obj(o).attached_to == self.source
             }),
             Cond::AnyObject => matches!(this, Subject::Object(_)),
+            Cond::Holder(ch, c) => this_object(this)
+                .and_then(|o| self.state.holder(o, *ch))
+                .is_some_and(|h| self.test(c, Subject::Object(h))),
+            Cond::Typed(ch) => this_object(this).is_some_and(|o| self.state.has_char(o, *ch)),
+            Cond::OfType(t) => {
+                this_object(this).is_some_and(|o| self.state.object_type(o) == Some(*t))
+            }
             Cond::AttachedTo(c) => this_object(this)
                 .and_then(|o| self.state.obj(o).attached_to)
                 .is_some_and(|t| self.test(c, Subject::Object(t))),

@@ -8,7 +8,7 @@
 use crate::kernel::Change;
 use crate::model::error::ActionError;
 use crate::model::event::{Amount, ParamOr, Primitive};
-use crate::model::ids::{ObjectId, PlayerId, PropId, ZoneId};
+use crate::model::ids::{CharId, ObjectId, PlayerId, PropId, ZoneId};
 use crate::model::occurrence::{Logged, Occurrence};
 use crate::model::timing::Point;
 use crate::model::value::Arg;
@@ -136,7 +136,10 @@ impl GameState {
                 if nests(own, c) {
                     continue;
                 }
-                if let Primitive::StateAll { .. } | Primitive::ClearAll { .. } = c {
+                if let Primitive::StateAll { .. }
+                | Primitive::ClearAll { .. }
+                | Primitive::Meters { .. } = c
+                {
                     let args = self.frame(fi).occs[k].occ.args.clone();
                     for change in self.each_permanent_changes(c, &args) {
                         self.make(change);
@@ -238,9 +241,48 @@ impl GameState {
         }
     }
 
+    /// The changes `Meters` makes: for each object in play and each meter it has itself, its
+    /// current value (the counters of the meter's name) grown by `growth`, not below 0, or with
+    /// `growth` `None` capped by its max value (the derived characteristic).
+    fn meter_changes(&self, meter: Option<CharId>, growth: Option<i64>) -> Vec<Change> {
+        let rs = &self.ruleset;
+        let meters: Vec<(CharId, crate::model::ids::CounterId)> = (0..rs.characteristics.len())
+            .map(|i| CharId(i as u16))
+            .filter(|ch| meter.is_none_or(|m| m == *ch))
+            .filter_map(|ch| rs.meter_counter(ch).map(|k| (ch, k)))
+            .collect();
+        let mut out = Vec::new();
+        for &o in self.in_play_ids().iter() {
+            for &(ch, k) in &meters {
+                if !self.has_char(o, ch) {
+                    continue;
+                }
+                let now = self.obj(o).counter_count(k).unwrap_or(0);
+                let by = match growth {
+                    Some(g) => g.max(-now),
+                    None => match self.characteristic(o, ch).ok().and_then(|v| v.number()) {
+                        Some(max) if now > max => max.max(0) - now,
+                        _ => 0,
+                    },
+                };
+                if by != 0 {
+                    out.push(Change::Counters {
+                        object: o,
+                        counter: k,
+                        count: by,
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// The changes a `StateAll` or `ClearAll` makes: one for each object in play it would change
     /// (for `StateAll`, those the player controls).
     fn each_permanent_changes(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
+        if let Primitive::Meters { meter, growth } = c {
+            return self.meter_changes(*meter, *growth);
+        }
         if let Primitive::ClearAll { counter } = c {
             return self
                 .in_play_ids()
@@ -474,7 +516,7 @@ impl GameState {
                 on,
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
-            Primitive::StateAll { .. } | Primitive::ClearAll { .. } => {
+            Primitive::StateAll { .. } | Primitive::ClearAll { .. } | Primitive::Meters { .. } => {
                 self.each_permanent_changes(c, args).is_empty()
             }
             Primitive::Take { .. } => self.take_changes(c, args).is_empty(),
@@ -620,6 +662,7 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
         Primitive::MoveTop { .. }
         | Primitive::StateAll { .. }
         | Primitive::ClearAll { .. }
+        | Primitive::Meters { .. }
         | Primitive::Take { .. } => return None,
         Primitive::State {
             object: o,

@@ -64,7 +64,9 @@ impl GameState {
     /// Puts `count` counters of a kind on an object (a negative count takes them off, the latest
     /// placements first).
     pub(super) fn put_counters(&mut self, object: ObjectId, counter: CounterId, count: i64) {
-        let keyword = !self.ruleset.counters[counter.index()].ops.is_empty();
+        let def = &self.ruleset.counters[counter.index()];
+        let keyword = !def.ops.is_empty();
+        let inert = def.ops.is_empty() && def.changes.is_empty();
         if count > 0 {
             let ts = self.new_timestamp();
             let o = self.object_mut(object);
@@ -73,6 +75,14 @@ impl GameState {
             if keyword {
                 for p in o.counters.iter_mut().filter(|p| p.kind == counter) {
                     p.timestamp = ts;
+                }
+            }
+            // A kind no layer applies (a meter's current value, time counters): its
+            // placements' timestamps order nothing, so one entry holds them all.
+            if inert {
+                if let Some(p) = o.counters.iter_mut().find(|p| p.kind == counter) {
+                    p.count = p.count.saturating_add(count);
+                    return;
                 }
             }
             o.counters.push(CounterPlacement {

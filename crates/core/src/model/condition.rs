@@ -192,6 +192,17 @@ pub enum Cond {
     /// `attaches to:` holds there, tested with it as the source and its controller as "you"
     /// (CR 704.5m-n). Only in state-based checks: what it reads depends on each object's class.
     LegallyAttached,
+    /// The condition tested on the object the tested object's characteristic is read from: the
+    /// object itself if its type has it, else the first object up the chain of what it is
+    /// attached to whose type has it (FreeOrion's attachment hierarchy: building, planet,
+    /// system). False where none has it: the object is excluded. A typed ruleset's conditions
+    /// read every characteristic some type lacks through one.
+    Holder(CharId, Box<Cond>),
+    /// The tested object's own type has the characteristic (an effect on a meter fires only on
+    /// objects that have it).
+    Typed(CharId),
+    /// The tested object is of this object type (FreeOrion's Object Type condition: `planet`).
+    OfType(crate::model::ids::TypeId),
 }
 
 /// A word a condition names: written, or one of the source's choices ("the chosen name").
@@ -391,6 +402,12 @@ impl<'a> Node<'a> {
                     on_host: true,
                     ..at
                 },
+                // Read on another object, found by attachments: what it reads counts as read
+                // of every object.
+                Node::Cond(Cond::Holder(..)) => Place {
+                    in_aggregate: true,
+                    ..at
+                },
                 n if n.is_aggregate() => Place {
                     in_aggregate: true,
                     ..at
@@ -421,7 +438,9 @@ impl<'a> Node<'a> {
                 let (c, rest) = cs.split_first()?;
                 Under::List(c, rest)
             }
-            Node::Cond(Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c))
+            Node::Cond(
+                Cond::Not(c) | Cond::Exists(c) | Cond::AttachedTo(c) | Cond::Holder(_, c),
+            )
             | Node::Num(NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c)) => {
                 Under::One(Node::Cond(c))
             }
@@ -487,6 +506,7 @@ impl<'a> Node<'a> {
                 | Cond::OnTop(_)
                 | Cond::IsOuter
                 | Cond::AttachedTo(_)
+                | Cond::Holder(..)
                 | Cond::LegallyAttached,
             )
             | Node::Num(
@@ -563,6 +583,7 @@ impl<'a> Node<'a> {
                 | Cond::IsOuter
                 | Cond::Shares(..)
                 | Cond::AttachedTo(_)
+                | Cond::Holder(..)
                 | Cond::LegallyAttached,
             ) => true,
             n => n.object().is_some_and(|r| r != ObjRef::This),

@@ -74,6 +74,9 @@ pub struct ObjectClass {
     pub name: String,
     /// Printed values; characteristics not listed start empty.
     pub printed: Vec<(CharId, Value)>,
+    /// Its object type (`type: planet`), which says what characteristics it has; `None`: every
+    /// one.
+    pub object_type: Option<crate::model::ids::TypeId>,
     /// Static abilities, in the order written; each is also listed in the printed abilities.
     pub statics: Vec<Arc<EffectDef>>,
     /// What it does when it resolves as a spell, if it is one.

@@ -150,6 +150,15 @@ pub enum Primitive {
         /// The kind of counter.
         counter: CounterId,
     },
+    /// Every object in play that has the meter (or every meter, for `None`): its current value
+    /// grows by an amount, not below 0 (FreeOrion's current-meter growth), or with `growth`
+    /// `None` is capped by its max value.
+    Meters {
+        /// The meter, or every meter.
+        meter: Option<CharId>,
+        /// How much each current value grows; `None`: capped by the max value.
+        growth: Option<i64>,
+    },
     /// Move the top card of a player's zone to another zone ("draw a card": the top of the
     /// library to the hand), as a move of its own; with the zone empty, add 1 to the player's
     /// property `empty`, if named (a draw from an empty library, CR 704.5b).

@@ -32,6 +32,8 @@ id!(/// A counter kind declared by the ruleset.
     CounterId(u16));
 id!(/// A layer or sublayer, in application order.
     LayerId(u16));
+id!(/// A type of game object declared by the ruleset (`type planet: ...`).
+    TypeId(u16));
 
 /// When an object entered its zone, became attached, or an effect was created (CR 613.7).
 /// Timestamps only grow; a later timestamp is applied later within a layer.

@@ -69,6 +69,23 @@ pub struct CharDef {
     /// (`characteristic position: number = 0`); `None`: no number. Other kinds have none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<i64>,
+    /// A meter (`meter NAME`): this number characteristic is its max value, derived through the
+    /// layers from 0 each time; its current value is the count of the counter kind of the same
+    /// name, which no layer applies and only occurrences change.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub meter: bool,
+}
+
+/// A type of game object (`type planet: size, environment, farming`): the characteristics
+/// only objects of this type have. A characteristic no type names belongs to every object; one
+/// that some type names is *absent* from objects of the other types, which differs from having
+/// no value (an unowned monster has an owner property set to none).
+#[derive(Clone, Debug, Serialize)]
+pub struct TypeDef {
+    /// Its name (`planet`).
+    pub name: String,
+    /// The characteristics its objects have beyond those every object has.
+    pub chars: Vec<CharId>,
 }
 
 /// A property of each player, such as life or maximum hand size (CR 613.10-613.11).
@@ -280,6 +297,9 @@ pub struct Ruleset {
     /// Where a player's deck is put as a game starts, and how a player draws: the zone and the
     /// event (`deck: library`, `draw: draws`), with the opening hand's size.
     pub deck: Option<DeckRules>,
+    /// The object types, indexed by [`crate::model::ids::TypeId`] (empty: objects have every
+    /// characteristic).
+    pub types: Vec<TypeDef>,
 }
 
 /// How a game starts from deck lists: each deck goes to `zone`, is shuffled, and each player
@@ -486,6 +506,37 @@ pub struct Category {
 }
 
 impl Ruleset {
+    /// The type of that name, if declared.
+    pub fn type_id(&self, name: &str) -> Option<crate::model::ids::TypeId> {
+        self.types
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| crate::model::ids::TypeId(i as u16))
+    }
+
+    /// Whether objects of type `t` (`None`: an object of no type) have characteristic `ch`:
+    /// every object has a characteristic no type names; of the others, only the types that
+    /// name it.
+    pub fn type_has(&self, t: Option<crate::model::ids::TypeId>, ch: CharId) -> bool {
+        let named = |d: &TypeDef| d.chars.contains(&ch);
+        match t.and_then(|t| self.types.get(t.index())) {
+            Some(d) => named(d) || !self.types.iter().any(named),
+            None => !self.types.iter().any(named),
+        }
+    }
+
+    /// The counter kind holding a meter's current value (the counter named as the meter).
+    pub fn meter_counter(&self, ch: CharId) -> Option<CounterId> {
+        let d = self.characteristics.get(ch.index())?;
+        if !d.meter {
+            return None;
+        }
+        self.counters
+            .iter()
+            .position(|c| c.name == d.name)
+            .map(|i| CounterId(i as u16))
+    }
+
     /// The abilities `ch`'s symbols give, if any.
     pub fn intrinsic_of(&self, ch: CharId) -> Option<&Intrinsic> {
         self.intrinsic.iter().find(|i| i.char == ch)

@@ -245,6 +245,40 @@ impl GameState {
         self.effects.iter().map(|e| &**e)
     }
 
+    /// Whether object `o` has characteristic `ch` itself: its class's object type has it (every
+    /// object has every characteristic in a ruleset without types; `false` for a bad id).
+    pub fn has_char(&self, o: ObjectId, ch: CharId) -> bool {
+        if self.ruleset.types.is_empty() {
+            return true;
+        }
+        if o.index() >= self.objects.len() {
+            return false;
+        }
+        self.ruleset.type_has(self.object_type(o), ch)
+    }
+
+    /// The object type of `o`'s class, if it has one (`None` for a bad id).
+    pub fn object_type(&self, o: ObjectId) -> Option<crate::model::ids::TypeId> {
+        let obj = self.objects.get(o.index())?;
+        self.content.classes.get(obj.class.index())?.object_type
+    }
+
+    /// The object characteristic `ch` of `o` is read from: `o` if it has it, else the first
+    /// object up the chain of what it is attached to that has it (FreeOrion's attachment
+    /// hierarchy: a building's planet, then that planet's system); `None` where none has it.
+    /// Only an absent characteristic is looked up, never one set to none.
+    pub fn holder(&self, o: ObjectId, ch: CharId) -> Option<ObjectId> {
+        let mut at = o;
+        // A chain of attachments visits each object at most once.
+        for _ in 0..=self.objects.len() {
+            if self.has_char(at, ch) {
+                return Some(at);
+            }
+            at = self.objects.get(at.index())?.attached_to?;
+        }
+        None
+    }
+
     /// Whether the object is in a zone that is in play (`false` for an id that names no object).
     pub fn in_play(&self, id: ObjectId) -> bool {
         self.in_play_bits

@@ -9,7 +9,7 @@ use crate::model::content::Content;
 use crate::model::decision::DecisionRequest;
 use crate::model::effect::CreatedEffect;
 use crate::model::ids::{
-    CharId, ClassId, CounterId, EventId, LayerId, ObjectId, PlayerId, PropId, ZoneId,
+    CharId, ClassId, CounterId, EventId, LayerId, ObjectId, PlayerId, PropId, TypeId, ZoneId,
 };
 use crate::model::object::GameObject;
 use crate::model::ruleset::Ruleset;
@@ -232,6 +232,7 @@ impl GameState {
             counters: r.counters.len(),
             events: r.events.len(),
             layers: r.layers.len(),
+            types: r.types.len(),
         };
         let saved: SavedState = {
             let _guard = LimitsGuard::set(limits);
@@ -423,6 +424,7 @@ struct Limits {
     counters: usize,
     events: usize,
     layers: usize,
+    types: usize,
 }
 
 thread_local! {
@@ -473,6 +475,7 @@ checked_id!(ZoneId, u16, zones, "zone");
 checked_id!(CounterId, u16, counters, "counter kind");
 checked_id!(EventId, u16, events, "event");
 checked_id!(LayerId, u16, layers, "layer");
+checked_id!(TypeId, u16, types, "object type");
 
 /// A symbol is read as its text (and interned again).
 impl<'de> Deserialize<'de> for Symbol {

@@ -88,7 +88,9 @@ pub(crate) fn condition(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     let start = c.pos;
     let cond = condition_in(env, c, allow)?;
     if top {
+        let cond = through_holders(&env.ruleset, cond);
         within_tree_limit(c, start, cond_depth(&cond))?;
+        return Ok(cond);
     }
     Ok(cond)
 }
@@ -497,7 +499,18 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
         c.bump();
         return Ok(t.clone());
     }
-    if rs.prop_id(word).is_some() || matches!(word, "count" | "counters") {
+    // An object type, singular or plural: `planet`, `planets`.
+    if let Some(t) = rs
+        .type_id(word)
+        .or_else(|| word.strip_suffix('s').and_then(|w| rs.type_id(w)))
+    {
+        c.bump();
+        return Ok(Cond::OfType(t));
+    }
+    if rs.prop_id(word).is_some()
+        || matches!(word, "count" | "counters")
+        || (word == "current" && c.peek_at(1).is_some_and(|t| t.is_punct("(")))
+    {
         return comparison(env, c, allow);
     }
     let mut known: Vec<&str> = env.terms.keys().map(|s| s.as_str()).collect();
@@ -800,6 +813,10 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             c.bump();
             return counters_of(env, c, ObjRef::This);
         }
+        "current" if c.peek_at(1).is_some_and(|t| t.is_punct("(")) => {
+            c.bump();
+            return current_of(env, c, ObjRef::This);
+        }
         "target" | "targeted" => {
             // `target.life`, `target "victim".life`: a player target's property.
             c.bump();
@@ -849,6 +866,12 @@ fn atom_in(env: &Env, c: &mut Cursor, allow: Allow) -> Res<NumExpr> {
             c.bump();
             return counters_of(env, c, r);
         }
+        if c.peek().is_some_and(|t| t.is_word("current"))
+            && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+        {
+            c.bump();
+            return current_of(env, c, r);
+        }
         let (w, sp) = c.name("a characteristic")?;
         return number_char(env, r, &w, sp);
     }
@@ -869,6 +892,123 @@ pub(crate) fn counters_of(env: &Env, c: &mut Cursor, r: ObjRef) -> Res<NumExpr> 
         Some(k) => NumExpr::Counters(r, k),
         None => NumExpr::AllCounters(r),
     })
+}
+
+/// `(farming)` after `current`: a meter's current value, the count of the counter kind of its
+/// name (FreeOrion's current meters).
+pub(crate) fn current_of(env: &Env, c: &mut Cursor, r: ObjRef) -> Res<NumExpr> {
+    let rs = &env.ruleset;
+    c.expect_punct("(")?;
+    let (name, sp) = c.name("a meter name")?;
+    let meters = || {
+        rs.characteristics
+            .iter()
+            .filter(|d| d.meter)
+            .map(|d| d.name.as_str())
+    };
+    let Some(k) = rs.char_id(&name).and_then(|ch| rs.meter_counter(ch)) else {
+        if meters().next().is_none() {
+            return Err(Diagnostic::new(
+                sp,
+                format!("unknown meter `{name}`: the ruleset declares no meters (`meter NAME`)"),
+            ));
+        }
+        return Err(unknown(sp, "meter", &name, meters()));
+    };
+    c.expect_punct(")")?;
+    Ok(NumExpr::Counters(r, k))
+}
+
+/// In a ruleset with object types, each part of a condition that reads a characteristic some
+/// type lacks reads it through the attachment hierarchy (`Cond::Holder`): on the object itself
+/// if its type has it, else up what it is attached to; false where none has it. Aggregates'
+/// conditions are made so as they are read.
+pub(crate) fn through_holders(rs: &rulecraft_core::model::ruleset::Ruleset, c: Cond) -> Cond {
+    if rs.types.is_empty() {
+        return c;
+    }
+    let typed =
+        |ch: rulecraft_core::model::ids::CharId| rs.types.iter().any(|t| t.chars.contains(&ch));
+    let wrap = |chars: Vec<rulecraft_core::model::ids::CharId>, c: Cond| {
+        let mut out = c;
+        for ch in chars.into_iter().rev() {
+            if typed(ch) {
+                out = Cond::Holder(ch, Box::new(out));
+            }
+        }
+        out
+    };
+    match c {
+        Cond::And(cs) => Cond::And(cs.into_iter().map(|c| through_holders(rs, c)).collect()),
+        Cond::Or(cs) => Cond::Or(cs.into_iter().map(|c| through_holders(rs, c)).collect()),
+        Cond::Not(x) => Cond::Not(Box::new(through_holders(rs, *x))),
+        Cond::Exists(x) => Cond::Exists(Box::new(through_holders(rs, *x))),
+        Cond::AttachedTo(x) => Cond::AttachedTo(Box::new(through_holders(rs, *x))),
+        Cond::Has(ObjRef::This, ch, _)
+        | Cond::HasChoice(ObjRef::This, ch, _)
+        | Cond::HasKind(ObjRef::This, ch, _)
+        | Cond::Shares(_, ch)
+        | Cond::Named(ch, _) => wrap(vec![ch], c),
+        Cond::Cmp(a, op, b) => {
+            let a = num_through_holders(rs, a);
+            let b = num_through_holders(rs, b);
+            let mut chars = Vec::new();
+            this_chars(rs, &a, &mut chars);
+            this_chars(rs, &b, &mut chars);
+            chars.dedup();
+            wrap(chars, Cond::Cmp(a, op, b))
+        }
+        c => c,
+    }
+}
+
+fn num_through_holders(rs: &rulecraft_core::model::ruleset::Ruleset, e: NumExpr) -> NumExpr {
+    let b = |x: Box<NumExpr>| Box::new(num_through_holders(rs, *x));
+    match e {
+        NumExpr::Count(c) => NumExpr::Count(Box::new(through_holders(rs, *c))),
+        NumExpr::Sum(ch, c) => NumExpr::Sum(ch, Box::new(through_holders(rs, *c))),
+        NumExpr::Distinct(ch, c) => NumExpr::Distinct(ch, Box::new(through_holders(rs, *c))),
+        NumExpr::Add(x, y) => NumExpr::Add(b(x), b(y)),
+        NumExpr::Sub(x, y) => NumExpr::Sub(b(x), b(y)),
+        NumExpr::Mul(x, y) => NumExpr::Mul(b(x), b(y)),
+        NumExpr::Div(x, y) => NumExpr::Div(b(x), b(y)),
+        NumExpr::Max(x, y) => NumExpr::Max(b(x), b(y)),
+        NumExpr::Min(x, y) => NumExpr::Min(b(x), b(y)),
+        NumExpr::Neg(x) => NumExpr::Neg(b(x)),
+        e => e,
+    }
+}
+
+/// The characteristics an expression reads of the tested object itself (not inside
+/// aggregates), a meter's current value counted as its meter.
+fn this_chars(
+    rs: &rulecraft_core::model::ruleset::Ruleset,
+    e: &NumExpr,
+    out: &mut Vec<rulecraft_core::model::ids::CharId>,
+) {
+    match e {
+        NumExpr::Char(ObjRef::This, ch) | NumExpr::SetSize(ObjRef::This, ch) => out.push(*ch),
+        NumExpr::Counters(ObjRef::This, k) => {
+            let name = &rs.counters[k.index()].name;
+            if let Some(ch) = rs
+                .char_id(name)
+                .filter(|ch| rs.meter_counter(*ch) == Some(*k))
+            {
+                out.push(ch);
+            }
+        }
+        NumExpr::Add(x, y)
+        | NumExpr::Sub(x, y)
+        | NumExpr::Mul(x, y)
+        | NumExpr::Div(x, y)
+        | NumExpr::Max(x, y)
+        | NumExpr::Min(x, y) => {
+            this_chars(rs, x, out);
+            this_chars(rs, y, out);
+        }
+        NumExpr::Neg(x) => this_chars(rs, x, out),
+        _ => {}
+    }
 }
 
 /// A counter kind of the ruleset, or `any` (`None`): counters of every kind ("has a counter").
@@ -940,7 +1080,7 @@ fn within_tree_limit(c: &Cursor, start: usize, depth: usize) -> Res<()> {
 fn cond_depth(c: &Cond) -> usize {
     1 + match c {
         Cond::And(v) | Cond::Or(v) => v.iter().map(cond_depth).max().unwrap_or(0),
-        Cond::Not(x) | Cond::Exists(x) => cond_depth(x),
+        Cond::Not(x) | Cond::Exists(x) | Cond::Holder(_, x) | Cond::AttachedTo(x) => cond_depth(x),
         Cond::Cmp(a, _, b) => num_depth(a).max(num_depth(b)),
         _ => 0,
     }
@@ -994,6 +1134,12 @@ fn event_num(
     {
         c.bump();
         return counters_of(env, c, ObjRef::Param(i));
+    }
+    if c.peek().is_some_and(|t| t.is_word("current"))
+        && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+    {
+        c.bump();
+        return current_of(env, c, ObjRef::Param(i));
     }
     let (w, ws) = c.name("a number characteristic or a player property")?;
     if let Some(ch) = rs.char_id(&w) {

@@ -93,12 +93,33 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
         responses: Vec::new(),
         name,
         printed: Vec::new(),
+        object_type: None,
         statics: Vec::new(),
         spell: None,
     };
     let mut keywords: Vec<Ability> = Vec::new();
     let mut costs: Vec<(rulecraft_core::model::response::Deed, Span)> = Vec::new();
     for item in block(s, "the object's definition")? {
+        if item.head[0].is_word("type")
+            && !env.ruleset.types.is_empty()
+            && env.ruleset.char_id("type").is_none()
+        {
+            // `type: planet`: the object's type (FreeOrion's game object types).
+            no_block(item)?;
+            let mut ic = Cursor::new(&item.head);
+            ic.bump();
+            ic.expect_punct(":")?;
+            let (t, ts) = ic.name("an object type")?;
+            let Some(id) = env.ruleset.type_id(&t) else {
+                let known: Vec<&str> = env.ruleset.types.iter().map(|d| d.name.as_str()).collect();
+                return Err(super::cursor::unknown(ts, "object type", &t, known));
+            };
+            ic.finish()?;
+            if class.object_type.replace(id).is_some() {
+                return Err(Diagnostic::new(item.head[0].span, "`type:` is given twice"));
+            }
+            continue;
+        }
         if item.head[0].is_word("cost") && env.ruleset.char_id("cost").is_none() {
             // `cost: EVENT(...)`: a permanent's cost, paid as it is cast (its mana cost); it
             // has no spell ability (CR 608.3).
@@ -135,6 +156,138 @@ pub fn class(env: &Env, s: &Stmt, content: &Content) -> Res<ObjectClass> {
     Ok(class)
 }
 
+/// `group "..." { scope: ...; exclude: ...; activation: ...; METER += N ... }`: an effects group
+/// that alters meters (FreeOrion's effects groups). Its scope starts empty; each `scope:`
+/// condition adds the objects it holds for, then each `exclude:` condition removes those it
+/// holds for; an object that has none of the characteristics a scope condition reads, itself or
+/// up its attachments, is out of the scope. Every `activation:` condition must hold, tested on the
+/// source. Each effect is a continuous effect of its own on the objects of the scope that have
+/// its meter (an effect that cannot fire on an object is skipped for that object only).
+fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) -> Res<()> {
+    use rulecraft_core::model::condition::Cond;
+    let allow = Allow::default();
+    let mut includes = Vec::new();
+    let mut excludes = Vec::new();
+    let mut activation = Vec::new();
+    let mut effects = Vec::new();
+    for line in block(item, "the effects group")? {
+        let mut lc = Cursor::new(&line.head);
+        let list = match line.head[0].word() {
+            Some("scope") => &mut includes,
+            Some("exclude") => &mut excludes,
+            Some("activation") => &mut activation,
+            _ => {
+                effects.push(line);
+                continue;
+            }
+        };
+        no_block(line)?;
+        lc.bump();
+        lc.expect_punct(":")?;
+        list.push(condition(env, &mut lc, allow)?);
+        lc.finish()?;
+    }
+    if includes.is_empty() {
+        return Err(Diagnostic::new(
+            item.head[0].span,
+            "an effects group needs a `scope:` condition (its scope starts empty)",
+        ));
+    }
+    if effects.is_empty() {
+        return Err(Diagnostic::new(
+            item.head[0].span,
+            "an effects group needs at least one effect (`farming += 3`)",
+        ));
+    }
+    // Absent everywhere up the hierarchy: excluded, whether the condition adds or removes.
+    let with_presence = |c: Cond| {
+        let mut chars = Vec::new();
+        held_chars(&c, &mut chars);
+        let all: Vec<Cond> = chars
+            .into_iter()
+            .map(|ch| Cond::Holder(ch, Box::new(Cond::True)))
+            .collect();
+        (all, c)
+    };
+    let mut scope_parts = Vec::new();
+    let mut inc = Vec::new();
+    for c in includes {
+        let (mut all, c) = with_presence(c);
+        all.push(c);
+        inc.push(and_of(all));
+    }
+    scope_parts.push(if inc.len() == 1 {
+        inc.pop().unwrap_or(Cond::True)
+    } else {
+        Cond::Or(inc)
+    });
+    for c in excludes {
+        let (mut all, c) = with_presence(c);
+        all.push(Cond::Not(Box::new(c)));
+        scope_parts.push(and_of(all));
+    }
+    let while_cond = (!activation.is_empty()).then(|| and_of(activation));
+    for line in effects {
+        let one = Stmt {
+            head: item.head.clone(),
+            block: Some(crate::syntax::Block {
+                stmts: vec![line.clone()],
+                open: line.head[0].span,
+                close: line.head[0].span,
+            }),
+        };
+        let mut def = effect(env, &one, text, false, EffectKind::Static, &[], &[])?;
+        let chars: Vec<_> = def
+            .ops
+            .iter()
+            .filter_map(|op| match op.target {
+                rulecraft_core::model::ids::SlotTarget::Char(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        if chars.len() != def.ops.len() || chars.iter().any(|c| !char_def(&env.ruleset, *c).meter) {
+            return Err(Diagnostic::new(
+                line.head[0].span,
+                "an effects group here alters meters: expected `METER += AMOUNT`, `-=` or `=` on a meter the ruleset declares (`meter NAME`)",
+            ));
+        }
+        let mut parts = scope_parts.clone();
+        parts.extend(chars.into_iter().map(Cond::Typed));
+        def.affects = rulecraft_core::model::effect::Affects::Objects(and_of(parts));
+        def.while_cond = while_cond.clone();
+        class.statics.push(Arc::new(def));
+    }
+    Ok(())
+}
+
+/// The characteristics a condition reads through the attachment hierarchy, outside aggregates.
+fn held_chars(c: &rulecraft_core::model::condition::Cond, out: &mut Vec<rulecraft_core::CharId>) {
+    use rulecraft_core::model::condition::Cond;
+    match c {
+        Cond::Holder(ch, inner) => {
+            if !out.contains(ch) {
+                out.push(*ch);
+            }
+            held_chars(inner, out);
+        }
+        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| held_chars(c, out)),
+        Cond::Not(c) => held_chars(c, out),
+        _ => {}
+    }
+}
+
+fn and_of(
+    mut parts: Vec<rulecraft_core::model::condition::Cond>,
+) -> rulecraft_core::model::condition::Cond {
+    if parts.len() == 1 {
+        parts
+            .pop()
+            .unwrap_or(rulecraft_core::model::condition::Cond::True)
+    } else {
+        rulecraft_core::model::condition::Cond::And(parts)
+    }
+}
+
 /// One item of a class: a printed characteristic, a static or characteristic-defining ability, a
 /// trait, Reaction or replacement, `attaches to:`, `enters as a copy` or a `spell`.
 fn class_item(
@@ -155,6 +308,12 @@ fn class_item(
             let defining = kw == "defining";
             let def = effect(env, item, &text, defining, EffectKind::Static, &[], &[])?;
             class.statics.push(Arc::new(def));
+        }
+        Some("group") if string_next => {
+            ic.bump();
+            let (text, _) = ic.string("the effects group's description")?;
+            ic.finish()?;
+            effects_group(env, item, &text, class)?;
         }
         Some("trait" | "reaction" | "replacement" | "prohibition" | "ability") if string_next => {
             class.responses.push(Arc::new(class_response(env, item)?));

@@ -476,6 +476,47 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         }
         return c.finish();
     }
+    if c.peek().is_some_and(|t| t.is_word("each"))
+        && (c.peek_at(1).is_some_and(|t| t.is_word("meter"))
+            || c.peek_at(2).is_some_and(|t| t.is_word("meter")))
+    {
+        // `each meter grows by 1`, `each farming meter is capped`: every object in play that
+        // has the meter, its current value grown, or capped by its max value (FreeOrion's turn
+        // processing: current-meter growth, then the cap).
+        c.bump();
+        let meter = if c.eat_word("meter") {
+            None
+        } else {
+            let (m, ms) = c.name("a meter name")?;
+            let rs = &env.ruleset;
+            let Some(ch) = rs.char_id(&m).filter(|ch| rs.meter_counter(*ch).is_some()) else {
+                return Err(unknown(
+                    ms,
+                    "meter",
+                    &m,
+                    rs.characteristics
+                        .iter()
+                        .filter(|d| d.meter)
+                        .map(|d| d.name.as_str()),
+                ));
+            };
+            c.expect_word("meter")?;
+            Some(ch)
+        };
+        let growth = if c.eat_word("grows") {
+            c.expect_word("by")?;
+            let neg = c.eat_punct("-");
+            let (n, _) = c.number("a number")?;
+            Some(if neg { -n } else { n })
+        } else if c.eat_word("is") {
+            c.expect_word("capped")?;
+            None
+        } else {
+            return Err(c.err("`grows by N` or `is capped`"));
+        };
+        kind.changes.push(Primitive::Meters { meter, growth });
+        return c.finish();
+    }
     if c.eat_words(&["each", "permanent", "loses"]) {
         // `each permanent loses damage counters`: damage wears off (CR 514.2).
         let counter = super::common::counter_named(env, &mut c)?;

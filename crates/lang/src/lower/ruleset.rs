@@ -224,7 +224,7 @@ fn name_taken(env: &Env, name: &str) -> bool {
 
 fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
-    let (kw, kws) = c.name("a ruleset item (`characteristic`, `player`, `zone`, `counter`, `term`, `layer`, `check`, `spells`, `event`, `period`, `turn`, `timing`, `rule`)")?;
+    let (kw, kws) = c.name("a ruleset item (`characteristic`, `meter`, `type`, `player`, `zone`, `counter`, `term`, `layer`, `check`, `spells`, `event`, `period`, `turn`, `timing`, `rule`)")?;
     match kw.as_str() {
         "characteristic" => {
             no_block(s)?;
@@ -284,7 +284,75 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 kind,
                 state,
                 default,
+                meter: false,
             });
+        }
+        "meter" => {
+            // `meter farming`: a number characteristic, the max value, derived through the
+            // layers from 0; and a counter kind of the same name, the current value, which only
+            // occurrences change (FreeOrion's max and current meters).
+            no_block(s)?;
+            let (name, ns) = c.name("a meter name")?;
+            if name_taken(env, &name) {
+                return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
+            }
+            if env.ruleset.counter_id(&name).is_some() {
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("`{name}` is declared twice: a meter's current value is a counter of its name"),
+                ));
+            }
+            c.finish()?;
+            env.ruleset.characteristics.push(CharDef {
+                name: name.clone(),
+                kind: CharKind::Number,
+                state: false,
+                default: Some(0),
+                meter: true,
+            });
+            env.ruleset.counters.push(CounterDef {
+                name,
+                changes: Vec::new(),
+                ops: Vec::new(),
+            });
+        }
+        "type" => {
+            // `type planet: size, environment, farming`: the characteristics only objects of
+            // this type have (FreeOrion's object types).
+            no_block(s)?;
+            let (name, ns) = c.name("an object type name")?;
+            if env.ruleset.type_id(&name).is_some() {
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("type `{name}` is declared twice"),
+                ));
+            }
+            let mut chars = Vec::new();
+            if c.eat_punct(":") {
+                loop {
+                    let (ch, chs) = c.name("a characteristic name")?;
+                    let Some(id) = env.ruleset.char_id(&ch) else {
+                        let known: Vec<&str> = env
+                            .ruleset
+                            .characteristics
+                            .iter()
+                            .map(|d| d.name.as_str())
+                            .collect();
+                        return Err(unknown(chs, "characteristic", &ch, known));
+                    };
+                    if chars.contains(&id) {
+                        return Err(Diagnostic::new(chs, format!("`{ch}` is listed twice")));
+                    }
+                    chars.push(id);
+                    if !c.eat_punct(",") {
+                        break;
+                    }
+                }
+            }
+            c.finish()?;
+            env.ruleset
+                .types
+                .push(rulecraft_core::model::ruleset::TypeDef { name, chars });
         }
         "player" => {
             no_block(s)?;
@@ -597,6 +665,8 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 &kw,
                 [
                     "characteristic",
+                    "meter",
+                    "type",
                     "player",
                     "zone",
                     "counter",

@@ -1188,7 +1188,7 @@ impl Cx<'_> {
         };
         let next = c.peek_at(1);
         (w == "in" && next.is_some_and(|t| t.word().is_some()))
-            || (w == "counters" && next.is_some_and(|t| t.is_punct("(")))
+            || (matches!(w, "counters" | "current") && next.is_some_and(|t| t.is_punct("(")))
             || (w == "attached" && next.is_some_and(|t| t.is_word("to")))
             || (rulecraft_core::AbilityKind::named(w).is_some()
                 && next
@@ -1255,6 +1255,23 @@ impl Cx<'_> {
             c.expect_punct(")")?;
             c.expect_punct("=")?;
             let want = c.number("a number of counters")?.0;
+            return Ok(Expect::Counters { obj, kind, want });
+        }
+        // `current(farming) = 2`: a meter's current value, the counters of its name.
+        if c.peek().is_some_and(|t| t.is_word("current"))
+            && c.peek_at(1).is_some_and(|t| t.is_punct("("))
+        {
+            c.bump();
+            let kind = match crate::lower::cond::current_of(
+                self.env,
+                c,
+                rulecraft_core::model::condition::ObjRef::This,
+            )? {
+                rulecraft_core::model::condition::NumExpr::Counters(_, k) => Some(k),
+                _ => None,
+            };
+            c.expect_punct("=")?;
+            let want = c.number("a number")?.0;
             return Ok(Expect::Counters { obj, kind, want });
         }
         // `activated abilities = ...`: the abilities of one kind (CR 113.3).
