@@ -691,6 +691,21 @@ impl Cond {
             ),
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
+            // The objects of the type's classes (FreeOrion's scopes index objects by type).
+            Cond::OfType(t) => Some(ctx.state.objects_of_type(*t)),
+            // Attached to one of the objects the inner condition narrows to (the objects in the
+            // source's system: `attached to attached`).
+            Cond::AttachedTo(c) => Some(ctx.state.attached_to_any(&c.narrow(ctx)?)),
+            // Every part narrows: the objects of all of them.
+            Cond::Or(cs) => {
+                let mut all = Vec::new();
+                for c in cs {
+                    all.extend(c.narrow(ctx)?);
+                }
+                all.sort_unstable();
+                all.dedup();
+                Some(all)
+            }
             Cond::And(cs) => {
                 // The narrowest of the parts that narrow.
                 cs.iter()

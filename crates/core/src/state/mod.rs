@@ -257,6 +257,24 @@ impl GameState {
         self.ruleset.type_has(self.object_type(o), ch)
     }
 
+    /// The objects of type `t`, in id order.
+    pub fn objects_of_type(&self, t: crate::model::ids::TypeId) -> Vec<ObjectId> {
+        let mut out = Vec::new();
+        let mut classes = 0;
+        for (i, c) in self.content.classes.iter().enumerate() {
+            if c.object_type == Some(t) {
+                classes += 1;
+                if let Some(list) = self.by_class.get(&ClassId(i as u32)) {
+                    out.extend_from_slice(list);
+                }
+            }
+        }
+        if classes > 1 {
+            out.sort_unstable();
+        }
+        out
+    }
+
     /// The object type of `o`'s class, if it has one (`None` for a bad id).
     pub fn object_type(&self, o: ObjectId) -> Option<crate::model::ids::TypeId> {
         let obj = self.objects.get(o.index())?;

@@ -1,0 +1,99 @@
+//! A generator of galaxies for the galaxy ruleset (FreeOrion's effects system): `systems` star
+//! systems with the mix the issue gives per 1,000 systems (about 1,170 planets, 930 ships, 930
+//! fleets, 155 fields, 70 buildings), each object of a class of its type taken in turn from the
+//! content, placed by the hierarchy (a planet attached to its system, a building to a planet,
+//! a ship and a fleet to a system or, one in ten, to nothing: between systems), owned by the
+//! players in turn. Deterministic: the same arguments give the same galaxy.
+
+use rulecraft_core::model::action::{Action, NewObject};
+use rulecraft_core::model::decision::{Choice, DecisionRequest};
+use rulecraft_core::{ClassId, GameState, ObjectId, PlayerId};
+use rulecraft_lang::loader::Loader;
+use std::path::Path;
+
+/// How many objects of each type a galaxy of `systems` systems has (the issue's mix).
+pub fn mix(systems: usize) -> [(&'static str, usize); 6] {
+    let per = |n: usize| (systems * n + 500) / 1000;
+    [
+        ("system", systems),
+        ("planet", per(1170)),
+        ("building", per(70)),
+        ("ship", per(930)),
+        ("fleet", per(930)),
+        ("field", per(155)),
+    ]
+}
+
+/// The galaxy ruleset and content with `players` empires and nothing in play.
+pub fn empty(players: &[&str]) -> GameState {
+    Loader::new()
+        .game(
+            Path::new("rulesets/galaxy.rules"),
+            &[Path::new("content/galaxy")],
+            players,
+        )
+        .expect("the galaxy ruleset and content load")
+}
+
+/// SplitMix64: a small seeded source, so the same seed gives the same galaxy.
+struct Mix(u64);
+impl Mix {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n.max(1) as u64) as usize
+    }
+}
+
+/// A galaxy of `systems` systems, its derived values worked out.
+pub fn galaxy(systems: usize, seed: u64) -> GameState {
+    let mut s = empty(&["Ann", "Ben", "Cid", "Dee"]);
+    let zone = s.ruleset().zone_id("galaxy").expect("zone galaxy");
+    let players = s.players().len();
+    let classes = |s: &GameState, t: &str| -> Vec<ClassId> {
+        let ty = s.ruleset().type_id(t).expect("type");
+        s.content()
+            .classes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.object_type == Some(ty))
+            .map(|(i, _)| ClassId(i as u32))
+            .collect()
+    };
+    let mut rng = Mix(seed);
+    let mut made: Vec<(&str, Vec<ObjectId>)> = Vec::new();
+    for (t, n) in mix(systems) {
+        let of = classes(&s, t);
+        assert!(!of.is_empty(), "the content has no class of type {t}");
+        let under: Vec<ObjectId> = match t {
+            "planet" | "ship" | "fleet" | "field" => made[0].1.clone(),
+            "building" => made[1].1.clone(),
+            _ => Vec::new(),
+        };
+        let mut list = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut o = NewObject::new(of[rng.next(of.len())], PlayerId((i % players) as u8), zone);
+            let adrift = matches!(t, "ship" | "fleet") && rng.next(10) == 0;
+            if !under.is_empty() && !adrift {
+                o.attached_to = Some(under[rng.next(under.len())]);
+            }
+            list.push(o);
+        }
+        let ids = enter(&mut s, list);
+        made.push((t, ids));
+    }
+    let _ = s.derived();
+    s
+}
+
+/// Enters the objects at once, answering the timestamp order in the order given.
+fn enter(s: &mut GameState, list: Vec<NewObject>) -> Vec<ObjectId> {
+    let out = s.apply(Action::Create(list)).expect("objects enter");
+    if let Some(DecisionRequest::OrderTimestamps { objects, .. }) = s.pending_decision() {
+        let order = objects.clone();
+        s.decide(Choice::Order(order)).expect("order");
+    }
+    out.created
+}
