@@ -24,14 +24,13 @@ pub fn mix(systems: usize) -> [(&'static str, usize); 6] {
     ]
 }
 
-/// The galaxy ruleset and content with `players` empires and nothing in play.
-pub fn empty(players: &[&str]) -> GameState {
+/// The galaxy ruleset and content (and `extra` content files) with `players` empires and
+/// nothing in play.
+pub fn empty(players: &[&str], extra: &[&Path]) -> GameState {
+    let mut content = vec![Path::new("content/galaxy")];
+    content.extend_from_slice(extra);
     Loader::new()
-        .game(
-            Path::new("rulesets/galaxy.rules"),
-            &[Path::new("content/galaxy")],
-            players,
-        )
+        .game(Path::new("rulesets/galaxy.rules"), &content, players)
         .expect("the galaxy ruleset and content load")
 }
 
@@ -49,7 +48,12 @@ impl Mix {
 
 /// A galaxy of `systems` systems, its derived values worked out.
 pub fn galaxy(systems: usize, seed: u64) -> GameState {
-    let mut s = empty(&["Ann", "Ben", "Cid", "Dee"]);
+    galaxy_with(systems, seed, &[])
+}
+
+/// The same with `extra` content loaded too (its classes are not placed).
+pub fn galaxy_with(systems: usize, seed: u64, extra: &[&Path]) -> GameState {
+    let mut s = empty(&["Ann", "Ben", "Cid", "Dee"], extra);
     let zone = s.ruleset().zone_id("galaxy").expect("zone galaxy");
     let players = s.players().len();
     let classes = |s: &GameState, t: &str| -> Vec<ClassId> {
@@ -58,7 +62,7 @@ pub fn galaxy(systems: usize, seed: u64) -> GameState {
             .classes
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.object_type == Some(ty))
+            .filter(|(_, c)| c.object_type == Some(ty) && !c.name.starts_with("Test "))
             .map(|(i, _)| ClassId(i as u32))
             .collect()
     };

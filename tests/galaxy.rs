@@ -1,0 +1,128 @@
+//! The galaxy ruleset at scale (FreeOrion's effects system): the generator gives the issue's mix
+//! of objects, and the values kept after each change, whatever the attachment hierarchy makes a
+//! condition read, are those of a full derivation.
+
+#[path = "../benches/support/galaxy.rs"]
+mod support;
+
+use rulecraft_core::layers::derive;
+use rulecraft_core::model::action::Action;
+use rulecraft_core::{GameState, ObjectId};
+
+fn same_as_full(s: &GameState, when: &str) {
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", derive(s, false).sheet),
+        "{when}: the derived values are what a full derivation gives"
+    );
+}
+
+fn of_type(s: &GameState, t: &str) -> Vec<ObjectId> {
+    let t = s.ruleset().type_id(t).expect("type");
+    s.objects_of_type(t)
+}
+
+#[test]
+fn the_generator_gives_the_issues_mix_the_same_each_time() {
+    let s = support::galaxy(1_000, 3);
+    for (t, n) in [
+        ("system", 1_000),
+        ("planet", 1_170),
+        ("building", 70),
+        ("ship", 930),
+        ("fleet", 930),
+        ("field", 155),
+    ] {
+        assert_eq!(of_type(&s, t).len(), n, "{t}");
+    }
+    let again = support::galaxy(1_000, 3);
+    assert_eq!(
+        format!("{:?}", s.derived().sheet),
+        format!("{:?}", again.derived().sheet)
+    );
+}
+
+/// Planets moved between systems of different star colours, buildings moved between planets,
+/// fields and ships moved between systems, objects leaving: each read through the hierarchy (a building's star colour is its system's).
+#[test]
+fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
+    let mut s = support::galaxy_with(
+        30,
+        11,
+        &[std::path::Path::new("tests/data/galaxy_nova.cards")],
+    );
+    same_as_full(&s, "generated");
+    let farming = s.ruleset().char_id("farming").expect("farming");
+    let total = |s: &GameState| -> i64 {
+        of_type(s, "planet")
+            .iter()
+            .filter_map(|p| s.characteristic(*p, farming).ok().and_then(|v| v.number()))
+            .sum()
+    };
+    let before = total(&s);
+    let systems = of_type(&s, "system");
+    let planets = of_type(&s, "planet");
+    let buildings = of_type(&s, "building");
+    let ships = of_type(&s, "ship");
+    for (i, p) in planets.iter().enumerate().take(12) {
+        let to = systems[(i * 7 + 3) % systems.len()];
+        s.apply(Action::Attach { object: *p, to }).expect("attach");
+        same_as_full(&s, &format!("planet {i} moved"));
+    }
+    // Moved to systems of other star colours, some planets gain or lose a Farming Enhancer's 2.
+    assert_ne!(total(&s), before, "the moves change max farming");
+    for (i, b) in buildings.iter().enumerate() {
+        let to = planets[(i * 5 + 1) % planets.len()];
+        s.apply(Action::Attach { object: *b, to }).expect("attach");
+        same_as_full(&s, &format!("building {i} moved"));
+    }
+    let fields = of_type(&s, "field");
+    for (i, f) in fields.iter().enumerate() {
+        let to = systems[(i * 3 + 2) % systems.len()];
+        s.apply(Action::Attach { object: *f, to }).expect("attach");
+        same_as_full(&s, &format!("field {i} moved"));
+    }
+    let gone = s.ruleset().zone_id("gone").expect("zone gone");
+    for (i, sh) in ships.iter().enumerate().take(8) {
+        let to = systems[(i * 11 + 5) % systems.len()];
+        s.apply(Action::Attach { object: *sh, to }).expect("attach");
+        same_as_full(&s, &format!("ship {i} moved"));
+        s.apply(Action::Move {
+            object: *sh,
+            zone: gone,
+        })
+        .expect("leaves");
+        same_as_full(&s, &format!("ship {i} gone"));
+    }
+    // Every star turns red, then back: the planets' scopes read their systems' colour.
+    let nova = s.content().class_id("Test Red Nova").expect("nova class");
+    let zone = s.ruleset().zone_id("galaxy").expect("galaxy");
+    let before = total(&s);
+    let made = s
+        .apply(Action::Create(vec![rulecraft_core::NewObject::new(
+            nova,
+            rulecraft_core::PlayerId(0),
+            zone,
+        )]))
+        .expect("the nova enters")
+        .created[0];
+    same_as_full(&s, "every star red");
+    assert_ne!(
+        total(&s),
+        before,
+        "red stars take the Farming Enhancers' 2 away"
+    );
+    s.apply(Action::Move {
+        object: made,
+        zone: gone,
+    })
+    .expect("leaves");
+    same_as_full(&s, "the stars' own colours again");
+    // A system leaves: its planets' star colour is read nowhere now.
+    s.apply(Action::Move {
+        object: systems[0],
+        zone: gone,
+    })
+    .expect("leaves");
+    same_as_full(&s, "a system gone");
+}
