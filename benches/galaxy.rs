@@ -15,7 +15,10 @@ fn effects_pass(c: &mut Criterion) {
     for systems in [1_000usize, 10_000] {
         let s = support::galaxy(systems, 7);
         let objects = s.objects().count();
-        eprintln!("{systems} systems: {objects} objects");
+        eprintln!(
+            "{systems} systems: {objects} objects, {} effects groups with a source",
+            support::groups_with_sources(&s)
+        );
         g.bench_function(format!("effects pass, {objects} objects"), |b| {
             b.iter(|| black_box(rulecraft_core::layers::derive(&s, false)))
         });

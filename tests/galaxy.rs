@@ -52,11 +52,15 @@ fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
         &[std::path::Path::new("tests/data/galaxy_nova.cards")],
     );
     same_as_full(&s, "generated");
-    let farming = s.ruleset().char_id("farming").expect("farming");
+    // Every meter's max value on every object, added up.
     let total = |s: &GameState| -> i64 {
-        of_type(s, "planet")
+        let meters: Vec<_> = ["farming", "defense", "health", "industry", "speed"]
             .iter()
-            .filter_map(|p| s.characteristic(*p, farming).ok().and_then(|v| v.number()))
+            .map(|m| s.ruleset().char_id(m).expect("meter"))
+            .collect();
+        s.objects()
+            .flat_map(|o| meters.iter().map(move |m| (o.id, *m)))
+            .filter_map(|(o, m)| s.characteristic(o, m).ok().and_then(|v| v.number()))
             .sum()
     };
     let before = total(&s);
@@ -64,13 +68,63 @@ fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
     let planets = of_type(&s, "planet");
     let buildings = of_type(&s, "building");
     let ships = of_type(&s, "ship");
+    // A Farming Enhancer on the first planet, which then moves to a red star and to a yellow
+    // one: the enhancers' max farming goes and comes back.
+    let zone = s.ruleset().zone_id("galaxy").expect("galaxy");
+    let class = |s: &GameState, n: &str| s.content().class_id(n).expect(n);
+    let star = |s: &GameState, c: &str| {
+        let colour = s.ruleset().char_id("star_colour").expect("star_colour");
+        *systems
+            .iter()
+            .find(|x| matches!(s.characteristic(**x, colour), Ok(rulecraft_core::Value::Symbols(v)) if v.iter().any(|y| y.as_str() == c)))
+            .expect("a system of that colour")
+    };
+    let enhancer = rulecraft_core::NewObject {
+        attached_to: Some(planets[0]),
+        ..rulecraft_core::NewObject::new(
+            class(&s, "Farming Enhancer"),
+            rulecraft_core::PlayerId(0),
+            zone,
+        )
+    };
+    s.apply(Action::Create(vec![enhancer])).expect("enters");
+    let (red, yellow) = (star(&s, "red"), star(&s, "yellow"));
+    s.apply(Action::Attach {
+        object: planets[0],
+        to: yellow,
+    })
+    .expect("attach");
+    same_as_full(&s, "at a yellow star");
+    let at_yellow = total(&s);
+    s.apply(Action::Attach {
+        object: planets[0],
+        to: red,
+    })
+    .expect("attach");
+    same_as_full(&s, "at a red star");
+    // Each Farming Enhancer in play gives every planet at a yellow star 2 max farming.
+    let enhancers = s
+        .objects()
+        .filter(|o| s.in_play(o.id) && &*o.name == "Farming Enhancer")
+        .count() as i64;
+    assert!(enhancers >= 1);
+    assert_eq!(
+        total(&s),
+        at_yellow - 2 * enhancers,
+        "the enhancers' max farming goes"
+    );
+    s.apply(Action::Attach {
+        object: planets[0],
+        to: yellow,
+    })
+    .expect("attach");
+    same_as_full(&s, "at a yellow star again");
+    assert_eq!(total(&s), at_yellow, "and comes back");
     for (i, p) in planets.iter().enumerate().take(12) {
         let to = systems[(i * 7 + 3) % systems.len()];
         s.apply(Action::Attach { object: *p, to }).expect("attach");
         same_as_full(&s, &format!("planet {i} moved"));
     }
-    // Moved to systems of other star colours, some planets gain or lose a Farming Enhancer's 2.
-    assert_ne!(total(&s), before, "the moves change max farming");
     for (i, b) in buildings.iter().enumerate() {
         let to = planets[(i * 5 + 1) % planets.len()];
         s.apply(Action::Attach { object: *b, to }).expect("attach");

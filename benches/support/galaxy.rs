@@ -3,7 +3,9 @@
 //! fleets, 155 fields, 70 buildings), each object of a class of its type taken in turn from the
 //! content, placed by the hierarchy (a planet attached to its system, a building to a planet,
 //! a ship and a fleet to a system or, one in ten, to nothing: between systems), owned by the
-//! players in turn. Deterministic: the same arguments give the same galaxy.
+//! players in turn; besides, each player's empire object with one of each tech (the classes of
+//! type `special`) attached to it. The classes are those of `content/galaxy/basic.cards` and
+//! `content/galaxy/classes.cards`. Deterministic: the same arguments give the same galaxy.
 
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::model::decision::{Choice, DecisionRequest};
@@ -27,7 +29,10 @@ pub fn mix(systems: usize) -> [(&'static str, usize); 6] {
 /// The galaxy ruleset and content (and `extra` content files) with `players` empires and
 /// nothing in play.
 pub fn empty(players: &[&str], extra: &[&Path]) -> GameState {
-    let mut content = vec![Path::new("content/galaxy")];
+    let mut content = vec![
+        Path::new("content/galaxy/basic.cards"),
+        Path::new("content/galaxy/classes.cards"),
+    ];
     content.extend_from_slice(extra);
     Loader::new()
         .game(Path::new("rulesets/galaxy.rules"), &content, players)
@@ -88,8 +93,42 @@ pub fn galaxy_with(systems: usize, seed: u64, extra: &[&Path]) -> GameState {
         let ids = enter(&mut s, list);
         made.push((t, ids));
     }
+    // Each empire, and its techs.
+    let empire = classes(&s, "empire");
+    let techs = classes(&s, "special");
+    for p in 0..players {
+        let e = enter(
+            &mut s,
+            vec![NewObject::new(empire[0], PlayerId(p as u8), zone)],
+        )[0];
+        let list = techs
+            .iter()
+            .map(|t| {
+                let mut o = NewObject::new(*t, PlayerId(p as u8), zone);
+                o.attached_to = Some(e);
+                o
+            })
+            .collect();
+        enter(&mut s, list);
+    }
     let _ = s.derived();
     s
+}
+
+/// How many effects groups have a source in play: each object's class's groups (its static
+/// abilities), counted once per object.
+pub fn groups_with_sources(s: &GameState) -> usize {
+    s.objects()
+        .filter(|o| s.in_play(o.id))
+        .map(|o| {
+            s.content().classes[o.class.index()]
+                .statics
+                .iter()
+                .map(|d| d.text.clone())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        })
+        .sum()
 }
 
 /// Enters the objects at once, answering the timestamp order in the order given.
