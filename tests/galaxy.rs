@@ -63,7 +63,6 @@ fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
             .filter_map(|(o, m)| s.characteristic(o, m).ok().and_then(|v| v.number()))
             .sum()
     };
-    let before = total(&s);
     let systems = of_type(&s, "system");
     let planets = of_type(&s, "planet");
     let buildings = of_type(&s, "building");

@@ -117,6 +117,7 @@ pub fn galaxy_with(systems: usize, seed: u64, extra: &[&Path]) -> GameState {
 
 /// How many effects groups have a source in play: each object's class's groups (its static
 /// abilities), counted once per object.
+#[allow(dead_code)] // used by the benchmark, not by every test that includes this file
 pub fn groups_with_sources(s: &GameState) -> usize {
     s.objects()
         .filter(|o| s.in_play(o.id))
