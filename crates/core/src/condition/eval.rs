@@ -707,10 +707,19 @@ impl Cond {
                 Some(all)
             }
             Cond::And(cs) => {
-                // The narrowest of the parts that narrow.
+                // The narrowest of the parts that narrow; the broad ones (every object of a
+                // type, every object in play) only where no other part narrows.
+                let broad = |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay);
                 cs.iter()
+                    .filter(|c| !broad(c))
                     .filter_map(|c| c.narrow(ctx))
                     .min_by_key(|v| v.len())
+                    .or_else(|| {
+                        cs.iter()
+                            .filter(|c| broad(c))
+                            .filter_map(|c| c.narrow(ctx))
+                            .min_by_key(|v| v.len())
+                    })
             }
             _ => None,
         }

@@ -253,11 +253,15 @@ impl Deriver<'_> {
         let cond = match &def.affects {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
-        let key = (
-            def.affects_key().clone(),
-            if cond.names_source() { source } else { None },
-            you,
-        );
+        // Subjects picked by the source ("itself", "the planet it stands on") are one effect's
+        // own: kept, thousands of them would each be tested against every later write.
+        if cond.names_source() {
+            let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
+            let mut subs = subjects(&ctx, &def.affects);
+            subs.sort();
+            return subs.into();
+        }
+        let key = (def.affects_key().clone(), None, you);
         if let Some((_, subs)) = self.scans.get(&key) {
             return subs.clone();
         }

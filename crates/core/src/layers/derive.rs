@@ -234,7 +234,17 @@ impl Deriver<'_> {
             let reads: Vec<Footprint> = cands.iter().map(|c| c.reads(state, controller)).collect();
             let writes: Vec<Footprint> = cands.iter().map(|c| c.writes(state, lid)).collect();
             let touches: Vec<_> = cands.iter().map(|c| c.touches(state, lid)).collect();
-            for (a, ra) in reads.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            // What any effect of the layer writes: an effect that reads none of it depends on
+            // none (most effects, on a board of many; this keeps the filter linear there).
+            let mut written = Footprint::default();
+            for w in &writes {
+                written.union(w);
+            }
+            for (a, ra) in reads
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| !r.is_empty() && written.intersects(r))
+            {
                 for (b, wb) in writes.iter().enumerate() {
                     if a != b && wb.intersects(ra) && may_read(ra, &touches[b]) {
                         pairs.push((a, b));
