@@ -1210,7 +1210,7 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values: Option<Vec<Arg>> = args
+                let values: Option<crate::model::occurrence::Args> = args
                     .iter()
                     .map(|a| self.arg_value(a, source, you, &[], params))
                     .collect();
@@ -1231,7 +1231,7 @@ impl GameState {
                 Deed::Occur { event, args, .. }
                     if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
                 {
-                    let v: Option<Vec<Arg>> = args
+                    let v: Option<crate::model::occurrence::Args> = args
                         .iter()
                         .map(|a| self.arg_value(a, source, you, &[], params))
                         .collect();
