@@ -533,14 +533,36 @@ impl GameState {
     /// copy is read), so that this state alone holds them and changes them in place rather than
     /// copying them.
     pub(crate) fn backup(&self) -> GameState {
-        let mut b = self.clone();
-        b.derived = OnceLock::new();
-        b.since = None;
-        b.base = OnceLock::new();
-        b.base_prev = None;
-        b.settled = false;
-        b.settled_before = false;
-        b
+        // Built field by field: the kept derivations and what changed since are not copied only
+        // to be dropped.
+        GameState {
+            ruleset: self.ruleset.clone(),
+            builtin: self.builtin,
+            content: self.content.clone(),
+            players: self.players.clone(),
+            player_props: self.player_props.clone(),
+            objects: self.objects.clone(),
+            effects: self.effects.clone(),
+            active: self.active,
+            turn: self.turn,
+            next_timestamp: self.next_timestamp,
+            next_effect_id: self.next_effect_id,
+            pending: self.pending.clone(),
+            controller_char: self.controller_char,
+            abilities_char: self.abilities_char,
+            derived: OnceLock::new(),
+            since: None,
+            settled: false,
+            settled_before: false,
+            in_play: self.in_play.clone(),
+            in_play_bits: self.in_play_bits.clone(),
+            attachments: self.attachments.clone(),
+            base: OnceLock::new(),
+            base_prev: None,
+            by_class: self.by_class.clone(),
+            timing: self.timing.clone(),
+            random: self.random.clone(),
+        }
     }
 
     /// The state as it was before `changes`: the objects as they were, without the new ones, and
