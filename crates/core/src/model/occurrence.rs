@@ -314,10 +314,11 @@ impl Drop for Log {
     /// Drops a long chain without deep recursion.
     fn drop(&mut self) {
         let mut at = self.last.take();
-        while let Some(c) = at {
-            match Arc::try_unwrap(c) {
-                Ok(mut cell) => at = cell.prev.take(),
-                Err(_) => break,
+        // Each cell no other log shares is dropped where it lies (not moved out first).
+        while let Some(mut c) = at {
+            match Arc::get_mut(&mut c) {
+                Some(cell) => at = cell.prev.take(),
+                None => break,
             }
         }
     }
