@@ -46,14 +46,12 @@ impl GameState {
         self.refresh();
         // After a change that reached only some objects, only those can newly fail a check:
         // the others passed before it.
+        // Otherwise the objects in play: the checks are of objects in play.
         let only: Option<Vec<ObjectId>> = self.to_check();
-        let all: Vec<ObjectId>;
+        let in_play = self.in_play.clone();
         let objects: &[ObjectId] = match &only {
             Some(l) => l,
-            None => {
-                all = self.object_ids().collect();
-                &all
-            }
+            None => &in_play,
         };
         // An object a round under way is already about (its destruction waiting for a Reaction
         // to be paid for) is not found again: that check has been made.

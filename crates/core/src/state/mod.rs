@@ -65,7 +65,7 @@ pub struct GameState {
     pub(crate) settled_before: bool,
     /// The objects in a zone that is in play, in id order, and the same as bits by object index;
     /// kept up to date as objects enter and change zones.
-    in_play: Arc<Vec<ObjectId>>,
+    pub(crate) in_play: Arc<Vec<ObjectId>>,
     in_play_bits: Arc<Vec<u64>>,
     /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
     /// date by `set_attached`, so that what is attached to an object is found without a search.
