@@ -44,7 +44,9 @@ pub struct GameState {
     pub(crate) players: Arc<[Player]>,
     /// Base values of player properties (life, maximum hand size), by player then property.
     pub(crate) player_props: Arc<Vec<Vec<Value>>>,
-    pub(crate) objects: Vec<Arc<GameObject>>,
+    /// The objects, shared with copies until one changes (an answer's backup copy costs one
+    /// pointer).
+    pub(crate) objects: Arc<Vec<Arc<GameObject>>>,
     pub(crate) effects: Vec<Arc<CreatedEffect>>,
     pub(crate) active: PlayerId,
     pub(crate) turn: u32,
@@ -141,7 +143,7 @@ impl GameState {
             ruleset,
             builtin,
             content,
-            objects: Vec::new(),
+            objects: Default::default(),
             effects: Vec::new(),
             active: PlayerId(0),
             turn: 1,
@@ -491,13 +493,13 @@ impl GameState {
                 ch.keep_old(id, old);
             }
         }
-        Arc::make_mut(&mut self.objects[id.index()])
+        Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()])
     }
 
     /// A new timestamp for an object whose timestamp no derived value reads (see
     /// `Content::order_derived`): not noted as a change for the next derivation.
     pub(crate) fn restamp_unseen(&mut self, id: ObjectId, ts: Timestamp) {
-        Arc::make_mut(&mut self.objects[id.index()]).timestamp = ts;
+        Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()]).timestamp = ts;
     }
 
     /// Moves an object to a zone, keeping the objects in play up to date.
@@ -571,9 +573,10 @@ impl GameState {
         let mut old = self.clone();
         old.since = None;
         old.derived = OnceLock::new();
-        old.objects.truncate(changes.known());
+        let objects = Arc::make_mut(&mut old.objects);
+        objects.truncate(changes.known());
         for (id, o) in changes.old_objects() {
-            old.objects[id.index()] = o.clone();
+            objects[id.index()] = o.clone();
         }
         if let Some(e) = changes.old_effects() {
             old.effects = e.to_vec();
@@ -691,7 +694,7 @@ impl GameState {
             .entry(o.class)
             .or_default()
             .push(id);
-        self.objects.push(Arc::new(o));
+        Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
             bits.resize(id.index() / 64 + 1, 0);
@@ -708,7 +711,7 @@ impl GameState {
         let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
         g.players = p.players.into();
         g.player_props = Arc::new(p.player_props);
-        g.objects = p.objects;
+        g.objects = Arc::new(p.objects);
         g.effects = p.effects;
         g.active = p.active;
         g.turn = p.turn;
@@ -729,7 +732,7 @@ impl GameState {
         let mut in_play = Vec::new();
         let mut bits = vec![0u64; n.div_ceil(64)];
         let mut pairs = Vec::new();
-        for o in &self.objects {
+        for o in self.objects.iter() {
             by_class.entry(o.class).or_default().push(o.id);
             if self.ruleset.zone_def(o.zone).in_play {
                 bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
