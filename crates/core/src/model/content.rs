@@ -171,6 +171,9 @@ pub struct Content {
     /// `checks_read_locally`, worked out once.
     #[serde(skip)]
     checks_local: std::sync::OnceLock<bool>,
+    /// `rules_listening`, worked out once.
+    #[serde(skip)]
+    rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
 }
 
 impl Content {
@@ -351,6 +354,33 @@ impl Content {
                     .iter()
                     .any(|c| c.responses.iter().any(prohibits))
         })
+    }
+
+    /// The ruleset's rules that listen to an event at a timing point, by index in order.
+    pub fn rules_listening(
+        &self,
+        rs: &Ruleset,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> &[u16] {
+        let table = self.rules_listening.get_or_init(|| {
+            let mut table: Vec<Vec<u16>> = Vec::new();
+            for (i, r) in rs.rules.iter().enumerate() {
+                for pat in &r.trigger.patterns {
+                    let at = Listeners::slot(pat.event, r.trigger.point);
+                    if table.len() <= at {
+                        table.resize_with(at + 1, Vec::new);
+                    }
+                    if table[at].last() != Some(&(i as u16)) {
+                        table[at].push(i as u16);
+                    }
+                }
+            }
+            table
+        });
+        table
+            .get(Listeners::slot(e, p))
+            .map_or(&[], |v| v.as_slice())
     }
 
     /// The responses that listen to an event at a timing point: an occurrence costs what listens
