@@ -174,6 +174,9 @@ pub struct Content {
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `class_name`, made once per class.
+    #[serde(skip)]
+    class_names: std::sync::OnceLock<Vec<Arc<str>>>,
 }
 
 impl Content {
@@ -187,6 +190,16 @@ impl Content {
     pub(crate) fn class_def(&self, id: ClassId) -> &ObjectClass {
         &self.classes[id.index()]
     }
+    /// The name of the class of an id the engine checked, shared by every object of it.
+    pub(crate) fn class_name(&self, id: ClassId) -> Arc<str> {
+        self.class_names.get_or_init(|| {
+            self.classes
+                .iter()
+                .map(|c| Arc::from(c.name.as_str()))
+                .collect()
+        })[id.index()]
+        .clone()
+    }
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -196,6 +209,7 @@ impl Content {
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
+        self.class_names = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;

@@ -331,27 +331,32 @@ impl GameState {
     /// number defaults), its name, its base controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
         let class = self.content.class_def(o.class);
-        let mut vals: Vec<Value> = self
-            .ruleset
+        let state = self.ruleset.state_char();
+        // Each value made once: the object's state, else its controller, else the printed value
+        // (the last printed for it), else the empty value or the ruleset's default number.
+        self.ruleset
             .characteristics
             .iter()
-            .map(|c| match c.kind {
-                CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
-                // The ruleset's default where the class prints no number.
-                CharKind::Number => Value::Number(c.default),
-                k => k.empty(),
+            .enumerate()
+            .map(|(i, c)| {
+                let id = CharId(i as u16);
+                if state == Some(id) {
+                    return Value::Symbols(o.state.clone());
+                }
+                if self.controller_char == Some(id) {
+                    return Value::Player(Some(o.controller));
+                }
+                if let Some((_, v)) = class.printed.iter().rev().find(|(p, _)| *p == id) {
+                    return v.clone();
+                }
+                match c.kind {
+                    CharKind::Name => Value::Text(self.content.class_name(o.class)),
+                    // The ruleset's default where the class prints no number.
+                    CharKind::Number => Value::Number(c.default),
+                    k => k.empty(),
+                }
             })
-            .collect();
-        for (c, v) in &class.printed {
-            vals[c.index()] = v.clone();
-        }
-        if let Some(c) = self.controller_char {
-            vals[c.index()] = Value::Player(Some(o.controller));
-        }
-        if let Some(c) = self.ruleset.state_char() {
-            vals[c.index()] = Value::Symbols(o.state.clone());
-        }
-        vals
+            .collect()
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
