@@ -102,7 +102,8 @@ impl GameState {
                 self.players.len()
             )));
         }
-        let mut list = Vec::new();
+        let cards: u32 = decks.iter().flatten().map(|(_, n)| *n).sum();
+        let mut list = Vec::with_capacity(cards.min(1 << 16) as usize);
         for (p, deck) in decks.iter().enumerate() {
             for (name, n) in deck {
                 let class = self.content.class_id(name).ok_or_else(|| {
