@@ -460,14 +460,15 @@ impl GameState {
         player: PlayerId,
         zone: crate::model::ids::ZoneId,
     ) -> Vec<ObjectId> {
-        let mut cards: Vec<(Timestamp, ObjectId)> = self
+        let mut cards: Vec<ObjectId> = self
             .objects
             .iter()
             .filter(|o| o.owner == player && o.zone == zone)
-            .map(|o| (o.timestamp, o.id))
+            .map(|o| o.id)
             .collect();
-        cards.sort_unstable();
-        cards.into_iter().map(|(_, o)| o).collect()
+        // In timestamp order (then id), sorted in place.
+        cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
+        cards
     }
 
     /// `NoSuchPlayer` unless the id names a player of this game.
