@@ -569,7 +569,7 @@ impl GameState {
             base_prev: None,
             by_class: self.by_class.clone(),
             timing: self.timing.clone(),
-            random: self.random.clone(),
+            random: self.random,
         }
     }
 
