@@ -70,7 +70,7 @@ impl GameState {
             let b = self.builtin;
             let occs = entered
                 .iter()
-                .map(|o| Occurrence::new(b.enters, vec![Arg::Object(*o)]))
+                .map(|o| Occurrence::new(b.enters, smallvec::smallvec![Arg::Object(*o)]))
                 .collect();
             self.push_frame(occs, Mode::AfterOnly, depth);
         }
@@ -162,7 +162,7 @@ impl GameState {
         self.check_action(action)?;
         let b = self.builtin;
         let obj = |o: ObjectId| Arg::Object(o);
-        let one = |e: EventId, args: Vec<Arg>| vec![Occurrence::new(e, args)];
+        let one = |e: EventId, args: crate::model::occurrence::Args| vec![Occurrence::new(e, args)];
         Ok(match action {
             Action::Create(_) | Action::Resolve { .. } => {
                 return Err(ActionError::BadOccurrence(
@@ -177,23 +177,34 @@ impl GameState {
                 count,
             } => one(
                 b.counters_placed,
-                vec![obj(*object), Arg::Number(*count), Arg::Counter(*counter)],
+                smallvec::smallvec![obj(*object), Arg::Number(*count), Arg::Counter(*counter)],
             ),
-            Action::Attach { object, to } => one(b.attached, vec![obj(*object), obj(*to)]),
+            Action::Attach { object, to } => {
+                one(b.attached, smallvec::smallvec![obj(*object), obj(*to)])
+            }
             Action::ResolveTargeting {
                 spell, controller, ..
-            } => one(b.resolves, vec![obj(*spell), Arg::Player(*controller)]),
-            Action::TurnFaceDown { object } => one(b.turns_face_down, vec![obj(*object)]),
-            Action::TurnFaceUp { object } => one(b.turns_face_up, vec![obj(*object)]),
+            } => one(
+                b.resolves,
+                smallvec::smallvec![obj(*spell), Arg::Player(*controller)],
+            ),
+            Action::TurnFaceDown { object } => {
+                one(b.turns_face_down, smallvec::smallvec![obj(*object)])
+            }
+            Action::TurnFaceUp { object } => {
+                one(b.turns_face_up, smallvec::smallvec![obj(*object)])
+            }
             Action::Merge {
                 object,
                 into,
                 under,
             } => one(
                 b.merges,
-                vec![obj(*object), obj(*into), Arg::Number(i64::from(*under))],
+                smallvec::smallvec![obj(*object), obj(*into), Arg::Number(i64::from(*under))],
             ),
-            Action::EndEffectsOf { source } => one(b.effects_end, vec![obj(*source)]),
+            Action::EndEffectsOf { source } => {
+                one(b.effects_end, smallvec::smallvec![obj(*source)])
+            }
             Action::SetProperty {
                 player,
                 prop,
@@ -206,14 +217,19 @@ impl GameState {
                 };
                 one(
                     b.property_set,
-                    vec![Arg::Player(*player), Arg::Property(*prop), Arg::Number(*v)],
+                    smallvec::smallvec![
+                        Arg::Player(*player),
+                        Arg::Property(*prop),
+                        Arg::Number(*v)
+                    ],
                 )
             }
-            Action::EndTurn => one(b.turn_ends, vec![Arg::Player(self.active)]),
-            Action::Shuffle { player, zone } => {
-                one(b.shuffles, vec![Arg::Player(*player), Arg::Zone(*zone)])
-            }
-            Action::Lose { player } => one(b.loses, vec![Arg::Player(*player)]),
+            Action::EndTurn => one(b.turn_ends, smallvec::smallvec![Arg::Player(self.active)]),
+            Action::Shuffle { player, zone } => one(
+                b.shuffles,
+                smallvec::smallvec![Arg::Player(*player), Arg::Zone(*zone)],
+            ),
+            Action::Lose { player } => one(b.loses, smallvec::smallvec![Arg::Player(*player)]),
         })
     }
 

@@ -102,7 +102,8 @@ impl GameState {
                 self.players.len()
             )));
         }
-        let mut list = Vec::new();
+        let cards: u32 = decks.iter().flatten().map(|(_, n)| *n).sum();
+        let mut list = Vec::with_capacity(cards.min(1 << 16) as usize);
         for (p, deck) in decks.iter().enumerate() {
             for (name, n) in deck {
                 let class = self.content.class_id(name).ok_or_else(|| {
@@ -153,7 +154,7 @@ impl GameState {
             for p in 0..self.players.len() {
                 self.occur(Occurrence::new(
                     rules.draw,
-                    vec![Arg::Player(PlayerId(p as u8))],
+                    smallvec::smallvec![Arg::Player(PlayerId(p as u8))],
                 ))?;
             }
         }
@@ -176,7 +177,7 @@ impl GameState {
             return Ok(());
         };
         let active = self.active;
-        let occ = |event, p: PlayerId| Occurrence::new(event, vec![Arg::Player(p)]);
+        let occ = |event, p: PlayerId| Occurrence::new(event, smallvec::smallvec![Arg::Player(p)]);
         match flow.stage {
             FlowStage::TurnBegins => {
                 let player = if self.timing.turns_begun == 0 {
@@ -381,7 +382,10 @@ impl GameState {
         self.add_to_batch(bi, item)?;
         if let Some(e) = self.ruleset.cast_event {
             let depth = self.batch(bi - 1).depth;
-            let occ = Occurrence::new(e, vec![Arg::Object(source), Arg::Player(controller)]);
+            let occ = Occurrence::new(
+                e,
+                smallvec::smallvec![Arg::Object(source), Arg::Player(controller)],
+            );
             self.push_frame(vec![occ], Mode::Plain, depth + 1);
         }
         Ok(())
@@ -512,7 +516,7 @@ impl GameState {
                 // not resolve), not refused here.
                 let occs = vec![Occurrence::new(
                     self.builtin.resolves,
-                    vec![Arg::Object(item.source), Arg::Player(item.controller)],
+                    smallvec::smallvec![Arg::Object(item.source), Arg::Player(item.controller)],
                 )];
                 self.push_action(occs, action, depth, Standing::default());
             }

@@ -86,7 +86,7 @@ impl GameState {
                         count,
                     }) => counters.push(Occurrence::new(
                         b.counters_placed,
-                        vec![
+                        smallvec::smallvec![
                             Arg::Object(object),
                             Arg::Number(count),
                             Arg::Counter(counter),
@@ -218,7 +218,7 @@ impl GameState {
         if f.occs.len() < 2 {
             return;
         }
-        let follow: Vec<(usize, Vec<Arg>, bool)> = (0..f.occs.len())
+        let follow: Vec<(usize, crate::model::occurrence::Args, bool)> = (0..f.occs.len())
             .filter(|&k| f.occs[k].alive && f.occs[k].occ.event == b.leaves_play)
             .filter_map(|k| {
                 let root = &f.occs[f.occs[k].link];
@@ -479,7 +479,8 @@ impl GameState {
         let b = self.builtin;
         let mut occs = Vec::with_capacity(moves.len() * 2);
         for &(o, z) in moves {
-            let args = vec![Arg::Object(o), Arg::Zone(self.obj(o).zone), Arg::Zone(z)];
+            let args: crate::model::occurrence::Args =
+                smallvec::smallvec![Arg::Object(o), Arg::Zone(self.obj(o).zone), Arg::Zone(z)];
             let leaves = self.in_play(o) && !self.ruleset.zone_def(z).in_play;
             occs.push(Occurrence::new(b.changes_zone, args.clone()));
             if leaves {

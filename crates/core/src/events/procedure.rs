@@ -710,7 +710,10 @@ impl GameState {
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
             !self.content.listeners(e, point).is_empty()
-                || self.ruleset.rules.iter().any(|r| listens(r, e, point))
+                || !self
+                    .content
+                    .rules_listening(&self.ruleset, e, point)
+                    .is_empty()
                 || self
                     .timing
                     .delayed
@@ -994,16 +997,19 @@ impl GameState {
             if !o.alive {
                 continue;
             }
-            for (i, r) in self.ruleset.rules.iter().enumerate() {
+            for &i in self
+                .content
+                .rules_listening(&self.ruleset, o.occ.event, point)
+            {
+                let r = &self.ruleset.rules[i as usize];
                 if r.kind.responds() == responds
                     && can_touch(r, o)
-                    && listens(r, o.occ.event, point)
                     && (player.is_none() || player == Some(self.orderer()))
                     && look.answers(r, &o.occ, None, Some(self.orderer()), &[], &o.occ.args)
                 {
                     out.push(Cand {
                         occ: k,
-                        key: Key::Rule(i as u16),
+                        key: Key::Rule(i),
                     });
                 }
             }
@@ -1210,7 +1216,7 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values: Option<Vec<Arg>> = args
+                let values: Option<crate::model::occurrence::Args> = args
                     .iter()
                     .map(|a| self.arg_value(a, source, you, &[], params))
                     .collect();
@@ -1231,7 +1237,7 @@ impl GameState {
                 Deed::Occur { event, args, .. }
                     if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
                 {
-                    let v: Option<Vec<Arg>> = args
+                    let v: Option<crate::model::occurrence::Args> = args
                         .iter()
                         .map(|a| self.arg_value(a, source, you, &[], params))
                         .collect();

@@ -85,7 +85,7 @@ impl GameState {
                     .iter()
                     .filter_map(|c| match c {
                         Deed::Occur { event, args, .. } => {
-                            let v: Option<Vec<Arg>> =
+                            let v: Option<crate::model::occurrence::Args> =
                                 args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
                             v.map(|v| Occurrence::new(*event, v))
                         }
@@ -103,7 +103,7 @@ impl GameState {
             let deed = r.def.costs[r.part - nt].clone();
             if let Deed::Occur { event, args, .. } = &deed {
                 let params = self.params_of(&r);
-                let v: Option<Vec<Arg>> =
+                let v: Option<crate::model::occurrence::Args> =
                     args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
                 if v.is_some_and(|v| self.costs_nothing(&Occurrence::new(*event, v))) {
                     // Paid by doing nothing ({X} with X = 0).
@@ -323,9 +323,9 @@ impl GameState {
 
     /// The arguments a response's expressions read: the occurrence it answers, as it is now, or
     /// for a delayed effect those it was set up with.
-    pub(super) fn params_of(&self, r: &Run) -> Vec<Arg> {
+    pub(super) fn params_of(&self, r: &Run) -> crate::model::occurrence::Args {
         match &r.bound {
-            Some(b) => b.clone(),
+            Some(b) => b.as_slice().into(),
             // A batch item answers no occurrence.
             None => self
                 .answered(r)
@@ -409,9 +409,10 @@ impl GameState {
 
     pub(super) fn do_deed(&mut self, r: &Run, deed: &Deed) -> Result<(), ActionError> {
         let params = self.params_of(r);
-        let eval_args = |s: &GameState, args: &[ArgExpr]| -> Option<Vec<Arg>> {
-            args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
-        };
+        let eval_args =
+            |s: &GameState, args: &[ArgExpr]| -> Option<crate::model::occurrence::Args> {
+                args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
+            };
         // "Cannot be prevented", "cannot be negated", "cannot be changed": a deed the answered
         // occurrence stands against does nothing to it.
         if let Some(o) = self.answered(r) {
@@ -598,7 +599,7 @@ impl GameState {
                     source: r.source,
                     you: r.you,
                     targets: r.targets.clone(),
-                    bound: params.clone(),
+                    bound: params.to_vec(),
                     turn,
                     open_then: self.timing.periods.clone(),
                 };

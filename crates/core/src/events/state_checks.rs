@@ -34,7 +34,7 @@ impl GameState {
                 .map(|(source, id)| {
                     Occurrence::new(
                         b.effect_ends,
-                        vec![Arg::Object(source), Arg::Number(i64::from(id))],
+                        smallvec::smallvec![Arg::Object(source), Arg::Number(i64::from(id))],
                     )
                 })
                 .collect();
@@ -46,14 +46,12 @@ impl GameState {
         self.refresh();
         // After a change that reached only some objects, only those can newly fail a check:
         // the others passed before it.
+        // Otherwise the objects in play: the checks are of objects in play.
         let only: Option<Vec<ObjectId>> = self.to_check();
-        let all: Vec<ObjectId>;
+        let in_play = self.in_play.clone();
         let objects: &[ObjectId] = match &only {
             Some(l) => l,
-            None => {
-                all = self.object_ids().collect();
-                &all
-            }
+            None => &in_play,
         };
         // An object a round under way is already about (its destruction waiting for a Reaction
         // to be paid for) is not found again: that check has been made.
@@ -81,7 +79,9 @@ impl GameState {
                     .find(|c| ctx.test(&c.condition, Subject::Object(o)))
                 {
                     match c.happens {
-                        Some(e) => happening.push(Occurrence::new(e, vec![Arg::Object(o)])),
+                        Some(e) => {
+                            happening.push(Occurrence::new(e, smallvec::smallvec![Arg::Object(o)]))
+                        }
                         None => found.push((o, c.to_zone, c.name.clone())),
                     }
                 }
@@ -102,14 +102,14 @@ impl GameState {
         let mut occs: Vec<Occurrence> = found
             .iter()
             .filter(|(_, z, _)| z.is_none())
-            .map(|(o, _, _)| Occurrence::new(b.unattached, vec![Arg::Object(*o)]))
+            .map(|(o, _, _)| Occurrence::new(b.unattached, smallvec::smallvec![Arg::Object(*o)]))
             .collect();
         occs.extend(self.moving(&moves));
         occs.extend(happening);
         occs.extend(
             losing
                 .into_iter()
-                .map(|p| Occurrence::new(b.loses, vec![Arg::Player(p)])),
+                .map(|p| Occurrence::new(b.loses, smallvec::smallvec![Arg::Player(p)])),
         );
         let outcome = self.outcome_mut();
         for (o, _, name) in found {

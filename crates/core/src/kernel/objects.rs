@@ -20,9 +20,7 @@ impl GameState {
         for n in list {
             let id = ObjectId(self.objects.len() as u32);
             let ts = self.new_timestamp();
-            let name = n
-                .name
-                .unwrap_or_else(|| Arc::from(self.content.class_def(n.class).name.as_str()));
+            let name = n.name.unwrap_or_else(|| self.content.class_name(n.class));
             self.push_object(GameObject {
                 id,
                 name,

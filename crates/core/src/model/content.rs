@@ -174,6 +174,12 @@ pub struct Content {
     /// `checks_read_locally`, worked out once.
     #[serde(skip)]
     checks_local: std::sync::OnceLock<bool>,
+    /// `rules_listening`, worked out once.
+    #[serde(skip)]
+    rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `class_name`, made once per class.
+    #[serde(skip)]
+    class_names: std::sync::OnceLock<Vec<Arc<str>>>,
 }
 
 impl Content {
@@ -187,6 +193,16 @@ impl Content {
     pub(crate) fn class_def(&self, id: ClassId) -> &ObjectClass {
         &self.classes[id.index()]
     }
+    /// The name of the class of an id the engine checked, shared by every object of it.
+    pub(crate) fn class_name(&self, id: ClassId) -> Arc<str> {
+        self.class_names.get_or_init(|| {
+            self.classes
+                .iter()
+                .map(|c| Arc::from(c.name.as_str()))
+                .collect()
+        })[id.index()]
+        .clone()
+    }
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -196,6 +212,7 @@ impl Content {
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
+        self.class_names = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -354,6 +371,33 @@ impl Content {
                     .iter()
                     .any(|c| c.responses.iter().any(prohibits))
         })
+    }
+
+    /// The ruleset's rules that listen to an event at a timing point, by index in order.
+    pub fn rules_listening(
+        &self,
+        rs: &Ruleset,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> &[u16] {
+        let table = self.rules_listening.get_or_init(|| {
+            let mut table: Vec<Vec<u16>> = Vec::new();
+            for (i, r) in rs.rules.iter().enumerate() {
+                for pat in &r.trigger.patterns {
+                    let at = Listeners::slot(pat.event, r.trigger.point);
+                    if table.len() <= at {
+                        table.resize_with(at + 1, Vec::new);
+                    }
+                    if table[at].last() != Some(&(i as u16)) {
+                        table[at].push(i as u16);
+                    }
+                }
+            }
+            table
+        });
+        table
+            .get(Listeners::slot(e, p))
+            .map_or(&[], |v| v.as_slice())
     }
 
     /// The responses that listen to an event at a timing point: an occurrence costs what listens

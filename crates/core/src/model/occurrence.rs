@@ -6,19 +6,26 @@ use crate::model::value::Arg;
 use serde::Serialize;
 use std::sync::Arc;
 
+/// An occurrence's arguments: most events have at most three parameters, held without an
+/// allocation of their own.
+pub type Args = smallvec::SmallVec<[Arg; 3]>;
+
 /// One occurrence of an event kind, with its arguments in the order of the kind's parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Occurrence {
     /// Its event kind.
     pub event: EventId,
     /// Its arguments, one per parameter of the kind, in order.
-    pub args: Vec<Arg>,
+    pub args: Args,
 }
 
 impl Occurrence {
     /// An occurrence of `event` with these arguments (not checked against its parameters).
-    pub fn new(event: EventId, args: Vec<Arg>) -> Self {
-        Occurrence { event, args }
+    pub fn new(event: EventId, args: impl Into<Args>) -> Self {
+        Occurrence {
+            event,
+            args: args.into(),
+        }
     }
 }
 
@@ -307,10 +314,11 @@ impl Drop for Log {
     /// Drops a long chain without deep recursion.
     fn drop(&mut self) {
         let mut at = self.last.take();
-        while let Some(c) = at {
-            match Arc::try_unwrap(c) {
-                Ok(mut cell) => at = cell.prev.take(),
-                Err(_) => break,
+        // Each cell no other log shares is dropped where it lies (not moved out first).
+        while let Some(mut c) = at {
+            match Arc::get_mut(&mut c) {
+                Some(cell) => at = cell.prev.take(),
+                None => break,
             }
         }
     }

@@ -46,8 +46,16 @@ impl CharKind {
         match self {
             CharKind::Number => Value::Number(None),
             CharKind::Symbols => Value::Symbols(Default::default()),
-            CharKind::Text | CharKind::Name => Value::Text(Arc::from("")),
-            CharKind::Abilities => Value::Abilities(Vec::new().into()),
+            // The empty text and ability list are shared, as the empty symbol set is.
+            CharKind::Text | CharKind::Name => {
+                static EMPTY: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+                Value::Text(EMPTY.get_or_init(|| Arc::from("")).clone())
+            }
+            CharKind::Abilities => {
+                static EMPTY: std::sync::OnceLock<Arc<[crate::model::value::Ability]>> =
+                    std::sync::OnceLock::new();
+                Value::Abilities(EMPTY.get_or_init(|| Vec::new().into()).clone())
+            }
             CharKind::Controller => Value::Player(None),
         }
     }

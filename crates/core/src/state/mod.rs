@@ -44,7 +44,9 @@ pub struct GameState {
     pub(crate) players: Arc<[Player]>,
     /// Base values of player properties (life, maximum hand size), by player then property.
     pub(crate) player_props: Arc<Vec<Vec<Value>>>,
-    pub(crate) objects: Vec<Arc<GameObject>>,
+    /// The objects, shared with copies until one changes (an answer's backup copy costs one
+    /// pointer).
+    pub(crate) objects: Arc<Vec<Arc<GameObject>>>,
     pub(crate) effects: Vec<Arc<CreatedEffect>>,
     pub(crate) active: PlayerId,
     pub(crate) turn: u32,
@@ -65,7 +67,7 @@ pub struct GameState {
     pub(crate) settled_before: bool,
     /// The objects in a zone that is in play, in id order, and the same as bits by object index;
     /// kept up to date as objects enter and change zones.
-    in_play: Arc<Vec<ObjectId>>,
+    pub(crate) in_play: Arc<Vec<ObjectId>>,
     in_play_bits: Arc<Vec<u64>>,
     /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
     /// date by `set_attached`, so that what is attached to an object is found without a search.
@@ -141,7 +143,7 @@ impl GameState {
             ruleset,
             builtin,
             content,
-            objects: Vec::new(),
+            objects: Default::default(),
             effects: Vec::new(),
             active: PlayerId(0),
             turn: 1,
@@ -381,27 +383,32 @@ impl GameState {
     /// number defaults), its name, its base controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
         let class = self.content.class_def(o.class);
-        let mut vals: Vec<Value> = self
-            .ruleset
+        let state = self.ruleset.state_char();
+        // Each value made once: the object's state, else its controller, else the printed value
+        // (the last printed for it), else the empty value or the ruleset's default number.
+        self.ruleset
             .characteristics
             .iter()
-            .map(|c| match c.kind {
-                CharKind::Name => Value::Text(Arc::from(class.name.as_str())),
-                // The ruleset's default where the class prints no number.
-                CharKind::Number => Value::Number(c.default),
-                k => k.empty(),
+            .enumerate()
+            .map(|(i, c)| {
+                let id = CharId(i as u16);
+                if state == Some(id) {
+                    return Value::Symbols(o.state.clone());
+                }
+                if self.controller_char == Some(id) {
+                    return Value::Player(Some(o.controller));
+                }
+                if let Some((_, v)) = class.printed.iter().rev().find(|(p, _)| *p == id) {
+                    return v.clone();
+                }
+                match c.kind {
+                    CharKind::Name => Value::Text(self.content.class_name(o.class)),
+                    // The ruleset's default where the class prints no number.
+                    CharKind::Number => Value::Number(c.default),
+                    k => k.empty(),
+                }
             })
-            .collect();
-        for (c, v) in &class.printed {
-            vals[c.index()] = v.clone();
-        }
-        if let Some(c) = self.controller_char {
-            vals[c.index()] = Value::Player(Some(o.controller));
-        }
-        if let Some(c) = self.ruleset.state_char() {
-            vals[c.index()] = Value::Symbols(o.state.clone());
-        }
-        vals
+            .collect()
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
@@ -505,14 +512,15 @@ impl GameState {
         player: PlayerId,
         zone: crate::model::ids::ZoneId,
     ) -> Vec<ObjectId> {
-        let mut cards: Vec<(Timestamp, ObjectId)> = self
+        let mut cards: Vec<ObjectId> = self
             .objects
             .iter()
             .filter(|o| o.owner == player && o.zone == zone)
-            .map(|o| (o.timestamp, o.id))
+            .map(|o| o.id)
             .collect();
-        cards.sort_unstable();
-        cards.into_iter().map(|(_, o)| o).collect()
+        // In timestamp order (then id), sorted in place.
+        cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
+        cards
     }
 
     /// `NoSuchPlayer` unless the id names a player of this game.
@@ -543,13 +551,13 @@ impl GameState {
                 ch.keep_old(id, old);
             }
         }
-        Arc::make_mut(&mut self.objects[id.index()])
+        Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()])
     }
 
     /// A new timestamp for an object whose timestamp no derived value reads (see
     /// `Content::order_derived`): not noted as a change for the next derivation.
     pub(crate) fn restamp_unseen(&mut self, id: ObjectId, ts: Timestamp) {
-        Arc::make_mut(&mut self.objects[id.index()]).timestamp = ts;
+        Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()]).timestamp = ts;
     }
 
     /// Moves an object to a zone, keeping the objects in play up to date.
@@ -585,14 +593,36 @@ impl GameState {
     /// copy is read), so that this state alone holds them and changes them in place rather than
     /// copying them.
     pub(crate) fn backup(&self) -> GameState {
-        let mut b = self.clone();
-        b.derived = OnceLock::new();
-        b.since = None;
-        b.base = OnceLock::new();
-        b.base_prev = None;
-        b.settled = false;
-        b.settled_before = false;
-        b
+        // Built field by field: the kept derivations and what changed since are not copied only
+        // to be dropped.
+        GameState {
+            ruleset: self.ruleset.clone(),
+            builtin: self.builtin,
+            content: self.content.clone(),
+            players: self.players.clone(),
+            player_props: self.player_props.clone(),
+            objects: self.objects.clone(),
+            effects: self.effects.clone(),
+            active: self.active,
+            turn: self.turn,
+            next_timestamp: self.next_timestamp,
+            next_effect_id: self.next_effect_id,
+            pending: self.pending.clone(),
+            controller_char: self.controller_char,
+            abilities_char: self.abilities_char,
+            derived: OnceLock::new(),
+            since: None,
+            settled: false,
+            settled_before: false,
+            in_play: self.in_play.clone(),
+            in_play_bits: self.in_play_bits.clone(),
+            attachments: self.attachments.clone(),
+            base: OnceLock::new(),
+            base_prev: None,
+            by_class: self.by_class.clone(),
+            timing: self.timing.clone(),
+            random: self.random,
+        }
     }
 
     /// The state as it was before `changes`: the objects as they were, without the new ones, and
@@ -601,9 +631,10 @@ impl GameState {
         let mut old = self.clone();
         old.since = None;
         old.derived = OnceLock::new();
-        old.objects.truncate(changes.known());
+        let objects = Arc::make_mut(&mut old.objects);
+        objects.truncate(changes.known());
         for (id, o) in changes.old_objects() {
-            old.objects[id.index()] = o.clone();
+            objects[id.index()] = o.clone();
         }
         if let Some(e) = changes.old_effects() {
             old.effects = e.to_vec();
@@ -721,7 +752,7 @@ impl GameState {
             .entry(o.class)
             .or_default()
             .push(id);
-        self.objects.push(Arc::new(o));
+        Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
             bits.resize(id.index() / 64 + 1, 0);
@@ -738,7 +769,7 @@ impl GameState {
         let mut g = GameState::new(self.ruleset.clone(), self.content.clone(), &[]);
         g.players = p.players.into();
         g.player_props = Arc::new(p.player_props);
-        g.objects = p.objects;
+        g.objects = Arc::new(p.objects);
         g.effects = p.effects;
         g.active = p.active;
         g.turn = p.turn;
@@ -759,7 +790,7 @@ impl GameState {
         let mut in_play = Vec::new();
         let mut bits = vec![0u64; n.div_ceil(64)];
         let mut pairs = Vec::new();
-        for o in &self.objects {
+        for o in self.objects.iter() {
             by_class.entry(o.class).or_default().push(o.id);
             if self.ruleset.zone_def(o.zone).in_play {
                 bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);

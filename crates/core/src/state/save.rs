@@ -164,7 +164,7 @@ impl GameState {
         SavedState {
             players: self.players.to_vec(),
             player_props: self.player_props.to_vec(),
-            objects: self.objects.clone(),
+            objects: self.objects.to_vec(),
             effects: self.effects.clone(),
             active: self.active,
             turn: self.turn,
