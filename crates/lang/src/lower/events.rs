@@ -630,21 +630,28 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     if c.eat_word("put") {
         let amount = amount(kind, &mut c)?;
         let (k, ks) = c.name_or_string("a counter kind")?;
-        let counter = rs.counter_id(&k).ok_or_else(|| {
-            unknown(
-                ks,
-                "counter",
-                &k,
-                rs.counters.iter().map(|x| x.name.as_str()),
-            )
-        })?;
+        // `put amount meter on planet`: a `counter` parameter names the kind.
+        let param = kind
+            .param(&k)
+            .filter(|i| kind.params[*i as usize].kind == ParamKind::Counter);
+        let counter = match param {
+            Some(i) => ParamOr::Param(i),
+            None => ParamOr::Const(rs.counter_id(&k).ok_or_else(|| {
+                unknown(
+                    ks,
+                    "counter",
+                    &k,
+                    rs.counters.iter().map(|x| x.name.as_str()),
+                )
+            })?),
+        };
         c.eat_word("counter");
         c.eat_word("counters");
         c.expect_word("on")?;
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         kind.changes.push(Primitive::Counters {
             object,
-            counter: ParamOr::Const(counter),
+            counter,
             amount,
         });
         return c.finish();
@@ -759,12 +766,17 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             Taking::EachPlayerInTurn
         } else if c.eat_words(&["action", "round"]) {
             Taking::ActionRound
+        } else if c.eat_words(&["in", "declared", "order"]) {
+            // No one chooses: priority, then timestamp (FreeOrion's effects groups).
+            Taking::Declared
         } else if c.peek().is_some_and(|t| t.is_word("batch")) {
             return Err(c.err(
                 "`ordered`, `each player in turn` or `action round` (batches are the turn structure's: `play ... { cast }`)",
             ));
         } else {
-            return Err(c.err("`ordered`, `each player in turn` or `action round`"));
+            return Err(
+                c.err("`ordered`, `each player in turn`, `action round` or `in declared order`")
+            );
         };
         c.finish()?;
         env.ruleset.timing.steps.push(TimingStep {
@@ -790,6 +802,44 @@ pub fn rule_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let def = response(env, s, kind, &text, 0)?;
     env.ruleset.rules.push(Arc::new(def));
     Ok(())
+}
+
+/// `effects groups fire after EVENT(...) [begins]`: the point of the turn where non-meter
+/// effects groups fire, each as a triggered trait of its class (FreeOrion's effects system,
+/// Turn Processing Order).
+pub fn groups_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    no_block(s)?;
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("effects")?;
+    c.expect_word("groups")?;
+    c.expect_word("fire")?;
+    let (w, ws) = c.name("`before`, `when` or `after`")?;
+    if !matches!(w.as_str(), "before" | "when" | "after") {
+        return Err(unknown(ws, "timing point", &w, ["before", "when", "after"]));
+    }
+    let (t, _) = trigger_line(env, &mut c, &w)?;
+    env.ruleset.effects_groups = Some(t);
+    Ok(())
+}
+
+/// One effect of a non-meter effects group: `create "CLASS" in ZONE` (owned by the empire of
+/// the object fired on, attached to it: FreeOrion's Create Object) or an occurrence of an
+/// event, `target` naming the object fired on (`current_changes(target, farming, 2)`).
+pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
+    if c.eat_word("create") {
+        let (class, _) = c.string("the class of the object created")?;
+        c.expect_word("in")?;
+        let (z, zs) = c.name("a zone")?;
+        let zone = zone(env, &z, zs)?;
+        return Ok(Deed::Create {
+            class: Arc::from(class.as_str()),
+            count: 1,
+            owner: ArgExpr::ControllerOfTarget(0),
+            zone,
+            at: Some(ArgExpr::Target(0)),
+        });
+    }
+    occurrence_deed(env, c, &[], 1)
 }
 
 /// The names of an event's parameters.
@@ -1310,6 +1360,7 @@ fn response_of(
         during,
         granted,
         phase,
+        priority: 0,
     })
 }
 
@@ -1526,6 +1577,7 @@ fn create_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) ->
         count,
         owner,
         zone,
+        at: None,
     })
 }
 
@@ -1712,6 +1764,7 @@ fn arg(
                 let o = match arg(env, c, ParamKind::Object, params, ntargets)? {
                     ArgExpr::Object(o) => o,
                     ArgExpr::Param(i) => ObjRef::Param(i),
+                    ArgExpr::Target(i) => return Ok(ArgExpr::ControllerOfTarget(i)),
                     _ => {
                         return Err(Diagnostic::new(
                             here,
