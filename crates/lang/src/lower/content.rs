@@ -429,7 +429,7 @@ fn non_meter_group(
 }
 
 /// The characteristics an occurrence changes on the object fired on (`target`): the meters
-/// whose current values (counters of their names) it changes. The object must have them for
+/// whose current values (counters of their names) it changes, the characteristics it sets. The object must have them for
 /// the effect to fire on it.
 fn changed_chars(
     rs: &rulecraft_core::Ruleset,
@@ -441,6 +441,15 @@ fn changed_chars(
     let is_target = |i: u8| matches!(args.get(i as usize), Some(ArgExpr::Target(0)));
     let mut out = Vec::new();
     for p in &rs.events[event.index()].changes {
+        if let Primitive::SetScaled { object, char, .. }
+        | Primitive::Resize {
+            object, size: char, ..
+        } = p
+        {
+            if is_target(*object) {
+                out.push(*char);
+            }
+        }
         if let Primitive::Counters {
             object, counter, ..
         } = p

@@ -668,6 +668,12 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         ));
     };
     let (what, ws) = c.name("a state characteristic or a player property")?;
+    if kind.params[i as usize].kind == ParamKind::Object
+        && c.peek()
+            .is_some_and(|t| t.is_punct("=") || t.is_word("steps"))
+    {
+        return scaled_item(env, kind, &mut c, i, &what, ws);
+    }
     let negative = if c.eat_punct("+=") {
         false
     } else if c.eat_punct("-=") {
@@ -719,6 +725,101 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
             ))
         }
     }
+    c.finish()
+}
+
+/// A symbols characteristic that is not a state (`size`), for a change that sets it for good.
+fn symbols_char(rs: &rulecraft_core::Ruleset, what: &str, ws: Span) -> Res<rulecraft_core::CharId> {
+    match rs.char_id(what) {
+        Some(ch)
+            if matches!(
+                char_def(rs, ch).kind,
+                rulecraft_core::model::ruleset::CharKind::Symbols
+            ) =>
+        {
+            Ok(ch)
+        }
+        _ => Err(unknown(
+            ws,
+            "symbols characteristic",
+            what,
+            rs.characteristics
+                .iter()
+                .filter(|d| matches!(d.kind, rulecraft_core::model::ruleset::CharKind::Symbols))
+                .map(|d| d.name.as_str()),
+        )),
+    }
+}
+
+/// `S1, S2, ...`: a scale of symbols, in order.
+fn scale(env: &Env, c: &mut Cursor) -> Res<Vec<rulecraft_core::model::value::Symbol>> {
+    let mut out = Vec::new();
+    loop {
+        let (w, _) = c.name_or_string("a symbol")?;
+        out.push(env.symbol(&w));
+        if !c.eat_punct(",") {
+            return Ok(out);
+        }
+    }
+}
+
+/// `planet size = to of tiny, small, ...` (set for good to the symbol at that position:
+/// FreeOrion's Set Planet Size, Environment, Star Colour) or `planet size steps by by through
+/// SIZES with environment through ENVIRONMENTS kept as COUNTER else FIRST and LAST`
+/// (FreeOrion's Modify Planet Size).
+fn scaled_item(
+    env: &Env,
+    kind: &mut EventKind,
+    c: &mut Cursor,
+    object: u8,
+    what: &str,
+    ws: Span,
+) -> Res<()> {
+    let rs = &env.ruleset;
+    let ch = symbols_char(rs, what, ws)?;
+    if c.eat_punct("=") {
+        let to = amount(kind, c)?;
+        c.expect_word("of")?;
+        let scale = scale(env, c)?;
+        kind.changes.push(Primitive::SetScaled {
+            object,
+            char: ch,
+            scale,
+            to,
+        });
+        return c.finish();
+    }
+    c.expect_word("steps")?;
+    c.expect_word("by")?;
+    let by = amount(kind, c)?;
+    c.expect_word("through")?;
+    let sizes = scale(env, c)?;
+    if sizes.len() < 3 {
+        return Err(c.err("at least three sizes: the first and last are the ends"));
+    }
+    c.expect_word("with")?;
+    let (e, es) = c.name("the environment characteristic")?;
+    let environment = symbols_char(rs, &e, es)?;
+    c.expect_word("through")?;
+    let environments = scale(env, c)?;
+    c.expect_word("kept")?;
+    c.expect_word("as")?;
+    let kept = super::common::counter_named(env, c)?;
+    c.expect_word("else")?;
+    let (f, _) = c.name_or_string("the environment leaving the first end")?;
+    c.expect_word("and")?;
+    let (l, _) = c.name_or_string("the environment leaving the last end")?;
+    kind.changes.push(Primitive::Resize {
+        object,
+        by,
+        size: ch,
+        sizes,
+        environment,
+        environments,
+        kept,
+        off_first: env.symbol(&f),
+        off_last: env.symbol(&l),
+    });
     c.finish()
 }
 
@@ -839,7 +940,60 @@ pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
             at: Some(ArgExpr::Target(0)),
         });
     }
-    occurrence_deed(env, c, &[], 1)
+    // `size_set(target, large)`: a number parameter that is a position on a scale the event
+    // sets may be written as the symbol there.
+    let Some((event, _)) = c
+        .peek()
+        .and_then(|t| t.word())
+        .and_then(|w| env.ruleset.event_id(w).map(|e| (e, w)))
+    else {
+        return occurrence_deed(env, c, &[], 1);
+    };
+    let kind = event_def(&env.ruleset, event).clone();
+    let scales: Vec<(u8, &Vec<rulecraft_core::model::value::Symbol>)> = kind
+        .changes
+        .iter()
+        .filter_map(|p| match p {
+            Primitive::SetScaled {
+                scale,
+                to: Amount::Param(i),
+                ..
+            } => Some((*i, scale)),
+            _ => None,
+        })
+        .collect();
+    if scales.is_empty() || env.ruleset.is_builtin(event) || kind.period {
+        return occurrence_deed(env, c, &[], 1);
+    }
+    c.bump();
+    c.expect_punct("(")?;
+    let mut args = Vec::new();
+    for (i, p) in kind.params.iter().enumerate() {
+        if i > 0 {
+            c.expect_punct(",")?;
+        }
+        let named = scales
+            .iter()
+            .find(|(k, _)| *k as usize == i)
+            .and_then(|(_, sc)| {
+                let w = c.peek()?.word()?;
+                sc.iter().position(|x| x.as_str() == w)
+            });
+        match named {
+            Some(at) => {
+                c.bump();
+                args.push(ArgExpr::Number(NumExpr::Const(at as i64)));
+            }
+            None => args.push(arg(env, c, p.kind, &[], 1)?),
+        }
+    }
+    c.expect_punct(")")?;
+    let standing = standing(c)?;
+    Ok(Deed::Occur {
+        event,
+        args,
+        standing,
+    })
 }
 
 /// The names of an event's parameters.
