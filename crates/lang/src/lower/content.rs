@@ -502,15 +502,12 @@ fn node_reads_meter(
             .is_some_and(|ch| rs.meter_counter(ch) == Some(*k));
     }
     match n {
-        Node::Num(NumExpr::Char(_, ch)) => return char_def(rs, *ch).meter,
-        Node::Cond(rulecraft_core::model::condition::Cond::Holder(ch, _)) => {
-            if char_def(rs, *ch).meter {
-                return true;
-            }
+        Node::Num(NumExpr::Char(_, ch))
+        | Node::Cond(rulecraft_core::model::condition::Cond::Holder(ch, _)) => {
+            char_def(rs, *ch).meter
         }
-        _ => {}
+        _ => false,
     }
-    false
 }
 
 /// The characteristics a condition reads through the attachment hierarchy, outside aggregates.
