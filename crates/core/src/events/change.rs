@@ -138,7 +138,9 @@ impl GameState {
                 }
                 if let Primitive::StateAll { .. }
                 | Primitive::ClearAll { .. }
-                | Primitive::Meters { .. } = c
+                | Primitive::Meters { .. }
+                | Primitive::SetScaled { .. }
+                | Primitive::Resize { .. } = c
                 {
                     let args = self.frame(fi).occs[k].occ.args.clone();
                     for change in self.each_permanent_changes(c, &args) {
@@ -277,11 +279,186 @@ impl GameState {
         out
     }
 
+    /// The changes `SetScaled` and `Resize` make: for each characteristic they set, a created
+    /// effect with no end, locked to the object, whose source is the object itself (ending its
+    /// earlier one on that characteristic); for `Resize`, the kept environment's counters too.
+    fn scaled_changes(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
+        let object = match c {
+            Primitive::SetScaled { object, .. } | Primitive::Resize { object, .. } => *object,
+            _ => return Vec::new(),
+        };
+        let Some(Arg::Object(o)) = args.get(object as usize) else {
+            return Vec::new();
+        };
+        let o = *o;
+        if !self.in_play(o) {
+            return Vec::new();
+        }
+        let now = |ch: CharId| -> Option<crate::model::value::Symbol> {
+            match self.characteristic(o, ch).ok()? {
+                crate::model::value::Value::Symbols(s) => s.iter().next().cloned(),
+                _ => None,
+            }
+        };
+        // (characteristic, new symbol) pairs, and the kept counters' change.
+        let mut sets: Vec<(CharId, crate::model::value::Symbol)> = Vec::new();
+        let mut kept_by: Option<(crate::model::ids::CounterId, i64)> = None;
+        match c {
+            Primitive::SetScaled {
+                char, scale, to, ..
+            } => {
+                let at = super::procedure::amount_of(args, *to);
+                let Some(sym) = usize::try_from(at).ok().and_then(|i| scale.get(i)) else {
+                    return Vec::new();
+                };
+                if now(*char).as_ref() != Some(sym) && self.has_char(o, *char) {
+                    sets.push((*char, sym.clone()));
+                }
+            }
+            Primitive::Resize {
+                by,
+                size,
+                sizes,
+                environment,
+                environments,
+                kept,
+                off_first,
+                off_last,
+                ..
+            } => {
+                if !self.has_char(o, *size) || sizes.is_empty() {
+                    return Vec::new();
+                }
+                let last = sizes.len() - 1;
+                let Some(i) = now(*size).and_then(|s| sizes.iter().position(|x| *x == s)) else {
+                    return Vec::new();
+                };
+                let j = (i as i64)
+                    .saturating_add(super::procedure::amount_of(args, *by))
+                    .clamp(0, last as i64) as usize;
+                if i == j {
+                    return Vec::new();
+                }
+                sets.push((*size, sizes[j].clone()));
+                let end = |k: usize| k == 0 || k == last;
+                let kept_now = self.obj(o).counter_count(*kept).unwrap_or(0);
+                if end(j) {
+                    if !end(i) {
+                        // Onto an end: the original environment is kept.
+                        let at = now(*environment)
+                            .and_then(|e| environments.iter().position(|x| *x == e))
+                            .map_or(0, |p| p as i64 + 1);
+                        kept_by = Some((*kept, at - kept_now));
+                    }
+                    sets.push((*environment, sizes[j].clone()));
+                } else if end(i) {
+                    // Off an end: the kept environment comes back, else barren or toxic.
+                    let back = usize::try_from(kept_now - 1)
+                        .ok()
+                        .and_then(|p| environments.get(p))
+                        .cloned()
+                        .unwrap_or_else(|| {
+                            if i == 0 {
+                                off_first.clone()
+                            } else {
+                                off_last.clone()
+                            }
+                        });
+                    sets.push((*environment, back));
+                    kept_by = Some((*kept, -kept_now));
+                }
+            }
+            _ => {}
+        }
+        let mut out = Vec::new();
+        for (ch, sym) in sets {
+            out.extend(self.set_for_good(o, ch, sym));
+        }
+        if let Some((counter, count)) = kept_by.filter(|k| k.1 != 0) {
+            out.push(Change::Counters {
+                object: o,
+                counter,
+                count,
+            });
+        }
+        out
+    }
+
+    /// A created effect with no end that sets an object's characteristic to one symbol, locked
+    /// to it, its source the object itself; its earlier such effect on that characteristic ends.
+    fn set_for_good(
+        &self,
+        o: ObjectId,
+        ch: CharId,
+        sym: crate::model::value::Symbol,
+    ) -> Vec<Change> {
+        use crate::model::effect::{
+            Affects, Change as Op_, CreatedEffect, Duration, EffectDef, Locked, Op, SymList,
+        };
+        use crate::model::ids::{SlotTarget, Timestamp};
+        let target = SlotTarget::Char(ch);
+        let Some(layer) = self
+            .ruleset
+            .layer_for(target, crate::model::effect::OpKind::Set, false)
+        else {
+            return Vec::new();
+        };
+        let name = &self.ruleset.characteristics[ch.index()].name;
+        let text: Arc<str> = Arc::from(format!("{name} is {} for good", sym.as_str()));
+        let mark = format!("{name} is ");
+        let earlier: Vec<u32> = self
+            .effects
+            .iter()
+            .filter(|e| {
+                e.source == o && e.def.text.starts_with(&mark) && e.def.text.ends_with(" for good")
+            })
+            .map(|e| e.id)
+            .collect();
+        let mut set = crate::model::value::SymbolSet::default();
+        set.insert(sym);
+        let def = EffectDef {
+            text,
+            affects: Affects::Objects(crate::model::condition::Cond::IsSource),
+            while_cond: None,
+            defining: false,
+            ops: vec![Op::new(
+                target,
+                Op_::SetSymbols(SymList { set, chosen: false }),
+                layer,
+                false,
+            )],
+            zones: Vec::new(),
+            affects_text: Default::default(),
+            text_symbol: Default::default(),
+            counts_counters: Default::default(),
+        };
+        let x = self.obj(o);
+        let mut out = Vec::new();
+        if !earlier.is_empty() {
+            out.push(Change::EndEffects(earlier));
+        }
+        out.push(Change::StartEffect(Box::new(CreatedEffect {
+            id: 0,
+            source: o,
+            source_name: x.name.clone(),
+            controller: x.controller,
+            timestamp: Timestamp(0),
+            duration: Duration::WhileSourceInPlay,
+            def: Arc::new(def),
+            locked: Locked::Objects(vec![(o, x.incarnation)]),
+            targets: Arc::from(Vec::new()),
+        })));
+        out
+    }
+
     /// The changes a `StateAll` or `ClearAll` makes: one for each object in play it would change
     /// (for `StateAll`, those the player controls).
     fn each_permanent_changes(&self, c: &Primitive, args: &[Arg]) -> Vec<Change> {
         if let Primitive::Meters { meter, growth } = c {
             return self.meter_changes(*meter, *growth);
+        }
+        if let Primitive::SetScaled { .. } | Primitive::Resize { .. } = c {
+            return self.scaled_changes(c, args);
         }
         if let Primitive::ClearAll { counter } = c {
             return self
@@ -517,9 +694,11 @@ impl GameState {
                 on,
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
-            Primitive::StateAll { .. } | Primitive::ClearAll { .. } | Primitive::Meters { .. } => {
-                self.each_permanent_changes(c, args).is_empty()
-            }
+            Primitive::StateAll { .. }
+            | Primitive::ClearAll { .. }
+            | Primitive::Meters { .. }
+            | Primitive::SetScaled { .. }
+            | Primitive::Resize { .. } => self.each_permanent_changes(c, args).is_empty(),
             Primitive::Take { .. } => self.take_changes(c, args).is_empty(),
             Primitive::MoveTop {
                 player,
@@ -664,6 +843,8 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
         | Primitive::StateAll { .. }
         | Primitive::ClearAll { .. }
         | Primitive::Meters { .. }
+        | Primitive::SetScaled { .. }
+        | Primitive::Resize { .. }
         | Primitive::Take { .. } => return None,
         Primitive::State {
             object: o,

@@ -747,7 +747,7 @@ impl GameState {
         match &f.st {
             StepState::Fresh => {
                 let st = match step.taking {
-                    Taking::Ordered | Taking::EachPlayerInTurn => {
+                    Taking::Ordered | Taking::EachPlayerInTurn | Taking::Declared => {
                         let mut cands = self.candidates(fi, point, step.responds, None);
                         // `any order:` the orderer's own responses of the later steps it names
                         // come in the same order, which the orderer chooses.
@@ -803,8 +803,17 @@ impl GameState {
                 } else {
                     (valid, self.orderer_of(fi))
                 };
+                // In declared order no one chooses: the first by the declared rule happens.
+                let declared = (step.taking == Taking::Declared)
+                    .then(|| valid.iter().copied().min_by_key(|c| self.declared_key(*c)))
+                    .flatten();
                 match valid.len() {
                     0 => self.end_step(fi, point),
+                    _ if declared.is_some() => {
+                        let c = declared.expect("checked");
+                        self.drop_cand(fi, c);
+                        self.start_run(fi, point, c, Why::Only, &step.name)?;
+                    }
                     1 if !optional(&valid[0]) => {
                         self.drop_cand(fi, valid[0]);
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
@@ -870,6 +879,21 @@ impl GameState {
             p = self.next_player(p);
         }
         (valid, orderer)
+    }
+
+    /// The place of a response in a step taken in declared order (`Taking::Declared`): rules
+    /// in the order written, then objects' responses by higher priority, older timestamp, id,
+    /// then their place in the class; delayed effects last, by when they were set up.
+    fn declared_key(&self, c: Cand) -> (u8, i64, u64, u32, u32, usize) {
+        match c.key {
+            Key::Rule(i) => (0, 0, 0, 0, i as u32, c.occ),
+            Key::Object(o, class, i) => {
+                let p = self.content.class_def(class).responses[i as usize].priority;
+                let ts = self.get_object(o).map_or(u64::MAX, |x| x.timestamp.0);
+                (1, -(p as i64), ts, o.0, i as u32, c.occ)
+            }
+            Key::Delayed(id) => (2, 0, 0, 0, id, c.occ),
+        }
     }
 
     pub(super) fn drop_cand(&mut self, fi: usize, c: Cand) {

@@ -118,9 +118,14 @@ impl GameState {
         } else if r.announce.is_some() {
             // Announced: its deeds wait for its resolution.
             return self.finish_announce(ri, &r);
+        } else if let Some(f) = &r.firing {
+            return self.fire_next(ri, &r, f.clone());
         } else if r.part < nt + nc + nd {
             self.run_mut(ri).part += 1;
             let deed = r.def.deeds[r.part - nt - nc].clone();
+            if let Deed::Group(g) = &deed {
+                return self.begin_group(ri, &r, g);
+            }
             self.do_deed(&r, &deed)?;
         } else {
             self.end_run(ri);
@@ -211,6 +216,96 @@ impl GameState {
                 }));
             }
         }
+        Ok(())
+    }
+
+    /// FreeOrion's effects system, Effect Scope: the scope of a non-meter effects group is
+    /// fixed before any of its effects fire: the objects in play that meet its scope now, in id
+    /// order (its activation was its response's condition, tested on the source).
+    fn begin_group(
+        &mut self,
+        ri: usize,
+        r: &Run,
+        g: &Arc<crate::model::response::GroupDef>,
+    ) -> Result<(), ActionError> {
+        let scope: Vec<ObjectId> = {
+            let sheet = &self.derived().sheet;
+            let ctx = Ctx::new(self, sheet, r.source, r.you, &[]);
+            let mut v: Vec<ObjectId> = self
+                .in_play_ids()
+                .iter()
+                .copied()
+                .filter(|o| ctx.test(&g.scope, Subject::Object(*o)))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let f = crate::state::Firing {
+            group: g.clone(),
+            scope,
+            effect: 0,
+            next: 0,
+        };
+        self.run_mut(ri).firing = Some(f.clone());
+        self.fire_next(ri, r, f)
+    }
+
+    /// The next firing of a group under way: each effect in order, on each object of its scope
+    /// in turn. An object no longer in play (destroyed) has left the scope; one that lacks what
+    /// the effect changes is skipped for that effect only; with a nonzero stacking number, one
+    /// an effect of that number already fired on this turn is skipped (FreeOrion's effects
+    /// system, Stacking Number). The firing is an occurrence of its own, before the next.
+    fn fire_next(
+        &mut self,
+        ri: usize,
+        r: &Run,
+        mut f: crate::state::Firing,
+    ) -> Result<(), ActionError> {
+        let turn = self.turn;
+        while f.effect < f.group.effects.len() {
+            let Some(&o) = f.scope.get(f.next) else {
+                f.effect += 1;
+                f.next = 0;
+                continue;
+            };
+            f.next += 1;
+            if !self.in_play(o) {
+                continue;
+            }
+            let needs = f.group.needs.get(f.effect).map(|v| &v[..]).unwrap_or(&[]);
+            if needs.iter().any(|ch| !self.has_char(o, *ch)) {
+                continue;
+            }
+            let n = f.group.stacking;
+            if n != 0 {
+                let t = self.timing_mut();
+                if t.stacked.0 != turn {
+                    t.stacked = (turn, Vec::new());
+                }
+                if t.stacked.1.contains(&(o, n)) {
+                    self.log_at(
+                        r.depth,
+                        Logged::Fizzled {
+                            by: r.responder(),
+                            why: format!(
+                                "an effect of stacking number {n} already fired on {} this turn",
+                                self.obj(o).name
+                            ),
+                        },
+                    );
+                    continue;
+                }
+                self.timing_mut().stacked.1.push((o, n));
+            }
+            let deed = f.group.effects[f.effect].clone();
+            self.run_mut(ri).firing = Some(f);
+            let mut on = r.clone();
+            on.targets = vec![Subject::Object(o)];
+            // The object fired on is the deed's one target for the firing.
+            self.run_mut(ri).targets = on.targets.clone();
+            return self.do_deed(&on, &deed);
+        }
+        self.run_mut(ri).firing = None;
         Ok(())
     }
 
@@ -378,6 +473,10 @@ impl GameState {
                 .and_then(|x| ctx.controller_of(x))
                 .map(Arg::Player),
             ArgExpr::Player(p) => ctx.player(*p, this).map(Arg::Player),
+            ArgExpr::ControllerOfTarget(i) => match targets.get(*i as usize) {
+                Some(Subject::Object(o)) => ctx.controller_of(*o).map(Arg::Player),
+                _ => None,
+            },
             ArgExpr::Number(e) => ctx.eval(e, this).map(Arg::Number),
             ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
             ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
@@ -450,7 +549,12 @@ impl GameState {
                 count,
                 owner,
                 zone,
+                at,
             } => {
+                let at = match at.as_ref().map(|a| self.eval_arg(r, a, &params)) {
+                    Some(Some(Arg::Object(o))) => Some(o),
+                    _ => None,
+                };
                 let owner = match self.eval_arg(r, owner, &params) {
                     Some(Arg::Player(p)) => Some(p),
                     _ => None,
@@ -466,7 +570,10 @@ impl GameState {
                     return Ok(());
                 };
                 let list = (0..*count)
-                    .map(|_| crate::model::action::NewObject::new(class_id, owner, *zone))
+                    .map(|_| crate::model::action::NewObject {
+                        attached_to: at,
+                        ..crate::model::action::NewObject::new(class_id, owner, *zone)
+                    })
                     .collect();
                 // Answered as entering, as any object created is; before the next deed.
                 self.create_entering(list, r.depth);
@@ -579,6 +686,8 @@ impl GameState {
                 ),
             },
             Deed::Effect { duration, def } => self.start_response_effect(r, duration, def, &params),
+            // A group fires through its run (`begin_group`), never as another deed's part.
+            Deed::Group(_) => {}
             Deed::Delayed(def) => {
                 let t = self.timing_mut();
                 let id = t.next_delayed;

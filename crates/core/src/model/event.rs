@@ -159,6 +159,47 @@ pub enum Primitive {
         /// How much each current value grows; `None`: capped by the max value.
         growth: Option<i64>,
     },
+    /// Set an object's symbols characteristic, for good, to the symbol at a position of a scale
+    /// the ruleset lists (FreeOrion's Set Planet Size, Set Planet Environment, Set Star Colour):
+    /// the kernel starts a created effect with no end, locked to the object, that sets it (the
+    /// object's own earlier such effect on that characteristic ends, so they do not pile up).
+    /// A position off the scale changes nothing.
+    SetScaled {
+        /// Index of the object parameter.
+        object: u8,
+        /// The characteristic set.
+        char: CharId,
+        /// The scale, in order (position 0 first).
+        scale: Vec<Symbol>,
+        /// The position.
+        to: Amount,
+    },
+    /// FreeOrion's Modify Planet Size: the size steps along its scale (whose first and last
+    /// symbols are the asteroid belt and the gas giant) by an amount, stopping at its ends.
+    /// Stepping onto an end sets the environment to that end's symbol and keeps the original
+    /// environment (its position on the environment scale plus 1) as counters of `kept` on the
+    /// object; stepping back off an end restores it, or, for an object that was always at that
+    /// end, sets `off_first` (leaving the first end: "barren") or `off_last` ("toxic").
+    Resize {
+        /// Index of the object parameter.
+        object: u8,
+        /// How many steps (negative: smaller).
+        by: Amount,
+        /// The size characteristic and its scale.
+        size: CharId,
+        /// The sizes, smallest first.
+        sizes: Vec<Symbol>,
+        /// The environment characteristic and its scale.
+        environment: CharId,
+        /// The environments (those kept are looked up here).
+        environments: Vec<Symbol>,
+        /// The counter kind that keeps the original environment.
+        kept: CounterId,
+        /// The environment of an object that was always at the first end, leaving it.
+        off_first: Symbol,
+        /// The environment of an object that was always at the last end, leaving it.
+        off_last: Symbol,
+    },
     /// Move the top card of a player's zone to another zone ("draw a card": the top of the
     /// library to the hand), as a move of its own; with the zone empty, add 1 to the player's
     /// property `empty`, if named (a draw from an empty library, CR 704.5b).

@@ -106,6 +106,9 @@ pub enum ArgExpr {
     Object(ObjRef),
     /// The controller of an object ("its controller loses 2 Honor").
     ControllerOf(ObjRef),
+    /// The controller of the response's target of that index (the empire of the object an
+    /// effects group fires on: FreeOrion's "loose" targeting of empires).
+    ControllerOfTarget(u8),
     /// A player named from the response (`you`: its controller; `opponent`; `active player`).
     Player(PlayerRef),
     /// A number, worked out as the deed happens (`2`, `event amount - 1`, `event card.force`).
@@ -143,6 +146,10 @@ pub enum Deed {
         owner: ArgExpr,
         /// The zone they are created in.
         zone: ZoneId,
+        /// The object they enter attached to, if any (FreeOrion's Create Object: located where
+        /// the object fired on is).
+        #[serde(default)]
+        at: Option<ArgExpr>,
     },
     /// The action answered still counts as taken (it happens: its costs stay paid, and what
     /// answers it "after" comes), but its effects do not happen: its changes are not made
@@ -191,6 +198,28 @@ pub enum Deed {
         /// The effect: whom it applies to and what it changes.
         def: Arc<crate::model::effect::EffectDef>,
     },
+    /// A non-meter effects group fires (FreeOrion's effects system, Effect Processing): its
+    /// scope is fixed first, then each effect fires, in order, on each object of the scope, as
+    /// the deed's one target (`target`). An object destroyed meanwhile leaves the scope.
+    Group(Arc<GroupDef>),
+}
+
+/// A non-meter effects group's scope, stacking number and effects.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct GroupDef {
+    /// Its scope: the objects in play that meet it, tested with the group's source as `this`
+    /// (inclusive conditions joined by "or", each exclusive one cut from them).
+    pub scope: Cond,
+    /// Its effects' stacking number (FreeOrion's effects system, Stacking Number): 0 always
+    /// fires; another fires on an object only if no effect of that number fired on it earlier
+    /// this turn.
+    pub stacking: u32,
+    /// Its effects, in order: occurrences (or creations) whose `target` is the object fired on.
+    pub effects: Vec<Deed>,
+    /// For each effect, what the object fired on must have for it to fire: the characteristics
+    /// it changes (a meter's current value, a planet's size); an object without one is skipped
+    /// for that effect only (FreeOrion's effects system, Effect Scope).
+    pub needs: Vec<Vec<crate::model::ids::CharId>>,
 }
 
 impl ResponseDef {
@@ -216,6 +245,7 @@ impl ResponseDef {
             during: None,
             granted: false,
             phase: None,
+            priority: 0,
         }
     }
 }
@@ -306,6 +336,10 @@ pub struct ResponseDef {
     /// A phase effect or a phase cost: an ability whose `during:` names a phase of the turn.
     #[serde(default)]
     pub phase: Option<PhaseUse>,
+    /// Its place in a step that takes responses in declared order (`priority: N`, higher
+    /// first; 0 by default).
+    #[serde(default)]
+    pub priority: i32,
 }
 
 /// A phase effect or a phase cost (Magic: The Gathering's Revised-era "Phase Structure"):

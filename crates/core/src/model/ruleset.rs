@@ -308,6 +308,11 @@ pub struct Ruleset {
     /// The object types, indexed by [`crate::model::ids::TypeId`] (empty: objects have every
     /// characteristic).
     pub types: Vec<TypeDef>,
+    /// Where in the turn non-meter effects groups fire (`effects groups fire after EVENT(...)
+    /// begins`): each such group is a triggered trait of its class answering this trigger
+    /// (FreeOrion's effects system, Turn Processing Order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effects_groups: Option<crate::model::response::Trigger>,
 }
 
 /// How a game starts from deck lists: each deck goes to `zone`, is shuffled, and each player

@@ -85,6 +85,12 @@ pub enum Taking {
     /// response (which happens at once, in full) or passes; the step ends when every player has
     /// passed consecutively.
     ActionRound,
+    /// Each happens at once, in full, one at a time, in an order the rules declare and no one
+    /// chooses: rulebook rules first, in the order written; then responses of objects, higher
+    /// `priority:` first, then the object's timestamp (older first), then the response's place
+    /// among its class's (FreeOrion's effects system, Stacking Number: the order between effects
+    /// groups, left open there, made a stable rule here).
+    Declared,
 }
 
 /// One step of the procedure at every timing point.

@@ -842,6 +842,21 @@ pub struct Timing {
     /// The number X announced for each spell as it was last cast (CR 601.2b), by its object.
     #[serde(default)]
     pub(crate) chosen: Vec<(ObjectId, i64)>,
+    /// The (object, stacking number) pairs a non-meter effect fired on this turn, with the turn
+    /// they are of (FreeOrion's effects system, Stacking Number): a record of another turn is
+    /// stale and cleared as the next is made.
+    #[serde(default)]
+    pub(crate) stacked: (u32, Vec<(ObjectId, u32)>),
+}
+
+/// A non-meter effects group firing: its scope, fixed before its first effect fires, and the
+/// next (effect, object) pair to fire.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Firing {
+    pub(crate) group: Arc<crate::model::response::GroupDef>,
+    pub(crate) scope: Vec<ObjectId>,
+    pub(crate) effect: usize,
+    pub(crate) next: usize,
 }
 
 /// Where the ruleset's turn structure stands.
@@ -1090,6 +1105,9 @@ pub(crate) struct Run {
     /// Announced with `choose X`: the number its player announced (CR 601.2b), once chosen.
     #[serde(default)]
     pub(crate) chosen: Option<i64>,
+    /// A non-meter effects group under way, between its firings.
+    #[serde(default)]
+    pub(crate) firing: Option<Firing>,
 }
 
 impl Run {
@@ -1125,6 +1143,7 @@ impl Run {
             scope: None,
             holds: None,
             chosen: None,
+            firing: None,
         }
     }
 

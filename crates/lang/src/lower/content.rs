@@ -170,9 +170,39 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
     let mut excludes = Vec::new();
     let mut activation = Vec::new();
     let mut effects = Vec::new();
+    let mut stacking: Option<(u32, Span)> = None;
+    let mut priority: Option<(i32, Span)> = None;
     for line in block(item, "the effects group")? {
         let mut lc = Cursor::new(&line.head);
-        let list = match line.head[0].word() {
+        let word = line.head[0].word();
+        if matches!(word, Some("stacking" | "priority"))
+            && line.head.get(1).is_some_and(|t| t.is_punct(":"))
+        {
+            // `stacking: N` (FreeOrion's effects system, Stacking Number), `priority: N`.
+            no_block(line)?;
+            lc.bump();
+            lc.expect_punct(":")?;
+            let neg = lc.eat_punct("-");
+            let (n, ns) = lc.number("a number")?;
+            lc.finish()?;
+            let n = if neg { -n } else { n };
+            if word == Some("stacking") {
+                let Ok(n) = u32::try_from(n) else {
+                    return Err(Diagnostic::new(ns, "a stacking number is 0 or more"));
+                };
+                stacking = Some((n, line.head[0].span));
+            } else {
+                let Ok(n) = i32::try_from(n) else {
+                    return Err(Diagnostic::new(
+                        ns,
+                        "a priority is a number that fits in 32 bits",
+                    ));
+                };
+                priority = Some((n, line.head[0].span));
+            }
+            continue;
+        }
+        let list = match word {
             Some("scope") => &mut includes,
             Some("exclude") => &mut excludes,
             Some("activation") => &mut activation,
@@ -199,6 +229,11 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
             "an effects group needs at least one effect (`farming += 3`)",
         ));
     }
+    let scope_reads = includes
+        .iter()
+        .chain(&excludes)
+        .chain(&activation)
+        .any(|c| cond_reads_meter(&env.ruleset, c));
     // Absent everywhere up the hierarchy: excluded, whether the condition adds or removes.
     let with_presence = |c: Cond| {
         let mut chars = Vec::new();
@@ -226,6 +261,55 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
         all.push(Cond::Not(Box::new(c)));
         scope_parts.push(and_of(all));
     }
+    // FreeOrion's effects system, Effects Groups: a group alters meters or does not, never
+    // both. A line that names a characteristic alters a meter; any other fires an occurrence.
+    let alters = |l: &Stmt| {
+        l.head[0]
+            .word()
+            .is_some_and(|w| env.ruleset.char_id(w).is_some())
+    };
+    let meters = alters(effects[0]);
+    if let Some(l) = effects.iter().find(|l| alters(l) != meters) {
+        return Err(Diagnostic::new(
+            l.head[0].span,
+            "an effects group holds effects that alter meters or effects that do not, never both: put this effect in a group of its own",
+        ));
+    }
+    if !meters {
+        let scope = and_of(scope_parts);
+        return non_meter_group(
+            env,
+            item,
+            text,
+            class,
+            NonMeter {
+                scope,
+                activation,
+                effects,
+                stacking: stacking.map_or(0, |s| s.0),
+                priority: priority.map_or(0, |p| p.0),
+                scope_reads,
+            },
+        );
+    }
+    if let Some(at) = stacking
+        .filter(|s| s.0 != 0)
+        .map(|s| s.1)
+        .or(priority.map(|p| p.1))
+    {
+        return Err(Diagnostic::new(
+            at,
+            "`stacking:` and `priority:` order non-meter effects groups: a group that alters meters adds up in the layers",
+        ));
+    }
+    // FreeOrion's effects system, When can Meter Values be Used as Parameters: not in a group
+    // whose effects alter meters.
+    if scope_reads {
+        return Err(Diagnostic::new(
+            item.head[0].span,
+            "this group's effects alter meters: its scope and activation conditions cannot read meter values",
+        ));
+    }
     let while_cond = (!activation.is_empty()).then(|| and_of(activation));
     for line in effects {
         let one = Stmt {
@@ -251,6 +335,17 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
                 "an effects group here alters meters: expected `METER += AMOUNT`, `-=` or `=` on a meter the ruleset declares (`meter NAME`)",
             ));
         }
+        let reads_meter = def.ops.iter().any(|op| match &op.change {
+            rulecraft_core::model::effect::Change::SetNumber(e)
+            | rulecraft_core::model::effect::Change::Modify(e) => num_reads_meter(&env.ruleset, e),
+            _ => false,
+        });
+        if reads_meter {
+            return Err(Diagnostic::new(
+                line.head[0].span,
+                "an effect that alters a meter cannot take a meter value as its amount",
+            ));
+        }
         let mut parts = scope_parts.clone();
         parts.extend(chars.into_iter().map(Cond::Typed));
         def.affects = rulecraft_core::model::effect::Affects::Objects(and_of(parts));
@@ -258,6 +353,161 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
         class.statics.push(Arc::new(def));
     }
     Ok(())
+}
+
+/// A non-meter effects group's parts, lowered by [`non_meter_group`].
+struct NonMeter<'a> {
+    scope: rulecraft_core::model::condition::Cond,
+    activation: Vec<rulecraft_core::model::condition::Cond>,
+    effects: Vec<&'a Stmt>,
+    stacking: u32,
+    priority: i32,
+    scope_reads: bool,
+}
+
+/// A group whose effects do not alter meters: a triggered trait of its class answering the
+/// ruleset's point for them (`effects groups fire ...`), its activation the trait's condition on
+/// the source, its one deed the group (FreeOrion's effects system, Effect Processing).
+fn non_meter_group(
+    env: &Env,
+    item: &Stmt,
+    text: &str,
+    class: &mut ObjectClass,
+    g: NonMeter,
+) -> Res<()> {
+    use rulecraft_core::model::response::{ArgExpr, Deed, GroupDef};
+    let Some(trigger) = env.ruleset.effects_groups.clone() else {
+        return Err(Diagnostic::new(
+            item.head[0].span,
+            "this effects group's effects do not alter meters: the ruleset must say where they fire (`effects groups fire after EVENT(...) begins`)",
+        ));
+    };
+    let mut effects = Vec::new();
+    let mut needs = Vec::new();
+    for line in &g.effects {
+        no_block(line)?;
+        let mut lc = Cursor::new(&line.head);
+        let d = super::events::group_effect(env, &mut lc)?;
+        lc.finish()?;
+        let mut reads = false;
+        let mut need = Vec::new();
+        if let Deed::Occur { event, args, .. } = &d {
+            for a in args {
+                if let ArgExpr::Number(e) = a {
+                    reads |= num_reads_meter(&env.ruleset, e);
+                }
+            }
+            need = changed_chars(&env.ruleset, *event, args);
+        }
+        // FreeOrion's effects system, When can Meter Values be Used as Parameters: an effect
+        // may read meters only where its group's conditions do not.
+        if reads && g.scope_reads {
+            return Err(Diagnostic::new(
+                line.head[0].span,
+                "this effect reads a meter value, and so do its group's scope or activation conditions: only one of them may",
+            ));
+        }
+        effects.push(d);
+        needs.push(need);
+    }
+    let group = GroupDef {
+        scope: g.scope,
+        stacking: g.stacking,
+        effects,
+        needs,
+    };
+    let mut def = ResponseDef::of_deeds(
+        ResponseKind::Trait,
+        Arc::from(text),
+        trigger,
+        vec![Deed::Group(Arc::new(group))],
+    );
+    def.condition = (!g.activation.is_empty()).then(|| and_of(g.activation));
+    def.priority = g.priority;
+    class.responses.push(Arc::new(def));
+    Ok(())
+}
+
+/// The characteristics an occurrence changes on the object fired on (`target`): the meters
+/// whose current values (counters of their names) it changes, the characteristics it sets. The object must have them for
+/// the effect to fire on it.
+fn changed_chars(
+    rs: &rulecraft_core::Ruleset,
+    event: rulecraft_core::EventId,
+    args: &[rulecraft_core::model::response::ArgExpr],
+) -> Vec<rulecraft_core::CharId> {
+    use rulecraft_core::model::event::{ParamOr, Primitive};
+    use rulecraft_core::model::response::ArgExpr;
+    let is_target = |i: u8| matches!(args.get(i as usize), Some(ArgExpr::Target(0)));
+    let mut out = Vec::new();
+    for p in &rs.events[event.index()].changes {
+        if let Primitive::SetScaled { object, char, .. }
+        | Primitive::Resize {
+            object, size: char, ..
+        } = p
+        {
+            if is_target(*object) {
+                out.push(*char);
+            }
+        }
+        if let Primitive::Counters {
+            object, counter, ..
+        } = p
+        {
+            let k = match counter {
+                ParamOr::Const(k) => Some(*k),
+                ParamOr::Param(i) => match args.get(*i as usize) {
+                    Some(ArgExpr::Counter(k)) => Some(*k),
+                    _ => None,
+                },
+            };
+            let meter = k.and_then(|k| {
+                let name = &rs.counters[k.index()].name;
+                rs.char_id(name)
+                    .filter(|ch| rs.meter_counter(*ch) == Some(k))
+            });
+            if let (true, Some(ch)) = (is_target(*object), meter) {
+                out.push(ch);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a condition reads a meter: a max value (the meter's characteristic) or a current
+/// value (the counters of its name).
+fn cond_reads_meter(
+    rs: &rulecraft_core::Ruleset,
+    c: &rulecraft_core::model::condition::Cond,
+) -> bool {
+    c.any_node(|n, _| node_reads_meter(rs, n))
+}
+
+fn num_reads_meter(
+    rs: &rulecraft_core::Ruleset,
+    e: &rulecraft_core::model::condition::NumExpr,
+) -> bool {
+    e.any_node(|n, _| node_reads_meter(rs, n))
+}
+
+fn node_reads_meter(
+    rs: &rulecraft_core::Ruleset,
+    n: rulecraft_core::model::condition::Node<'_>,
+) -> bool {
+    use rulecraft_core::model::condition::Node;
+    if let Node::Num(NumExpr::Counters(_, k)) = n {
+        let name = &rs.counters[k.index()].name;
+        return rs
+            .char_id(name)
+            .is_some_and(|ch| rs.meter_counter(ch) == Some(*k));
+    }
+    match n {
+        Node::Num(NumExpr::Char(_, ch))
+        | Node::Cond(rulecraft_core::model::condition::Cond::Holder(ch, _)) => {
+            char_def(rs, *ch).meter
+        }
+        _ => false,
+    }
 }
 
 /// The characteristics a condition reads through the attachment hierarchy, outside aggregates.

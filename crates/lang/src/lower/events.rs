@@ -630,21 +630,28 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     if c.eat_word("put") {
         let amount = amount(kind, &mut c)?;
         let (k, ks) = c.name_or_string("a counter kind")?;
-        let counter = rs.counter_id(&k).ok_or_else(|| {
-            unknown(
-                ks,
-                "counter",
-                &k,
-                rs.counters.iter().map(|x| x.name.as_str()),
-            )
-        })?;
+        // `put amount meter on planet`: a `counter` parameter names the kind.
+        let param = kind
+            .param(&k)
+            .filter(|i| kind.params[*i as usize].kind == ParamKind::Counter);
+        let counter = match param {
+            Some(i) => ParamOr::Param(i),
+            None => ParamOr::Const(rs.counter_id(&k).ok_or_else(|| {
+                unknown(
+                    ks,
+                    "counter",
+                    &k,
+                    rs.counters.iter().map(|x| x.name.as_str()),
+                )
+            })?),
+        };
         c.eat_word("counter");
         c.eat_word("counters");
         c.expect_word("on")?;
         let object = param_of(kind, &mut c, ParamKind::Object)?;
         kind.changes.push(Primitive::Counters {
             object,
-            counter: ParamOr::Const(counter),
+            counter,
             amount,
         });
         return c.finish();
@@ -661,6 +668,12 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
         ));
     };
     let (what, ws) = c.name("a state characteristic or a player property")?;
+    if kind.params[i as usize].kind == ParamKind::Object
+        && c.peek()
+            .is_some_and(|t| t.is_punct("=") || t.is_word("steps"))
+    {
+        return scaled_item(env, kind, &mut c, i, &what, ws);
+    }
     let negative = if c.eat_punct("+=") {
         false
     } else if c.eat_punct("-=") {
@@ -715,6 +728,101 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     c.finish()
 }
 
+/// A symbols characteristic that is not a state (`size`), for a change that sets it for good.
+fn symbols_char(rs: &rulecraft_core::Ruleset, what: &str, ws: Span) -> Res<rulecraft_core::CharId> {
+    match rs.char_id(what) {
+        Some(ch)
+            if matches!(
+                char_def(rs, ch).kind,
+                rulecraft_core::model::ruleset::CharKind::Symbols
+            ) =>
+        {
+            Ok(ch)
+        }
+        _ => Err(unknown(
+            ws,
+            "symbols characteristic",
+            what,
+            rs.characteristics
+                .iter()
+                .filter(|d| matches!(d.kind, rulecraft_core::model::ruleset::CharKind::Symbols))
+                .map(|d| d.name.as_str()),
+        )),
+    }
+}
+
+/// `S1, S2, ...`: a scale of symbols, in order.
+fn scale(env: &Env, c: &mut Cursor) -> Res<Vec<rulecraft_core::model::value::Symbol>> {
+    let mut out = Vec::new();
+    loop {
+        let (w, _) = c.name_or_string("a symbol")?;
+        out.push(env.symbol(&w));
+        if !c.eat_punct(",") {
+            return Ok(out);
+        }
+    }
+}
+
+/// `planet size = to of tiny, small, ...` (set for good to the symbol at that position:
+/// FreeOrion's Set Planet Size, Environment, Star Colour) or `planet size steps by by through
+/// SIZES with environment through ENVIRONMENTS kept as COUNTER else FIRST and LAST`
+/// (FreeOrion's Modify Planet Size).
+fn scaled_item(
+    env: &Env,
+    kind: &mut EventKind,
+    c: &mut Cursor,
+    object: u8,
+    what: &str,
+    ws: Span,
+) -> Res<()> {
+    let rs = &env.ruleset;
+    let ch = symbols_char(rs, what, ws)?;
+    if c.eat_punct("=") {
+        let to = amount(kind, c)?;
+        c.expect_word("of")?;
+        let scale = scale(env, c)?;
+        kind.changes.push(Primitive::SetScaled {
+            object,
+            char: ch,
+            scale,
+            to,
+        });
+        return c.finish();
+    }
+    c.expect_word("steps")?;
+    c.expect_word("by")?;
+    let by = amount(kind, c)?;
+    c.expect_word("through")?;
+    let sizes = scale(env, c)?;
+    if sizes.len() < 3 {
+        return Err(c.err("at least three sizes: the first and last are the ends"));
+    }
+    c.expect_word("with")?;
+    let (e, es) = c.name("the environment characteristic")?;
+    let environment = symbols_char(rs, &e, es)?;
+    c.expect_word("through")?;
+    let environments = scale(env, c)?;
+    c.expect_word("kept")?;
+    c.expect_word("as")?;
+    let kept = super::common::counter_named(env, c)?;
+    c.expect_word("else")?;
+    let (f, _) = c.name_or_string("the environment leaving the first end")?;
+    c.expect_word("and")?;
+    let (l, _) = c.name_or_string("the environment leaving the last end")?;
+    kind.changes.push(Primitive::Resize {
+        object,
+        by,
+        size: ch,
+        sizes,
+        environment,
+        environments,
+        kept,
+        off_first: env.symbol(&f),
+        off_last: env.symbol(&l),
+    });
+    c.finish()
+}
+
 /// `timing { step A: replacements, ordered ... }`: the steps run at every timing point.
 pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let mut c = Cursor::new(&s.head);
@@ -759,12 +867,17 @@ pub fn timing_decl(env: &mut Env, s: &Stmt) -> Res<()> {
             Taking::EachPlayerInTurn
         } else if c.eat_words(&["action", "round"]) {
             Taking::ActionRound
+        } else if c.eat_words(&["in", "declared", "order"]) {
+            // No one chooses: priority, then timestamp (FreeOrion's effects groups).
+            Taking::Declared
         } else if c.peek().is_some_and(|t| t.is_word("batch")) {
             return Err(c.err(
                 "`ordered`, `each player in turn` or `action round` (batches are the turn structure's: `play ... { cast }`)",
             ));
         } else {
-            return Err(c.err("`ordered`, `each player in turn` or `action round`"));
+            return Err(
+                c.err("`ordered`, `each player in turn`, `action round` or `in declared order`")
+            );
         };
         c.finish()?;
         env.ruleset.timing.steps.push(TimingStep {
@@ -790,6 +903,97 @@ pub fn rule_decl(env: &mut Env, s: &Stmt) -> Res<()> {
     let def = response(env, s, kind, &text, 0)?;
     env.ruleset.rules.push(Arc::new(def));
     Ok(())
+}
+
+/// `effects groups fire after EVENT(...) [begins]`: the point of the turn where non-meter
+/// effects groups fire, each as a triggered trait of its class (FreeOrion's effects system,
+/// Turn Processing Order).
+pub fn groups_decl(env: &mut Env, s: &Stmt) -> Res<()> {
+    no_block(s)?;
+    let mut c = Cursor::new(&s.head);
+    c.expect_word("effects")?;
+    c.expect_word("groups")?;
+    c.expect_word("fire")?;
+    let (w, ws) = c.name("`before`, `when` or `after`")?;
+    if !matches!(w.as_str(), "before" | "when" | "after") {
+        return Err(unknown(ws, "timing point", &w, ["before", "when", "after"]));
+    }
+    let (t, _) = trigger_line(env, &mut c, &w)?;
+    env.ruleset.effects_groups = Some(t);
+    Ok(())
+}
+
+/// One effect of a non-meter effects group: `create "CLASS" in ZONE` (owned by the empire of
+/// the object fired on, attached to it: FreeOrion's Create Object) or an occurrence of an
+/// event, `target` naming the object fired on (`current_changes(target, farming, 2)`).
+pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
+    if c.eat_word("create") {
+        let (class, _) = c.string("the class of the object created")?;
+        c.expect_word("in")?;
+        let (z, zs) = c.name("a zone")?;
+        let zone = zone(env, &z, zs)?;
+        return Ok(Deed::Create {
+            class: Arc::from(class.as_str()),
+            count: 1,
+            owner: ArgExpr::ControllerOfTarget(0),
+            zone,
+            at: Some(ArgExpr::Target(0)),
+        });
+    }
+    // `size_set(target, large)`: a number parameter that is a position on a scale the event
+    // sets may be written as the symbol there.
+    let Some((event, _)) = c
+        .peek()
+        .and_then(|t| t.word())
+        .and_then(|w| env.ruleset.event_id(w).map(|e| (e, w)))
+    else {
+        return occurrence_deed(env, c, &[], 1);
+    };
+    let kind = event_def(&env.ruleset, event).clone();
+    let scales: Vec<(u8, &Vec<rulecraft_core::model::value::Symbol>)> = kind
+        .changes
+        .iter()
+        .filter_map(|p| match p {
+            Primitive::SetScaled {
+                scale,
+                to: Amount::Param(i),
+                ..
+            } => Some((*i, scale)),
+            _ => None,
+        })
+        .collect();
+    if scales.is_empty() || env.ruleset.is_builtin(event) || kind.period {
+        return occurrence_deed(env, c, &[], 1);
+    }
+    c.bump();
+    c.expect_punct("(")?;
+    let mut args = Vec::new();
+    for (i, p) in kind.params.iter().enumerate() {
+        if i > 0 {
+            c.expect_punct(",")?;
+        }
+        let named = scales
+            .iter()
+            .find(|(k, _)| *k as usize == i)
+            .and_then(|(_, sc)| {
+                let w = c.peek()?.word()?;
+                sc.iter().position(|x| x.as_str() == w)
+            });
+        match named {
+            Some(at) => {
+                c.bump();
+                args.push(ArgExpr::Number(NumExpr::Const(at as i64)));
+            }
+            None => args.push(arg(env, c, p.kind, &[], 1)?),
+        }
+    }
+    c.expect_punct(")")?;
+    let standing = standing(c)?;
+    Ok(Deed::Occur {
+        event,
+        args,
+        standing,
+    })
 }
 
 /// The names of an event's parameters.
@@ -1310,6 +1514,7 @@ fn response_of(
         during,
         granted,
         phase,
+        priority: 0,
     })
 }
 
@@ -1526,6 +1731,7 @@ fn create_deed(env: &Env, c: &mut Cursor, params: &[String], ntargets: usize) ->
         count,
         owner,
         zone,
+        at: None,
     })
 }
 
@@ -1712,6 +1918,7 @@ fn arg(
                 let o = match arg(env, c, ParamKind::Object, params, ntargets)? {
                     ArgExpr::Object(o) => o,
                     ArgExpr::Param(i) => ObjRef::Param(i),
+                    ArgExpr::Target(i) => return Ok(ArgExpr::ControllerOfTarget(i)),
                     _ => {
                         return Err(Diagnostic::new(
                             here,

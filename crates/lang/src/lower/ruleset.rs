@@ -287,6 +287,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 meter: false,
             });
         }
+        "effects" => super::events::groups_decl(env, s)?,
         "meter" => {
             // `meter farming`: a number characteristic, the max value, derived through the
             // layers from 0; and a counter kind of the same name, the current value, which only
@@ -667,6 +668,7 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                     "characteristic",
                     "meter",
                     "type",
+                    "effects",
                     "player",
                     "zone",
                     "counter",
