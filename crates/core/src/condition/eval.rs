@@ -419,6 +419,13 @@ impl Ctx<'_> {
             Cond::OfType(t) => {
                 this_object(this).is_some_and(|o| self.state.object_type(o) == Some(*t))
             }
+            // FreeOrion's effects system's conditions over empires, orders, chance and places.
+            Cond::Affiliated(_)
+            | Cond::Within(_)
+            | Cond::Chance { .. }
+            | Cond::Stockpile(_)
+            | Cond::Visible(_)
+            | Cond::Near(_) => self.test_galaxy(cond, this),
             Cond::AttachedTo(c) => this_object(this)
                 .and_then(|o| self.state.obj(o).attached_to)
                 .is_some_and(|t| self.test(c, Subject::Object(t))),

@@ -2,3 +2,4 @@
 //! applies to, "as long as", the state-based checks (their definitions are in `model::condition`).
 
 pub mod eval;
+pub mod galaxy;

@@ -204,6 +204,9 @@ impl GameState {
             Change::EndTurn => self.end_turn(),
             Change::TurnBegins { player, next } => {
                 if next {
+                    // A new turn: what reads the turn number (FreeOrion's Chance draws anew each
+                    // turn) is derived again.
+                    self.touch();
                     self.turn += 1;
                 }
                 if let Some(p) = player.filter(|p| p.index() < self.players.len()) {

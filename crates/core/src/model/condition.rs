@@ -203,6 +203,198 @@ pub enum Cond {
     Typed(CharId),
     /// The tested object is of this object type (FreeOrion's Object Type condition: `planet`).
     OfType(crate::model::ids::TypeId),
+    /// FreeOrion's effects system, Empire Affiliation: the tested object's empires against the
+    /// specified empire, in one of four modes (`owned by you`, `owned by enemies of none`...).
+    Affiliated(Box<Affiliation>),
+    /// FreeOrion's effects system, Planet Environment and Planet Size: the tested object's
+    /// symbol of an ordered characteristic is within `range` steps of `at` (around the ring for
+    /// a ring); a symbol off the order matches only itself, the range ignored, and a symbol on
+    /// it never matches one off it.
+    Within(Box<OrderTest>),
+    /// FreeOrion's effects system, Chance: holds with probability `num / den`, drawn for each
+    /// (condition, source, tested object, turn) from the game's random source (see
+    /// `Ctx::chance`), so the same for every derivation of one turn.
+    Chance {
+        /// The probability's numerator.
+        num: u32,
+        /// Its denominator (not 0).
+        den: u32,
+        /// Tells this condition from other chance conditions of the same source (its place in
+        /// the content).
+        salt: u64,
+    },
+    /// FreeOrion's effects system, Current Stockpile Value: a player property (an empire's
+    /// stockpile) of one of the tested object's empires compares so with the number; objects
+    /// owned by no empire have no stockpile.
+    Stockpile(Box<StockpileTest>),
+    /// FreeOrion's effects system, Scope Object Visible To Source Object (`source_sees`) and
+    /// Source Object Visible To Scope Object (not `source_sees`).
+    Visible(Box<Visibility>),
+    /// FreeOrion's effects system, Direct Distance and Starlane Jumps (to Source, to Object of
+    /// Class): some object in play that satisfies `of` is within the distance of the tested one.
+    Near(Box<Nearness>),
+}
+
+/// Whose empires: the ruleset's ownership rules, written into each condition that reads them.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Owners {
+    /// The controller characteristic: an object's empire is its controller.
+    pub controller: CharId,
+    /// Types whose objects are owned by the empires owning the objects of another type attached
+    /// to them (a system, by its planets').
+    pub through: Vec<(crate::model::ids::TypeId, crate::model::ids::TypeId)>,
+    /// The objects owned by no empire (a space monster), if the ruleset says which.
+    pub unowned: Option<Cond>,
+}
+
+/// The empire an Empire Affiliation condition names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum EmpireRef {
+    /// The source's empires (`you`); none when the source is owned by no empire.
+    Source,
+    /// No empire (`none`).
+    NoEmpire,
+    /// The players whose property is not 0 (`owned by chosen_empire`): an empire the embedder
+    /// names at run time by setting that property.
+    Marked(PropId),
+}
+
+/// FreeOrion's effects system, Empire Affiliation.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Affiliation {
+    /// The specified empire.
+    pub empire: EmpireRef,
+    /// Enemies modes: owned by empires other than the specified one.
+    pub enemies: bool,
+    /// Exclusive modes: not shared with (Empire: any other; Enemies: the specified) empire.
+    pub exclusive: bool,
+    /// The ownership rules.
+    pub owners: Owners,
+}
+
+/// Planet Environment or Planet Size: `environment within 1 of terran`.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct OrderTest {
+    /// The ordered symbols characteristic.
+    pub char: CharId,
+    /// Its symbols in order.
+    pub order: std::sync::Arc<[Symbol]>,
+    /// Whether the order is a ring.
+    pub ring: bool,
+    /// The specified symbol.
+    pub at: Symbol,
+    /// How many steps away still match.
+    pub range: u32,
+}
+
+/// Current Stockpile Value: `stockpile(food) >= 10`.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct StockpileTest {
+    /// The player property holding the stockpile.
+    pub prop: PropId,
+    /// Minimum (`>=`) or maximum (`<=`), or another comparison.
+    pub op: CmpOp,
+    /// The specified value.
+    pub value: i64,
+    /// The ownership rules.
+    pub owners: Owners,
+}
+
+/// Where objects are: positions on the galaxy map and starlanes.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Places {
+    /// The position's number characteristics. An object is where the outermost object up its
+    /// attachments that has a position is (a planet, a ship in a system: the system's place).
+    pub x: CharId,
+    /// The second coordinate.
+    pub y: CharId,
+    /// The symbols characteristic of a system naming the systems one starlane jump away.
+    pub lanes: CharId,
+    /// The symbols characteristic of an object outside any system naming the two systems at the
+    /// ends of the starlane it is on, if the ruleset has one.
+    pub on_lane: Option<CharId>,
+    /// The name characteristic lanes name systems by.
+    pub name: CharId,
+}
+
+/// Scope Object Visible To Source Object, Source Object Visible To Scope Object. An object sees
+/// itself, the objects of its empires, and every object within the detection range of an object
+/// of its empires (an object of no empire: of itself).
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Visibility {
+    /// Whether the source sees the tested object (else: the tested object sees the source).
+    pub source_sees: bool,
+    /// The detection range's number characteristic (read through the attachment hierarchy).
+    pub detection: CharId,
+    /// Where objects are.
+    pub places: Places,
+    /// The ownership rules.
+    pub owners: Owners,
+}
+
+/// How far: straight across the map, or in starlane jumps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum Metric {
+    /// Straight-line distance between positions.
+    Direct,
+    /// Starlane jumps between systems (shortest path).
+    Jumps,
+}
+
+/// Direct Distance / Starlane Jumps to Source or to Object of Class.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Nearness {
+    /// Straight or by starlanes.
+    pub metric: Metric,
+    /// The greatest distance (0: co-located).
+    pub within: i64,
+    /// What the object near it must satisfy (tested on each object in play: `source`, a class).
+    pub of: Cond,
+    /// Where objects are.
+    pub places: Places,
+}
+
+impl Cond {
+    /// The characteristics and properties a galaxy condition reads of any object or player,
+    /// beyond what the conditions under it read; false for other conditions.
+    fn galaxy_reads(&self, controller: Option<CharId>, out: &mut Footprint) -> bool {
+        let owners = |o: &Owners, out: &mut Footprint| {
+            out.add_char(o.controller);
+            if let Some(u) = &o.unowned {
+                u.reads(controller, out);
+            }
+        };
+        let places = |p: &Places, out: &mut Footprint| {
+            for c in [Some(p.x), Some(p.y), Some(p.lanes), p.on_lane, Some(p.name)]
+                .into_iter()
+                .flatten()
+            {
+                out.add_char(c);
+            }
+        };
+        match self {
+            Cond::Affiliated(a) => {
+                owners(&a.owners, out);
+                if let EmpireRef::Marked(p) = a.empire {
+                    out.add_prop(p);
+                }
+            }
+            Cond::Within(t) => out.add_char(t.char),
+            Cond::Chance { .. } => {}
+            Cond::Stockpile(s) => {
+                owners(&s.owners, out);
+                out.add_prop(s.prop);
+            }
+            Cond::Visible(v) => {
+                owners(&v.owners, out);
+                places(&v.places, out);
+                out.add_char(v.detection);
+            }
+            Cond::Near(n) => places(&n.places, out),
+            _ => return false,
+        }
+        true
+    }
 }
 
 /// A word a condition names: written, or one of the source's choices ("the chosen name").
@@ -408,6 +600,11 @@ impl<'a> Node<'a> {
                     in_aggregate: true,
                     ..at
                 },
+                // Tested on every object in play, for one near the tested object.
+                Node::Cond(Cond::Near(_)) => Place {
+                    in_aggregate: true,
+                    ..at
+                },
                 n if n.is_aggregate() => Place {
                     in_aggregate: true,
                     ..at
@@ -444,6 +641,7 @@ impl<'a> Node<'a> {
             | Node::Num(NumExpr::Count(c) | NumExpr::Sum(_, c) | NumExpr::Distinct(_, c)) => {
                 Under::One(Node::Cond(c))
             }
+            Node::Cond(Cond::Near(n)) => Under::One(Node::Cond(&n.of)),
             Node::Cond(Cond::Cmp(a, _, b)) => Under::Two(Node::Num(a), Node::Num(b)),
             Node::Num(
                 NumExpr::Add(a, b)
@@ -507,7 +705,12 @@ impl<'a> Node<'a> {
                 | Cond::IsOuter
                 | Cond::AttachedTo(_)
                 | Cond::Holder(..)
-                | Cond::LegallyAttached,
+                | Cond::LegallyAttached
+                | Cond::Affiliated(_)
+                | Cond::Chance { .. }
+                | Cond::Stockpile(_)
+                | Cond::Visible(_)
+                | Cond::Near(_),
             )
             | Node::Num(
                 NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..),
@@ -570,8 +773,11 @@ impl<'a> Node<'a> {
                 | Cond::IsAttached
                 | Cond::Linked
                 | Cond::HasChoice(..)
-                | Cond::Named(_, Word::Choice(_)),
+                | Cond::Named(_, Word::Choice(_))
+                | Cond::Chance { .. }
+                | Cond::Visible(_),
             ) => true,
+            Node::Cond(Cond::Affiliated(a)) => a.empire == EmpireRef::Source,
             n => n.object().is_some_and(names_source),
         })
     }
@@ -584,7 +790,12 @@ impl<'a> Node<'a> {
                 | Cond::Shares(..)
                 | Cond::AttachedTo(_)
                 | Cond::Holder(..)
-                | Cond::LegallyAttached,
+                | Cond::LegallyAttached
+                | Cond::Affiliated(_)
+                | Cond::Chance { .. }
+                | Cond::Stockpile(_)
+                | Cond::Visible(_)
+                | Cond::Near(_),
             ) => true,
             n => n.object().is_some_and(|r| r != ObjRef::This),
         })
@@ -618,6 +829,9 @@ impl<'a> Node<'a> {
                         | NumExpr::Distinct(ch, _),
                     ) => out.add_char(*ch),
                     Node::Num(NumExpr::Prop(_, p)) => out.add_prop(*p),
+                    Node::Cond(c) => {
+                        c.galaxy_reads(controller, out);
+                    }
                     _ => {}
                 }
                 Flow::Enter

@@ -313,6 +313,39 @@ pub struct Ruleset {
     /// (FreeOrion's effects system, Turn Processing Order).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effects_groups: Option<crate::model::response::Trigger>,
+    /// Symbols of a characteristic in a declared order (`order size: tiny, small, ...`), or
+    /// around a ring (`order environment: ring swamp, toxic, ...`): how far apart two are.
+    pub orders: Vec<SymbolOrder>,
+    /// Objects of the first type are owned by the empires that own the objects of the second
+    /// type attached to them (`owned through system: planet`; FreeOrion's effects system, Empire
+    /// Affiliation: a system is owned by every empire that owns a planet in it).
+    pub owned_through: Vec<(crate::model::ids::TypeId, crate::model::ids::TypeId)>,
+    /// The objects owned by no empire whoever controls them (`unowned: tags has monster`), tested
+    /// on each object.
+    pub unowned: Option<Cond>,
+    /// Where objects are on the galaxy map, and how far they see (`map: x, y, lanes, on_lane,
+    /// detection`): the characteristics distances, starlane jumps and visibility read.
+    pub map: Option<GalaxyMap>,
+}
+
+/// The characteristics of the galaxy map.
+#[derive(Clone, Debug, Serialize)]
+pub struct GalaxyMap {
+    /// Positions, starlanes, the lane an object is on, and names.
+    pub places: crate::model::condition::Places,
+    /// The detection range (a number characteristic).
+    pub detection: CharId,
+}
+
+/// A characteristic's symbols in order (planet sizes), or around a ring (the environment wheel).
+#[derive(Clone, Debug, Serialize)]
+pub struct SymbolOrder {
+    /// The symbols characteristic.
+    pub char: CharId,
+    /// Its symbols, in order.
+    pub symbols: Vec<Arc<str>>,
+    /// Whether the last is next to the first.
+    pub ring: bool,
 }
 
 /// How a game starts from deck lists: each deck goes to `zone`, is shuffled, and each player

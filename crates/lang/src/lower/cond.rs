@@ -5,8 +5,12 @@ use super::cursor::{unknown, Cursor, Res};
 use super::defs::char_def;
 use super::Env;
 use crate::diagnostics::Diagnostic;
+use crate::diagnostics::Span;
 use crate::lexer::Tok;
-use rulecraft_core::model::condition::{CmpOp, Cond, NumExpr, ObjRef, PlayerRef, Word};
+use rulecraft_core::model::condition::{
+    Affiliation, CmpOp, Cond, EmpireRef, Metric, Nearness, NumExpr, ObjRef, OrderTest, Owners,
+    PlayerRef, StockpileTest, Visibility, Word,
+};
 use rulecraft_core::model::ids::CounterId;
 use rulecraft_core::model::ruleset::CharKind;
 use rulecraft_core::AbilityKind;
@@ -221,6 +225,11 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
             ) {
                 return comparison(env, c, allow);
             }
+        }
+    }
+    if !dotted {
+        if let Some(cond) = galaxy_condition(env, c, allow, word, span)? {
+            return Ok(cond);
         }
     }
     if matches!(word, "sum" | "none" | "max" | "min") {
@@ -949,6 +958,15 @@ pub(crate) fn through_holders(rs: &rulecraft_core::model::ruleset::Ruleset, c: C
         | Cond::HasKind(ObjRef::This, ch, _)
         | Cond::Shares(_, ch)
         | Cond::Named(ch, _) => wrap(vec![ch], c),
+        Cond::Within(t) => {
+            let ch = t.char;
+            wrap(vec![ch], Cond::Within(t))
+        }
+        // What is near is tested on other objects, each through its own hierarchy.
+        Cond::Near(mut n) => {
+            n.of = through_holders(rs, n.of);
+            Cond::Near(n)
+        }
         Cond::Cmp(a, op, b) => {
             let a = num_through_holders(rs, a);
             let b = num_through_holders(rs, b);
@@ -1180,4 +1198,244 @@ fn event_cond(c: &mut Cursor, allow: Allow, span: crate::diagnostics::Span) -> R
             allow.params.iter().map(|s| s.as_str()),
         )),
     }
+}
+
+/// The ruleset's ownership rules, for a condition over empires.
+fn owners(env: &Env, span: Span) -> Res<Owners> {
+    let rs = &env.ruleset;
+    let Some(controller) = rs.char_of_kind(CharKind::Controller) else {
+        return Err(Diagnostic::new(
+            span,
+            "an object's empire is its controller: the ruleset declares no `controller` characteristic",
+        ));
+    };
+    Ok(Owners {
+        controller,
+        through: rs.owned_through.clone(),
+        unowned: rs.unowned.clone(),
+    })
+}
+
+/// The ruleset's galaxy map, for a condition over places.
+fn map(env: &Env, span: Span) -> Res<&rulecraft_core::model::ruleset::GalaxyMap> {
+    env.ruleset.map.as_ref().ok_or_else(|| {
+        Diagnostic::new(
+            span,
+            "distances, starlane jumps and visibility need the ruleset's `map: x, y, lanes, on_lane, detection`",
+        )
+    })
+}
+
+/// FreeOrion's effects system's conditions over empires, orders, chance and places, where the
+/// words at the cursor start one: `owned by ...`, `CHAR within N of SYMBOL`, `chance N in M`,
+/// `stockpile(PROP) >= N`, `visible to source`, `sees source`, `within N [jumps] of ...`.
+fn galaxy_condition(
+    env: &Env,
+    c: &mut Cursor,
+    allow: Allow,
+    word: &str,
+    span: Span,
+) -> Res<Option<Cond>> {
+    let rs = &env.ruleset;
+    let next_word = |c: &Cursor, i: usize, w: &str| c.peek_at(i).is_some_and(|t| t.is_word(w));
+    let next_number = |c: &Cursor, i: usize| {
+        c.peek_at(i)
+            .is_some_and(|t| matches!(t.tok, Tok::Number(_)))
+    };
+    match word {
+        // Empire Affiliation: `owned by [enemies of] (you | none | PROP) [only]`.
+        "owned" if next_word(c, 1, "by") => {
+            c.bump();
+            c.bump();
+            let enemies = c.eat_words(&["enemies", "of"]);
+            let (w, ws) = c.name("`you`, `none` or a player property naming an empire")?;
+            let empire = match w.as_str() {
+                "you" => EmpireRef::Source,
+                "none" => EmpireRef::NoEmpire,
+                _ => match rs.prop_id(&w) {
+                    Some(p) => EmpireRef::Marked(p),
+                    None => {
+                        let known = ["you", "none"]
+                            .into_iter()
+                            .chain(rs.props.iter().map(|p| p.name.as_str()));
+                        return Err(unknown(ws, "empire", &w, known).with_help(
+                            "an empire is `you` (the source's), `none`, or the players whose property of that name is not 0",
+                        ));
+                    }
+                },
+            };
+            let exclusive = c.eat_word("only");
+            if exclusive && empire == EmpireRef::NoEmpire {
+                return Err(Diagnostic::new(
+                    c.toks[c.pos - 1].span,
+                    "`only` says the objects are not shared with another empire: no object is shared with no empire",
+                ));
+            }
+            return Ok(Some(Cond::Affiliated(Box::new(Affiliation {
+                empire,
+                enemies,
+                exclusive,
+                owners: owners(env, span)?,
+            }))));
+        }
+        // Chance: `chance 1 in 3`.
+        "chance" => {
+            c.bump();
+            let (num, ns) = c.number("a number of chances (`chance 1 in 3`)")?;
+            c.expect_word("in")?;
+            let (den, ds) = c.number("how many in all (`chance 1 in 3`)")?;
+            if den <= 0 || den > i64::from(u32::MAX) {
+                return Err(Diagnostic::new(
+                    ds,
+                    "expected a positive number of chances in all",
+                ));
+            }
+            if num < 0 || num > den {
+                return Err(Diagnostic::new(
+                    ns,
+                    format!("a chance is from 0 in {den} to {den} in {den}"),
+                ));
+            }
+            return Ok(Some(Cond::Chance {
+                num: num as u32,
+                den: den as u32,
+                salt: span.start as u64,
+            }));
+        }
+        // Current Stockpile Value: `stockpile(food) >= 10`.
+        "stockpile" if c.peek_at(1).is_some_and(|t| t.is_punct("(")) => {
+            c.bump();
+            c.expect_punct("(")?;
+            let (p, ps) = c.name("a player property (an empire's stockpile)")?;
+            let Some(prop) = rs.prop_id(&p) else {
+                return Err(unknown(
+                    ps,
+                    "player property",
+                    &p,
+                    rs.props.iter().map(|p| p.name.as_str()),
+                ));
+            };
+            c.expect_punct(")")?;
+            let op = match c.peek() {
+                Some(t) if t.is_punct("<") => CmpOp::Lt,
+                Some(t) if t.is_punct("<=") => CmpOp::Le,
+                Some(t) if t.is_punct(">") => CmpOp::Gt,
+                Some(t) if t.is_punct(">=") => CmpOp::Ge,
+                Some(t) if t.is_punct("==") || t.is_punct("=") => CmpOp::Eq,
+                Some(t) if t.is_punct("!=") => CmpOp::Ne,
+                _ => return Err(c.err("a comparison (`>=` for a minimum, `<=` for a maximum)")),
+            };
+            c.bump();
+            let neg = c.eat_punct("-");
+            let (n, _) = c.number("a number")?;
+            return Ok(Some(Cond::Stockpile(Box::new(StockpileTest {
+                prop,
+                op,
+                value: if neg { -n } else { n },
+                owners: owners(env, span)?,
+            }))));
+        }
+        // Scope Object Visible To Source Object: `visible to source`.
+        "visible" if next_word(c, 1, "to") => {
+            c.bump();
+            c.bump();
+            c.expect_word("source")?;
+            let m = map(env, span)?;
+            return Ok(Some(Cond::Visible(Box::new(Visibility {
+                source_sees: true,
+                detection: m.detection,
+                places: m.places.clone(),
+                owners: owners(env, span)?,
+            }))));
+        }
+        // Source Object Visible To Scope Object: `sees source`.
+        "sees" if next_word(c, 1, "source") => {
+            c.bump();
+            c.bump();
+            let m = map(env, span)?;
+            return Ok(Some(Cond::Visible(Box::new(Visibility {
+                source_sees: false,
+                detection: m.detection,
+                places: m.places.clone(),
+                owners: owners(env, span)?,
+            }))));
+        }
+        // Direct Distance and Starlane Jumps, to Source or to Object of Class: `within 3 of
+        // source`, `within 2 jumps of "Shipyard"`, `within 0 of (planet and owned by you)`.
+        "within" if next_number(c, 1) => {
+            c.bump();
+            let (n, ns) = c.number("a distance")?;
+            if n < 0 {
+                return Err(Diagnostic::new(ns, "expected a distance of 0 or more"));
+            }
+            let metric = if c.eat_word("jumps") || c.eat_word("jump") {
+                Metric::Jumps
+            } else {
+                Metric::Direct
+            };
+            c.expect_word("of")?;
+            let of = near_what(env, c, allow)?;
+            let m = map(env, span)?;
+            return Ok(Some(Cond::Near(Box::new(Nearness {
+                metric,
+                within: n,
+                of,
+                places: m.places.clone(),
+            }))));
+        }
+        _ => {}
+    }
+    // Planet Environment, Planet Size: `environment within 1 of terran`.
+    if let Some(ch) = rs.char_id(word) {
+        if next_word(c, 1, "within") {
+            let Some(order) = rs.orders.iter().find(|o| o.char == ch) else {
+                return Err(Diagnostic::new(
+                    span,
+                    format!("`{word}` has no declared order (`order {word}: ...` in the ruleset): `within` counts steps along it"),
+                ));
+            };
+            c.bump();
+            c.bump();
+            let (n, ns) = c.number("how many steps")?;
+            if n < 0 || n > i64::from(u32::MAX) {
+                return Err(Diagnostic::new(ns, "expected a number of steps, 0 or more"));
+            }
+            c.expect_word("of")?;
+            let (sym, ss) = c.name_or_string("a symbol")?;
+            let on_order = order.symbols.iter().any(|s| **s == *sym);
+            if !on_order {
+                env.note_symbol(ss, ch, &sym, false);
+            }
+            return Ok(Some(Cond::Within(Box::new(OrderTest {
+                char: ch,
+                order: order.symbols.iter().map(|s| env.symbol(s)).collect(),
+                ring: order.ring,
+                at: env.symbol(&sym),
+                range: n as u32,
+            }))));
+        }
+    }
+    Ok(None)
+}
+
+/// What `within N of` is near: `source`, a class by its name (`"Shipyard"`), or a condition in
+/// brackets, tested on each object in play.
+fn near_what(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
+    if c.eat_word("source") || c.eat_word("self") {
+        return Ok(Cond::IsSource);
+    }
+    if c.peek().is_some_and(|t| matches!(t.tok, Tok::Str(_))) {
+        let Some(name) = env.ruleset.char_of_kind(CharKind::Name) else {
+            return Err(c.err("a condition in brackets: the ruleset has no name characteristic"));
+        };
+        let (n, _) = c.string("a class name")?;
+        return Ok(Cond::Named(name, Word::Lit(n.as_str().into())));
+    }
+    if !c.peek().is_some_and(|t| t.is_punct("(")) {
+        return Err(c.err("`source`, a class name in quotes or a condition in brackets"));
+    }
+    c.expect_punct("(")?;
+    let inner = condition(env, c, allow)?;
+    c.expect_punct(")")?;
+    Ok(inner)
 }

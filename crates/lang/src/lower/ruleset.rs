@@ -322,14 +322,34 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             // this type have (FreeOrion's object types).
             no_block(s)?;
             let (name, ns) = c.name("an object type name")?;
-            if env.ruleset.type_id(&name).is_some() {
-                return Err(Diagnostic::new(
-                    ns,
-                    format!("type `{name}` is declared twice"),
-                ));
-            }
+            // `type system also: x, y`: more characteristics for a type declared earlier.
+            let also = c.eat_word("also");
+            let before = match (env.ruleset.type_id(&name), also) {
+                (Some(_), false) => {
+                    return Err(Diagnostic::new(
+                        ns,
+                        format!("type `{name}` is declared twice"),
+                    ))
+                }
+                (None, true) => {
+                    return Err(unknown(
+                        ns,
+                        "object type",
+                        &name,
+                        env.ruleset.types.iter().map(|t| t.name.as_str()),
+                    ))
+                }
+                (Some(t), true) => Some(t),
+                (None, false) => None,
+            };
             let mut chars = Vec::new();
-            if c.eat_punct(":") {
+            if also {
+                c.expect_punct(":")?;
+            }
+            if let Some(t) = before {
+                chars = env.ruleset.types[t.index()].chars.clone();
+            }
+            if also || c.eat_punct(":") {
                 loop {
                     let (ch, chs) = c.name("a characteristic name")?;
                     let Some(id) = env.ruleset.char_id(&ch) else {
@@ -351,9 +371,96 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 }
             }
             c.finish()?;
-            env.ruleset
-                .types
-                .push(rulecraft_core::model::ruleset::TypeDef { name, chars });
+            match before {
+                Some(t) => env.ruleset.types[t.index()].chars = chars,
+                None => env
+                    .ruleset
+                    .types
+                    .push(rulecraft_core::model::ruleset::TypeDef { name, chars }),
+            }
+        }
+        "order" => order_decl(env, s, &mut c)?,
+        "owned" => {
+            // `owned through system: planet` (FreeOrion's effects system, Empire Affiliation: a
+            // system is owned by every empire that owns a planet in it).
+            no_block(s)?;
+            c.expect_word("through")?;
+            let owned = object_type(env, &mut c)?;
+            c.expect_punct(":")?;
+            let by = object_type(env, &mut c)?;
+            c.finish()?;
+            env.ruleset.owned_through.push((owned, by));
+        }
+        "map" => {
+            // `map: x, y, lanes, on_lane, detection`: the position's two number characteristics,
+            // the symbols naming a system's neighbours one starlane jump away, the symbols naming
+            // the two systems at the ends of the starlane an object outside a system is on, and
+            // the detection range (FreeOrion's effects system: distances, starlane jumps and
+            // visibility).
+            no_block(s)?;
+            c.expect_punct(":")?;
+            let mut chars = Vec::new();
+            for (i, want) in [
+                CharKind::Number,
+                CharKind::Number,
+                CharKind::Symbols,
+                CharKind::Symbols,
+                CharKind::Number,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if i > 0 {
+                    c.expect_punct(",")?;
+                }
+                let (n, sp) =
+                    c.name("a characteristic (`map: x, y, lanes, on_lane, detection`)")?;
+                let rs = &env.ruleset;
+                let ch = rs.char_id(&n).ok_or_else(|| {
+                    unknown(
+                        sp,
+                        "characteristic",
+                        &n,
+                        rs.characteristics.iter().map(|c| c.name.as_str()),
+                    )
+                })?;
+                if char_def(rs, ch).kind != want {
+                    return Err(Diagnostic::new(
+                        sp,
+                        format!("`{n}` is not a {} characteristic", want.name()),
+                    ));
+                }
+                chars.push(ch);
+            }
+            c.finish()?;
+            let Some(name) = env.ruleset.char_of_kind(CharKind::Name) else {
+                return Err(Diagnostic::new(
+                    kws,
+                    "a map names systems by their name: the ruleset needs a `name` characteristic",
+                ));
+            };
+            env.ruleset.map = Some(rulecraft_core::model::ruleset::GalaxyMap {
+                places: rulecraft_core::model::condition::Places {
+                    x: chars[0],
+                    y: chars[1],
+                    lanes: chars[2],
+                    on_lane: Some(chars[3]),
+                    name,
+                },
+                detection: chars[4],
+            });
+        }
+        "unowned" => {
+            // `unowned: tags has monster`: the objects owned by no empire, whoever controls them
+            // (FreeOrion's effects system, Empire Affiliation: "space monsters").
+            no_block(s)?;
+            c.expect_punct(":")?;
+            let cond = condition(env, &mut c, Allow::default())?;
+            c.finish()?;
+            if env.ruleset.unowned.is_some() {
+                return Err(Diagnostic::new(kws, "`unowned:` is declared twice"));
+            }
+            env.ruleset.unowned = Some(cond);
         }
         "player" => {
             no_block(s)?;
@@ -698,6 +805,70 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
 /// `categories subtypes by types { creature, kindred: others ... land: forest, island ... }`: the
 /// sets a symbols characteristic's symbols fall in (CR 205.3), each tied, with `by`, to the
 /// symbols (card types) of another characteristic it belongs to.
+/// An object type the ruleset declared, by name.
+fn object_type(env: &Env, c: &mut Cursor) -> Res<rulecraft_core::model::ids::TypeId> {
+    let (t, ts) = c.name("an object type")?;
+    env.ruleset.type_id(&t).ok_or_else(|| {
+        unknown(
+            ts,
+            "object type",
+            &t,
+            env.ruleset.types.iter().map(|t| t.name.as_str()),
+        )
+    })
+}
+
+/// `order size: tiny, small, medium`: a symbols characteristic's symbols in order; `order
+/// environment: ring swamp, toxic, ...`: around a ring, the last next to the first (FreeOrion's
+/// planet sizes and environment wheel).
+fn order_decl(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
+    no_block(s)?;
+    let (n, sp) = c.name("a symbols characteristic")?;
+    let rs = &env.ruleset;
+    let ch = rs.char_id(&n).ok_or_else(|| {
+        unknown(
+            sp,
+            "characteristic",
+            &n,
+            rs.characteristics.iter().map(|c| c.name.as_str()),
+        )
+    })?;
+    if char_def(rs, ch).kind != CharKind::Symbols {
+        return Err(Diagnostic::new(
+            sp,
+            format!("`{n}` is not a symbols characteristic: an order ranks symbols"),
+        ));
+    }
+    if rs.orders.iter().any(|o| o.char == ch) {
+        return Err(Diagnostic::new(
+            sp,
+            format!("the order of `{n}` is declared twice"),
+        ));
+    }
+    c.expect_punct(":")?;
+    let ring = c.eat_word("ring");
+    let mut symbols: Vec<std::sync::Arc<str>> = Vec::new();
+    loop {
+        let (sym, ss) = c.name_or_string("a symbol")?;
+        if symbols.iter().any(|x| **x == *sym) {
+            return Err(Diagnostic::new(ss, format!("`{sym}` is listed twice")));
+        }
+        symbols.push(sym.as_str().into());
+        if !c.eat_punct(",") {
+            break;
+        }
+    }
+    c.finish()?;
+    env.ruleset
+        .orders
+        .push(rulecraft_core::model::ruleset::SymbolOrder {
+            char: ch,
+            symbols,
+            ring,
+        });
+    Ok(())
+}
+
 fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     let symbols_char = |env: &Env, c: &mut Cursor| -> Res<rulecraft_core::CharId> {
         let (n, sp) = c.name("a symbols characteristic")?;

@@ -1,0 +1,404 @@
+//! The conditions of FreeOrion's effects system that read more than the tested object:
+//! affiliation with empires, ordered symbols (the environment wheel, planet sizes), chance,
+//! stockpiles, visibility, and distances on the map and along starlanes.
+
+use crate::condition::eval::Ctx;
+use crate::model::condition::{
+    this_object, Affiliation, CmpOp, Cond, EmpireRef, Metric, Nearness, OrderTest, Owners, Places,
+    StockpileTest, Subject, Visibility,
+};
+use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::value::Value;
+use rustc_hash::FxHashMap;
+
+impl Ctx<'_> {
+    /// Tests one of the conditions of this file on `this` (false for any other condition).
+    pub(crate) fn test_galaxy(&self, cond: &Cond, this: Subject) -> bool {
+        let Some(o) = this_object(this) else {
+            return false;
+        };
+        if let Cond::Within(t) = cond {
+            return self.within_order(o, t);
+        }
+        // What it reads of other objects counts as read of every object.
+        let each = self.aggregate(cond, None);
+        match cond {
+            Cond::Affiliated(a) => each.affiliated(o, a),
+            Cond::Chance { num, den, salt } => self.chance(o, *num, *den, *salt),
+            Cond::Stockpile(s) => each.stockpile(o, s),
+            Cond::Visible(v) => each.visible(o, v),
+            Cond::Near(n) => each.near(o, n),
+            _ => false,
+        }
+    }
+
+    /// The empires that own `o`: none for an object the ruleset says is unowned; for a type
+    /// owned through another, the empires owning the objects of that type attached to it
+    /// (FreeOrion's effects system, Empire Affiliation: "systems containing planets owned by two
+    /// or more empires are owned by all empires that own planets in the system"); else its
+    /// controller.
+    pub(crate) fn empires(&self, o: ObjectId, ow: &Owners) -> Vec<PlayerId> {
+        let mut out = Vec::new();
+        let unowned = |x: ObjectId| {
+            ow.unowned
+                .as_ref()
+                .is_some_and(|u| self.test(u, Subject::Object(x)))
+        };
+        let controller = |x: ObjectId| match self.value(x, ow.controller) {
+            Value::Player(p) => *p,
+            _ => None,
+        };
+        if unowned(o) {
+            return out;
+        }
+        let t = self.state.object_type(o);
+        if let Some((_, member)) = ow.through.iter().find(|(a, _)| Some(*a) == t) {
+            for a in self.state.attached_to_any(&[o]) {
+                if self.state.in_play(a)
+                    && self.state.object_type(a) == Some(*member)
+                    && !unowned(a)
+                {
+                    if let Some(p) = controller(a) {
+                        if !out.contains(&p) {
+                            out.push(p);
+                        }
+                    }
+                }
+            }
+            return out;
+        }
+        out.extend(controller(o));
+        out
+    }
+
+    /// FreeOrion's effects system, Empire Affiliation, in its four modes; with the empire "none"
+    /// (or the source's, when the source is owned by no empire), Empire modes apply to objects
+    /// owned by no empire and Enemies modes to objects owned by any.
+    fn affiliated(&self, o: ObjectId, a: &Affiliation) -> bool {
+        let theirs = self.empires(o, &a.owners);
+        let named: Option<Vec<PlayerId>> = match a.empire {
+            EmpireRef::NoEmpire => None,
+            EmpireRef::Source => self
+                .source
+                .map(|s| self.empires(s, &a.owners))
+                .filter(|e| !e.is_empty()),
+            EmpireRef::Marked(p) => Some(
+                (0..self.state.players.len())
+                    .map(|i| PlayerId(i as u8))
+                    .filter(|pl| self.prop_value(*pl, p).number().is_some_and(|n| n != 0))
+                    .collect(),
+            ),
+        };
+        let Some(named) = named else {
+            return theirs.is_empty() != a.enemies;
+        };
+        let its = theirs.iter().any(|p| named.contains(p));
+        let others = theirs.iter().any(|p| !named.contains(p));
+        match (a.enemies, a.exclusive) {
+            (false, false) => its,
+            (false, true) => its && !others,
+            (true, false) => others,
+            (true, true) => others && !its,
+        }
+    }
+
+    /// FreeOrion's effects system, Planet Environment and Planet Size: some symbol `o` holds is
+    /// within the range of the specified one along the order (around the ring); a specified
+    /// symbol off the order matches exactly, its range ignored; one on it never matches an
+    /// object's symbol off it.
+    fn within_order(&self, o: ObjectId, t: &OrderTest) -> bool {
+        let Value::Symbols(set) = self.value(o, t.char) else {
+            return false;
+        };
+        let Some(i) = t.order.iter().position(|s| *s == t.at) else {
+            return set.contains(&t.at);
+        };
+        let n = t.order.len();
+        t.order.iter().enumerate().any(|(j, s)| {
+            let d = i.abs_diff(j);
+            let d = if t.ring { d.min(n - d) } else { d };
+            d <= t.range as usize && set.contains(s)
+        })
+    }
+
+    /// FreeOrion's effects system, Chance: a number drawn uniformly from 0 to 1 for this
+    /// condition, source and object is below the probability. It is drawn by hashing the game's
+    /// random source (where its draws have got to), the turn, the source, the object and the
+    /// condition, so every derivation of a turn draws the same and the same seed gives the same
+    /// game; a new turn draws anew.
+    fn chance(&self, o: ObjectId, num: u32, den: u32, salt: u64) -> bool {
+        if den == 0 {
+            return false;
+        }
+        let mut r = self.state.random;
+        let mut key = r.next_u64();
+        for part in [
+            u64::from(self.state.turn()),
+            self.source.map_or(u64::MAX, |s| s.index() as u64),
+            o.index() as u64,
+            salt,
+        ] {
+            key = mix(key ^ part);
+        }
+        // key / 2^64 < num / den, without bias.
+        (u128::from(key) * u128::from(den)) >> 64 < u128::from(num)
+    }
+
+    /// FreeOrion's effects system, Current Stockpile Value: some empire of `o` has a stockpile
+    /// that compares so; an object owned by no empire has none.
+    fn stockpile(&self, o: ObjectId, s: &StockpileTest) -> bool {
+        self.empires(o, &s.owners).into_iter().any(|p| {
+            self.prop_value(p, s.prop)
+                .number()
+                .is_some_and(|v| compare(v, s.op, s.value))
+        })
+    }
+
+    /// The object whose position `o` is at: the outermost object up its attachments that has a
+    /// position (a ship in a system, a planet, a building: the system's).
+    fn placed_at(&self, o: ObjectId, p: &Places) -> Option<ObjectId> {
+        let mut found = None;
+        let mut at = Some(o);
+        for _ in 0..=self.state.objects.len() {
+            let Some(x) = at else { break };
+            if self.state.has_char(x, p.x) {
+                found = Some(x);
+            }
+            at = self.state.objects.get(x.index())?.attached_to;
+        }
+        found
+    }
+
+    /// `o`'s position on the galaxy map, if it has one.
+    fn position(&self, o: ObjectId, p: &Places) -> Option<(i64, i64)> {
+        let at = self.placed_at(o, p)?;
+        Some((self.value(at, p.x).number()?, self.value(at, p.y).number()?))
+    }
+
+    /// The systems `o` is at or next to, each with its jumps from `o`: its system (the outermost
+    /// object up its attachments with starlanes), 0; else, on a starlane, the systems at its
+    /// ends, 1 each (FreeOrion's effects system, Starlane Jumps to Source).
+    fn lane_ends(&self, o: ObjectId, p: &Places, systems: &Systems) -> Vec<(ObjectId, i64)> {
+        let mut system = None;
+        let mut at = Some(o);
+        for _ in 0..=self.state.objects.len() {
+            let Some(x) = at else { break };
+            if self.state.has_char(x, p.lanes) {
+                system = Some(x);
+            }
+            at = self
+                .state
+                .objects
+                .get(x.index())
+                .and_then(|g| g.attached_to);
+        }
+        if let Some(s) = system {
+            return vec![(s, 0)];
+        }
+        let Some(h) = p
+            .on_lane
+            .and_then(|l| self.state.holder(o, l).map(|h| (h, l)))
+        else {
+            return Vec::new();
+        };
+        let Value::Symbols(set) = self.value(h.0, h.1) else {
+            return Vec::new();
+        };
+        set.iter()
+            .flat_map(|s| systems.named(s.as_str()))
+            .map(|s| (s, 1))
+            .collect()
+    }
+
+    /// The systems in play with their starlanes, each lane both ways.
+    fn systems(&self, p: &Places) -> Systems {
+        let mut by_name: FxHashMap<std::sync::Arc<str>, Vec<ObjectId>> = FxHashMap::default();
+        let ids: Vec<ObjectId> = self
+            .state
+            .in_play_ids()
+            .iter()
+            .copied()
+            .filter(|o| self.state.has_char(*o, p.lanes))
+            .collect();
+        for o in &ids {
+            if let Value::Text(t) = self.value(*o, p.name) {
+                by_name.entry(t.clone()).or_default().push(*o);
+            }
+        }
+        let mut next: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+        for o in &ids {
+            if let Value::Symbols(set) = self.value(*o, p.lanes) {
+                for s in set.iter() {
+                    for t in by_name.get(s.as_str()).into_iter().flatten() {
+                        if t != o {
+                            next.entry(*o).or_default().push(*t);
+                            next.entry(*t).or_default().push(*o);
+                        }
+                    }
+                }
+            }
+        }
+        Systems { by_name, next }
+    }
+
+    /// FreeOrion's effects system, Direct Distance and Starlane Jumps to Source or to Object of
+    /// Class: an object in play satisfying `of` is within the distance of `o` (0: co-located).
+    fn near(&self, o: ObjectId, n: &Nearness) -> bool {
+        if n.within < 0 {
+            return false;
+        }
+        let candidates: Vec<ObjectId> = match n.of.narrow(self) {
+            Some(v) => v,
+            None => self.state.in_play_ids().to_vec(),
+        }
+        .into_iter()
+        .filter(|c| self.state.in_play(*c) && self.test(&n.of, Subject::Object(*c)))
+        .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        let here = self.position(o, &n.places);
+        let co_located = |c: ObjectId| here.is_some() && self.position(c, &n.places) == here;
+        match n.metric {
+            Metric::Direct => {
+                let Some(a) = here else { return false };
+                candidates.into_iter().any(|c| {
+                    self.position(c, &n.places)
+                        .is_some_and(|b| within_distance(a, b, n.within))
+                })
+            }
+            Metric::Jumps => {
+                if candidates.iter().any(|c| co_located(*c)) {
+                    return true;
+                }
+                let systems = self.systems(&n.places);
+                let from = self.lane_ends(o, &n.places, &systems);
+                if from.is_empty() {
+                    return false;
+                }
+                let jumps = systems.jumps_from(&from, n.within);
+                candidates.into_iter().any(|c| {
+                    self.lane_ends(c, &n.places, &systems)
+                        .into_iter()
+                        .any(|(e, k)| jumps.get(&e).is_some_and(|j| j + k <= n.within))
+                })
+            }
+        }
+    }
+
+    /// FreeOrion's effects system, Scope Object Visible To Source Object (the source sees the
+    /// tested object) and Source Object Visible To Scope Object (the tested object sees the
+    /// source).
+    fn visible(&self, o: ObjectId, v: &Visibility) -> bool {
+        let Some(s) = self.source else { return false };
+        if v.source_sees {
+            self.sees(s, o, v)
+        } else {
+            self.sees(o, s, v)
+        }
+    }
+
+    /// Whether `viewer` sees `seen`: itself; an object of one of its empires; an object within
+    /// the detection range of an object of its empires (of itself, for an object of no empire).
+    fn sees(&self, viewer: ObjectId, seen: ObjectId, v: &Visibility) -> bool {
+        if viewer == seen {
+            return true;
+        }
+        let mine = self.empires(viewer, &v.owners);
+        if self
+            .empires(seen, &v.owners)
+            .iter()
+            .any(|p| mine.contains(p))
+        {
+            return true;
+        }
+        let Some(there) = self.position(seen, &v.places) else {
+            return false;
+        };
+        let detects = |d: ObjectId| {
+            let range = self
+                .state
+                .holder(d, v.detection)
+                .and_then(|h| self.value(h, v.detection).number());
+            match (range, self.position(d, &v.places)) {
+                (Some(r), Some(at)) => within_distance(at, there, r),
+                _ => false,
+            }
+        };
+        if mine.is_empty() {
+            return detects(viewer);
+        }
+        self.state
+            .in_play_ids()
+            .iter()
+            .any(|d| self.empires(*d, &v.owners).iter().any(|p| mine.contains(p)) && detects(*d))
+    }
+}
+
+/// The systems in play by name, and the systems one starlane jump from each.
+struct Systems {
+    by_name: FxHashMap<std::sync::Arc<str>, Vec<ObjectId>>,
+    next: FxHashMap<ObjectId, Vec<ObjectId>>,
+}
+
+impl Systems {
+    fn named(&self, name: &str) -> impl Iterator<Item = ObjectId> + '_ {
+        self.by_name.get(name).into_iter().flatten().copied()
+    }
+
+    /// The fewest jumps to each system from the starting ones (each with the jumps it starts
+    /// at), up to `limit`: breadth first.
+    fn jumps_from(&self, from: &[(ObjectId, i64)], limit: i64) -> FxHashMap<ObjectId, i64> {
+        let mut best: FxHashMap<ObjectId, i64> = FxHashMap::default();
+        let mut queue = std::collections::VecDeque::new();
+        let mut start: Vec<(ObjectId, i64)> = from.to_vec();
+        start.sort_by_key(|(_, k)| *k);
+        for (s, k) in start {
+            if k <= limit && !best.contains_key(&s) {
+                best.insert(s, k);
+                queue.push_back(s);
+            }
+        }
+        // Every start is 0 or 1 jump away, so the queue stays in order of jumps but for a start
+        // at 1 found at 1 through another: keep the least.
+        while let Some(s) = queue.pop_front() {
+            let k = best[&s];
+            if k >= limit {
+                continue;
+            }
+            for t in self.next.get(&s).into_iter().flatten() {
+                if best.get(t).is_none_or(|b| *b > k + 1) {
+                    best.insert(*t, k + 1);
+                    queue.push_back(*t);
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Whether two positions are at most `d` apart (straight line).
+fn within_distance(a: (i64, i64), b: (i64, i64), d: i64) -> bool {
+    let dx = i128::from(a.0) - i128::from(b.0);
+    let dy = i128::from(a.1) - i128::from(b.1);
+    d >= 0 && dx * dx + dy * dy <= i128::from(d) * i128::from(d)
+}
+
+fn compare(a: i64, op: CmpOp, b: i64) -> bool {
+    match op {
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+    }
+}
+
+/// SplitMix64's finalizer: spreads every bit of the input over the output.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
