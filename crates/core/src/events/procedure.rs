@@ -807,14 +807,13 @@ impl GameState {
                 let declared = (step.taking == Taking::Declared)
                     .then(|| valid.iter().copied().min_by_key(|c| self.declared_key(*c)))
                     .flatten();
-                match valid.len() {
-                    0 => self.end_step(fi, point),
-                    _ if declared.is_some() => {
-                        let c = declared.expect("checked");
+                match (valid.len(), declared) {
+                    (0, _) => self.end_step(fi, point),
+                    (_, Some(c)) => {
                         self.drop_cand(fi, c);
                         self.start_run(fi, point, c, Why::Only, &step.name)?;
                     }
-                    1 if !optional(&valid[0]) => {
+                    (1, None) if !optional(&valid[0]) => {
                         self.drop_cand(fi, valid[0]);
                         self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
                     }

@@ -531,6 +531,13 @@ fn primary(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
 
 fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
     let l = num(env, c, allow)?;
+    let op = cmp_op(c, "a comparison (`<`, `<=`, `>`, `>=`, `=`, `!=`)")?;
+    let r = num(env, c, allow)?;
+    Ok(Cond::Cmp(l, op, r))
+}
+
+/// A comparison operator, taken; `expected` names what was expected where there is none.
+fn cmp_op(c: &mut Cursor, expected: &str) -> Res<CmpOp> {
     let op = match c.peek() {
         Some(t) if t.is_punct("<") => CmpOp::Lt,
         Some(t) if t.is_punct("<=") => CmpOp::Le,
@@ -538,11 +545,10 @@ fn comparison(env: &Env, c: &mut Cursor, allow: Allow) -> Res<Cond> {
         Some(t) if t.is_punct(">=") => CmpOp::Ge,
         Some(t) if t.is_punct("==") || t.is_punct("=") => CmpOp::Eq,
         Some(t) if t.is_punct("!=") => CmpOp::Ne,
-        _ => return Err(c.err("a comparison (`<`, `<=`, `>`, `>=`, `=`, `!=`)")),
+        _ => return Err(c.err(expected)),
     };
     c.bump();
-    let r = num(env, c, allow)?;
-    Ok(Cond::Cmp(l, op, r))
+    Ok(op)
 }
 
 /// `R.` before a characteristic.
@@ -1316,16 +1322,7 @@ fn galaxy_condition(
                 ));
             };
             c.expect_punct(")")?;
-            let op = match c.peek() {
-                Some(t) if t.is_punct("<") => CmpOp::Lt,
-                Some(t) if t.is_punct("<=") => CmpOp::Le,
-                Some(t) if t.is_punct(">") => CmpOp::Gt,
-                Some(t) if t.is_punct(">=") => CmpOp::Ge,
-                Some(t) if t.is_punct("==") || t.is_punct("=") => CmpOp::Eq,
-                Some(t) if t.is_punct("!=") => CmpOp::Ne,
-                _ => return Err(c.err("a comparison (`>=` for a minimum, `<=` for a maximum)")),
-            };
-            c.bump();
+            let op = cmp_op(c, "a comparison (`>=` for a minimum, `<=` for a maximum)")?;
             let neg = c.eat_punct("-");
             let (n, _) = c.number("a number")?;
             return Ok(Some(Cond::Stockpile(Box::new(StockpileTest {
