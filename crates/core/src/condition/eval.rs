@@ -1,8 +1,7 @@
 //! Evaluating conditions and numeric expressions against a game state and a sheet of values.
 
 use crate::model::condition::{
-    this_object, Aggregate, Cell, CmpOp, Cond, Footprint, NumExpr, ObjRef, PlayerRef, Reads,
-    Subject, Word,
+    this_object, Aggregate, Cell, Cond, Footprint, NumExpr, ObjRef, PlayerRef, Reads, Subject, Word,
 };
 use crate::model::ids::{CharId, ObjectId, PlayerId, PropId};
 use crate::model::sheet::Sheet;
@@ -367,14 +366,7 @@ impl Ctx<'_> {
                 matches!(self.value(o, *ch), Value::Abilities(a) if a.iter().any(|x| x.is(*k)))
             }
             Cond::Cmp(l, op, r) => match (self.eval(l, this), self.eval(r, this)) {
-                (Some(a), Some(b)) => match op {
-                    CmpOp::Lt => a < b,
-                    CmpOp::Le => a <= b,
-                    CmpOp::Gt => a > b,
-                    CmpOp::Ge => a >= b,
-                    CmpOp::Eq => a == b,
-                    CmpOp::Ne => a != b,
-                },
+                (Some(a), Some(b)) => op.holds(a, b),
                 _ => false,
             },
             Cond::InZone(z) => match this {

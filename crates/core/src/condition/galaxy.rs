@@ -4,7 +4,7 @@
 
 use crate::condition::eval::Ctx;
 use crate::model::condition::{
-    this_object, Affiliation, CmpOp, Cond, EmpireRef, Metric, Nearness, OrderTest, Owners, Places,
+    this_object, Affiliation, Cond, EmpireRef, Metric, Nearness, OrderTest, Owners, Places,
     StockpileTest, Subject, Visibility,
 };
 use crate::model::ids::{ObjectId, PlayerId};
@@ -150,7 +150,7 @@ impl Ctx<'_> {
         self.empires(o, &s.owners).into_iter().any(|p| {
             self.prop_value(p, s.prop)
                 .number()
-                .is_some_and(|v| compare(v, s.op, s.value))
+                .is_some_and(|v| s.op.holds(v, s.value))
         })
     }
 
@@ -382,17 +382,6 @@ fn within_distance(a: (i64, i64), b: (i64, i64), d: i64) -> bool {
     let dx = i128::from(a.0) - i128::from(b.0);
     let dy = i128::from(a.1) - i128::from(b.1);
     d >= 0 && dx * dx + dy * dy <= i128::from(d) * i128::from(d)
-}
-
-fn compare(a: i64, op: CmpOp, b: i64) -> bool {
-    match op {
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-    }
 }
 
 /// SplitMix64's finalizer: spreads every bit of the input over the output.

@@ -72,6 +72,20 @@ pub enum CmpOp {
     Ne,
 }
 
+impl CmpOp {
+    /// Whether `a` compares to `b` so.
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+        }
+    }
+}
+
 /// A numeric expression. Its value is a number or none: a part with no number, or an
 /// overflow, leaves the whole with none.
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]

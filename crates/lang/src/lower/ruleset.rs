@@ -823,22 +823,10 @@ fn object_type(env: &Env, c: &mut Cursor) -> Res<rulecraft_core::model::ids::Typ
 /// planet sizes and environment wheel).
 fn order_decl(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     no_block(s)?;
-    let (n, sp) = c.name("a symbols characteristic")?;
+    let sp = c.here();
+    let ch = symbols_char(env, c, "an order ranks symbols")?;
     let rs = &env.ruleset;
-    let ch = rs.char_id(&n).ok_or_else(|| {
-        unknown(
-            sp,
-            "characteristic",
-            &n,
-            rs.characteristics.iter().map(|c| c.name.as_str()),
-        )
-    })?;
-    if char_def(rs, ch).kind != CharKind::Symbols {
-        return Err(Diagnostic::new(
-            sp,
-            format!("`{n}` is not a symbols characteristic: an order ranks symbols"),
-        ));
-    }
+    let n = &char_def(rs, ch).name;
     if rs.orders.iter().any(|o| o.char == ch) {
         return Err(Diagnostic::new(
             sp,
@@ -869,28 +857,30 @@ fn order_decl(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
     Ok(())
 }
 
+/// A symbols characteristic named next; `why` ends the error for one of another kind.
+fn symbols_char(env: &Env, c: &mut Cursor, why: &str) -> Res<rulecraft_core::CharId> {
+    let (n, sp) = c.name("a symbols characteristic")?;
+    let rs = &env.ruleset;
+    let id = rs.char_id(&n).ok_or_else(|| {
+        unknown(
+            sp,
+            "characteristic",
+            &n,
+            rs.characteristics.iter().map(|c| c.name.as_str()),
+        )
+    })?;
+    if char_def(rs, id).kind != CharKind::Symbols {
+        return Err(Diagnostic::new(
+            sp,
+            format!("`{n}` is not a symbols characteristic: {why}"),
+        ));
+    }
+    Ok(id)
+}
+
 fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
-    let symbols_char = |env: &Env, c: &mut Cursor| -> Res<rulecraft_core::CharId> {
-        let (n, sp) = c.name("a symbols characteristic")?;
-        let rs = &env.ruleset;
-        let id = rs.char_id(&n).ok_or_else(|| {
-            unknown(
-                sp,
-                "characteristic",
-                &n,
-                rs.characteristics.iter().map(|c| c.name.as_str()),
-            )
-        })?;
-        if char_def(rs, id).kind != CharKind::Symbols {
-            return Err(Diagnostic::new(
-                sp,
-                format!("`{n}` is not a symbols characteristic: categories divide symbols"),
-            ));
-        }
-        Ok(id)
-    };
     let at = c.here();
-    let ch = symbols_char(env, c)?;
+    let ch = symbols_char(env, c, "categories divide symbols")?;
     if env.ruleset.categories_of(ch).next().is_some() {
         return Err(Diagnostic::new(
             at,
@@ -901,7 +891,7 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
         ));
     }
     let by = if c.eat_word("by") {
-        Some(symbols_char(env, c)?)
+        Some(symbols_char(env, c, "categories divide symbols")?)
     } else {
         None
     };
@@ -972,27 +962,9 @@ fn categories(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
 /// `intrinsic subtypes when types has land { forest: "{T}: Add {G}." ... }`: the abilities some
 /// symbols give an object that holds a symbol in another characteristic (CR 305.6).
 fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
-    let rs = &env.ruleset;
-    let symbols_char = |c: &mut Cursor| -> Res<rulecraft_core::CharId> {
-        let (n, sp) = c.name("a symbols characteristic")?;
-        let id = rs.char_id(&n).ok_or_else(|| {
-            unknown(
-                sp,
-                "characteristic",
-                &n,
-                rs.characteristics.iter().map(|c| c.name.as_str()),
-            )
-        })?;
-        if char_def(rs, id).kind != CharKind::Symbols {
-            return Err(Diagnostic::new(
-                sp,
-                format!("`{n}` is not a symbols characteristic: its symbols give the abilities"),
-            ));
-        }
-        Ok(id)
-    };
     let at = c.here();
-    let ch = symbols_char(c)?;
+    let ch = symbols_char(env, c, "its symbols give the abilities")?;
+    let rs = &env.ruleset;
     if rs.intrinsic_of(ch).is_some() {
         return Err(Diagnostic::new(
             at,
@@ -1009,7 +981,7 @@ fn intrinsic(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
         ));
     }
     c.expect_word("when")?;
-    let by = symbols_char(c)?;
+    let by = symbols_char(env, c, "its symbols give the abilities")?;
     c.expect_word("has")?;
     let (w, _) = c.name_or_string("a symbol")?;
     c.finish()?;
