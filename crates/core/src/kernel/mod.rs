@@ -206,7 +206,9 @@ impl GameState {
                 if next {
                     // A new turn: what reads the turn number (FreeOrion's Chance draws anew each
                     // turn) is derived again.
-                    self.touch();
+                    if self.content.turn_derived(&self.ruleset) {
+                        self.touch();
+                    }
                     self.turn += 1;
                 }
                 if let Some(p) = player.filter(|p| p.index() < self.players.len()) {

@@ -165,6 +165,9 @@ pub struct Content {
     /// `order_derived`, worked out once.
     #[serde(skip)]
     order_derived: std::sync::OnceLock<bool>,
+    /// `turn_derived`, worked out once.
+    #[serde(skip)]
+    turn_derived: std::sync::OnceLock<bool>,
     /// `statics_work_outside_play`, worked out once.
     #[serde(skip)]
     outside_play: std::sync::OnceLock<bool>,
@@ -249,6 +252,30 @@ impl Content {
                 || self.any_effect_def(rs, &mut |d| {
                     d.ops.iter().any(|op| op.target == SlotTarget::Char(ac))
                 })
+        })
+    }
+
+    /// Whether a derived value can read the turn: some effect's condition draws a chance, which
+    /// draws anew each turn (FreeOrion's effects system, Chance). Where none, a new turn is no
+    /// change for the derivation.
+    pub fn turn_derived(&self, rs: &Ruleset) -> bool {
+        *self.turn_derived.get_or_init(|| {
+            let chance = |n: Node, _| matches!(n, Node::Cond(Cond::Chance { .. }));
+            let draws = |c: &Cond| c.any_node(chance);
+            self.any_effect_def(rs, &mut |d| {
+                d.while_cond.as_ref().is_some_and(draws)
+                    || match &d.affects {
+                        crate::model::effect::Affects::Objects(c)
+                        | crate::model::effect::Affects::Players(c) => draws(c),
+                    }
+                    || d.ops.iter().any(|op| match &op.change {
+                        Change::SetNumber(e) | Change::Modify(e) => e.any_node(chance),
+                        Change::AbilitiesPer { among, .. } | Change::AbilitiesOf { among, .. } => {
+                            draws(among)
+                        }
+                        _ => false,
+                    })
+            })
         })
     }
 
