@@ -348,8 +348,9 @@ impl Loader {
             parsed.push(stmts);
         }
         let mut content = Content::default();
+        let mut defined = std::collections::HashMap::new();
         for stmts in &parsed {
-            lcontent::lower(&ext, stmts, &mut content)?;
+            lcontent::lower(&ext, stmts, &mut content, &mut defined)?;
         }
         ext.class_refs.check(&content)?;
         let notes = ext.notes.take();

@@ -428,6 +428,8 @@ impl GameState {
                 false,
             )],
             zones: Vec::new(),
+            stacking: 0,
+            priority: 0,
             affects_text: Default::default(),
             text_symbol: Default::default(),
             counts_counters: Default::default(),

@@ -282,7 +282,14 @@ impl GameState {
                 if t.stacked.0 != turn {
                     t.stacked = (turn, Vec::new());
                 }
-                if t.stacked.1.contains(&(o, n)) {
+                // A max meter effect of the number applies to it this turn (they fire first).
+                let by_meters = self
+                    .derived()
+                    .stacked
+                    .as_ref()
+                    .is_some_and(|s| s.contains(&(n, Subject::Object(o))));
+                let t = self.timing_mut();
+                if by_meters || t.stacked.1.contains(&(o, n)) {
                     self.log_at(
                         r.depth,
                         Logged::Fizzled {

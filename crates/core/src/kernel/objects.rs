@@ -147,6 +147,8 @@ impl GameState {
                 defining: false,
                 ops: vec![Op::new(target, change, layer, false)],
                 zones: Vec::new(),
+                stacking: 0,
+                priority: 0,
                 affects_text: Default::default(),
                 text_symbol: Default::default(),
                 counts_counters: Default::default(),

@@ -65,6 +65,11 @@ pub(super) struct Deriver<'a> {
     pub(super) counting: bool,
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     pub(super) trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
+    /// The subjects of the effects with a stacking number that start in this layer, decided
+    /// before any applies (`stack`).
+    pub(super) stacked: HashMap<crate::model::trail::EffectKey, Option<Subjects>>,
+    /// Each stacking number with the subjects an effect of it applies to, so far.
+    pub(super) taken: rustc_hash::FxHashSet<(u32, Subject)>,
 }
 
 /// A condition (as written), its source where it names it, and its "you".
@@ -160,6 +165,8 @@ impl<'a> Deriver<'a> {
             scans: HashMap::default(),
             counts: Default::default(),
             trail: trail.map(|t| (t, LayerLog::new(state))),
+            stacked: HashMap::default(),
+            taken: Default::default(),
         }
     }
 }
@@ -175,6 +182,7 @@ impl Deriver<'_> {
             replayed_layers: 0,
             changed: None,
             trail: Some(Arc::new(self.trail.map(|(t, _)| t).unwrap_or_default())),
+            stacked: (!self.taken.is_empty()).then(|| Arc::new(self.taken)),
         }
     }
 
@@ -188,6 +196,7 @@ impl Deriver<'_> {
             &self.grants,
             self.visit.as_deref(),
         );
+        self.stack(&cands);
         // CR 613.3: characteristic-defining effects first; a layer may also order by kind of
         // change (CR 601.2f: additions, then subtractions, then effects on the total cost).
         let mut groups: Vec<((bool, usize), Vec<Candidate>)> = Vec::new();
@@ -210,6 +219,40 @@ impl Deriver<'_> {
             lt.before.seal();
             lt.grants.seal();
             done.push(Arc::new(lt));
+        }
+    }
+
+    /// Stacking numbers (FreeOrion's effects system, Stacking Number): an effect with a nonzero
+    /// number applies to an object only where no effect with the same number applied to it
+    /// before. Before the layer applies anything, its effects with a number that start here are
+    /// taken in a declared order — higher `priority:` first, then the layers' order (timestamp,
+    /// then source and place) — and each keeps the subjects no earlier one with its number took.
+    /// (Their scopes cannot read what the layers write: a group that alters meters reads no
+    /// meter.)
+    fn stack(&mut self, cands: &[Candidate]) {
+        let number = |c: &Candidate| match &c.body {
+            Body::Effect(d) => (d.stacking, d.priority),
+            _ => (0, 0),
+        };
+        let mut stacking: Vec<&Candidate> = cands
+            .iter()
+            .filter(|c| number(c).0 != 0 && !self.started.contains_key(&c.key))
+            .collect();
+        if stacking.is_empty() {
+            return;
+        }
+        stacking.sort_by_key(|c| (std::cmp::Reverse(number(c).1), c.order_key()));
+        for c in stacking {
+            let n = number(c).0;
+            let s = self.decide_subjects(c, None).map(|s| {
+                let kept: Vec<Subject> = s
+                    .iter()
+                    .copied()
+                    .filter(|x| self.taken.insert((n, *x)))
+                    .collect();
+                Subjects::from(kept)
+            });
+            self.stacked.insert(c.key, s);
         }
     }
 
@@ -625,19 +668,7 @@ impl Deriver<'_> {
         let subjects = match self.started.get(&cand.key) {
             Some((_, s)) => s.clone(),
             None => {
-                // Decided once per derivation: an effect that does not exist when its first part
-                // would apply applies none of its parts (Cranial Insertion, "Order of Operations",
-                // 2020, "Smash It Up").
-                let s: Option<Subjects> = match (known, &cand.body, &cand.created) {
-                    (Some(i), _, _) => i.exists.then(|| i.subjects.as_slice().into()),
-                    (None, Body::Effect(def), None) if self.visit.is_none() => self
-                        .static_exists(cand, None)
-                        .map(|you| self.scan(def, cand.source, you)),
-                    _ => start(self.state, &self.sheet, cand, None).map(|mut v| {
-                        v.sort();
-                        v.into()
-                    }),
-                };
+                let s = self.decide_subjects(cand, known);
                 self.started.insert(cand.key, (cand.clone(), s.clone()));
                 s
             }
@@ -665,6 +696,29 @@ impl Deriver<'_> {
             }
         }
         subjects
+    }
+
+    /// Whom an effect starting now applies to, `None` if it does not exist. Decided once per
+    /// derivation: an effect that does not exist when its first part would apply applies none of
+    /// its parts (Cranial Insertion, "Order of Operations", 2020, "Smash It Up").
+    fn decide_subjects(
+        &mut self,
+        cand: &Candidate,
+        known: Option<&Instruction>,
+    ) -> Option<Subjects> {
+        if let Some(s) = self.stacked.remove(&cand.key) {
+            return s;
+        }
+        match (known, &cand.body, &cand.created) {
+            (Some(i), _, _) => i.exists.then(|| i.subjects.as_slice().into()),
+            (None, Body::Effect(def), None) if self.visit.is_none() => self
+                .static_exists(cand, None)
+                .map(|you| self.scan(def, cand.source, you)),
+            _ => start(self.state, &self.sheet, cand, None).map(|mut v| {
+                v.sort();
+                v.into()
+            }),
+        }
     }
 
     /// Applies an effect's parts for this layer to its subjects; true if any part applied.

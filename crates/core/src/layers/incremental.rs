@@ -51,6 +51,7 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     if trail_of(&prev).is_none_or(|t| t.len() != n)
         || n == 0
         || prev.sheet.objects.len() != changes.known
+        || state.content.stacks(&state.ruleset)
     {
         return derive(state, false);
     }
@@ -178,6 +179,7 @@ fn nothing_applies<'a>(
             replayed_layers: 0,
             changed: Some(dirty),
             trail,
+            stacked: None,
         }
     })
 }

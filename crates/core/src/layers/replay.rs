@@ -316,6 +316,7 @@ impl<'a> Replay<'a> {
             replayed_layers: n - reused,
             changed: Some(self.dirty.keys().copied().collect()),
             trail: Some(Arc::new(self.trail)),
+            stacked: None,
         }
     }
 

@@ -168,6 +168,9 @@ pub struct Content {
     /// `turn_derived`, worked out once.
     #[serde(skip)]
     turn_derived: std::sync::OnceLock<bool>,
+    /// `stacks`, worked out once.
+    #[serde(skip)]
+    stacks: std::sync::OnceLock<bool>,
     /// `statics_work_outside_play`, worked out once.
     #[serde(skip)]
     outside_play: std::sync::OnceLock<bool>,
@@ -253,6 +256,14 @@ impl Content {
                     d.ops.iter().any(|op| op.target == SlotTarget::Char(ac))
                 })
         })
+    }
+
+    /// Whether some effect has a stacking number: which objects it applies to then depends on
+    /// every other effect with its number, so each change derives everything again.
+    pub fn stacks(&self, rs: &Ruleset) -> bool {
+        *self
+            .stacks
+            .get_or_init(|| self.any_effect_def(rs, &mut |d| d.stacking != 0))
     }
 
     /// Whether a derived value can read the turn: some effect's condition draws a chance, which

@@ -33,4 +33,9 @@ pub struct Derived {
     /// before it (the layer system's record, opaque here).
     #[serde(skip)]
     pub(crate) trail: Option<Arc<Trail>>,
+    /// The stacking numbers of the continuous effects that applied, with their subjects
+    /// (FreeOrion's effects system, Stacking Number: a one-shot effect with the same number
+    /// does not fire on them this turn). `None` where no effect with a number applied.
+    #[serde(skip)]
+    pub(crate) stacked: Option<Arc<rustc_hash::FxHashSet<(u32, crate::model::condition::Subject)>>>,
 }

@@ -301,6 +301,15 @@ pub struct EffectDef {
     pub ops: Vec<Op>,
     /// Zones where a static ability works besides the zones in play ("this spell costs less").
     pub zones: Vec<ZoneId>,
+    /// A stacking number (FreeOrion's effects system, Stacking Number): 0 always applies; with
+    /// another, the effect applies to an object only where no effect with the same number
+    /// applied to it before, in the order [`EffectDef::priority`] and the layers give.
+    #[serde(default)]
+    pub stacking: u32,
+    /// Among effects with a stacking number, higher goes first (then the layers' order:
+    /// timestamp, then source and place).
+    #[serde(default)]
+    pub priority: i32,
     /// `affects_key`, worked out once.
     #[serde(skip)]
     pub affects_text: std::sync::OnceLock<Arc<str>>,

@@ -41,18 +41,38 @@ pub fn terms(env: &mut Env, stmts: &[Stmt]) -> Res<()> {
 }
 
 /// Lowers every class in a content file into `content` (its terms were lowered by `terms`).
-pub fn lower(env: &Env, stmts: &[Stmt], content: &mut Content) -> Res<()> {
+/// `library`: the classes the library's earlier files defined, with where; a name defined in two
+/// files of one library is an error naming both (storage order must not decide which wins).
+pub fn lower(
+    env: &Env,
+    stmts: &[Stmt],
+    content: &mut Content,
+    library: &mut HashMap<String, Span>,
+) -> Res<()> {
     if let Some(s) = stmts.iter().find(|s| !is_class(s) && !is_term(s)) {
         let c = Cursor::new(&s.head);
         return Err(
             c.err("`card \"Name\" { ... }`, `object \"Name\" { ... }` or `term NAME: CONDITION`")
         );
     }
-    add_classes(env, stmts.iter().filter(|s| !is_term(s)), content)
+    let mut file = HashMap::new();
+    for s in stmts.iter().filter(|s| !is_term(s)) {
+        let name = add_class(env, s, content, &mut file)?;
+        if let Some(first) = library.get(&name) {
+            return Err(Diagnostic::new(
+                s.head[1].span,
+                format!("object class `{name}` is defined in two content files: rename one (a scenario's own `object` may replace a library's class)"),
+            )
+            .with_related(*first, "the first definition"));
+        }
+    }
+    library.extend(file);
+    Ok(())
 }
 
 /// Lowers class statements into `content`, where each replaces a class of the same name loaded
-/// before (from another file); one file defining a name twice is an error naming both.
+/// before (a scenario's own classes replace the library's); one file defining a name twice is an
+/// error naming both.
 pub fn add_classes<'a>(
     env: &Env,
     stmts: impl IntoIterator<Item = &'a Stmt>,
@@ -60,22 +80,35 @@ pub fn add_classes<'a>(
 ) -> Res<()> {
     let mut seen: HashMap<String, Span> = HashMap::new();
     for s in stmts {
-        let class = class(env, s, content)?;
-        // `class` read the name as the statement's second token.
-        let at = s.head[1].span;
-        if let Some(first) = seen.insert(class.name.clone(), at) {
-            return Err(Diagnostic::new(
-                at,
-                format!(
-                    "object class `{}` is defined twice in this file",
-                    class.name
-                ),
-            )
-            .with_related(first, "the first definition"));
-        }
-        content.add(class);
+        add_class(env, s, content, &mut seen)?;
     }
     Ok(())
+}
+
+/// Lowers one class statement into `content`, noting where its name was defined in `seen`; a
+/// name already in `seen` is an error naming both. Returns the name.
+fn add_class(
+    env: &Env,
+    s: &Stmt,
+    content: &mut Content,
+    seen: &mut HashMap<String, Span>,
+) -> Res<String> {
+    let class = class(env, s, content)?;
+    // `class` read the name as the statement's second token.
+    let at = s.head[1].span;
+    if let Some(first) = seen.insert(class.name.clone(), at) {
+        return Err(Diagnostic::new(
+            at,
+            format!(
+                "object class `{}` is defined twice in this file",
+                class.name
+            ),
+        )
+        .with_related(first, "the first definition"));
+    }
+    let name = class.name.clone();
+    content.add(class);
+    Ok(name)
 }
 
 /// One `card "Name" { ... }`.
@@ -292,16 +325,6 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
             },
         );
     }
-    if let Some(at) = stacking
-        .filter(|s| s.0 != 0)
-        .map(|s| s.1)
-        .or(priority.map(|p| p.1))
-    {
-        return Err(Diagnostic::new(
-            at,
-            "`stacking:` and `priority:` order non-meter effects groups: a group that alters meters adds up in the layers",
-        ));
-    }
     // FreeOrion's effects system, When can Meter Values be Used as Parameters: not in a group
     // whose effects alter meters.
     if scope_reads {
@@ -350,6 +373,8 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
         parts.extend(chars.into_iter().map(Cond::Typed));
         def.affects = rulecraft_core::model::effect::Affects::Objects(and_of(parts));
         def.while_cond = while_cond.clone();
+        def.stacking = stacking.map_or(0, |s| s.0);
+        def.priority = priority.map_or(0, |p| p.0);
         class.statics.push(Arc::new(def));
     }
     Ok(())

@@ -86,6 +86,8 @@ pub(crate) fn effect(
         while_cond: lines.while_cond,
         defining,
         ops,
+        stacking: 0,
+        priority: 0,
         affects_text: Default::default(),
         text_symbol: Default::default(),
         counts_counters: Default::default(),
