@@ -179,3 +179,105 @@ fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
     .expect("leaves");
     same_as_full(&s, "a system gone");
 }
+
+/// FreeOrion's meter accounting: every current value accounts for itself from the log, change by
+/// change (growth, cap, each effect with the group that fired it), with nothing left over, at the
+/// end of every galaxy scenario.
+#[test]
+fn every_current_value_accounts_for_itself() {
+    use rulecraft_lang::loader::Loader;
+    use rulecraft_lang::scenario::run;
+    let mut loader = Loader::new();
+    let mut checked = 0;
+    let mut dir: Vec<_> = std::fs::read_dir("scenarios/galaxy")
+        .expect("the galaxy scenarios")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    dir.sort();
+    for f in dir {
+        for (env, sc) in loader.scenarios(&f).expect("the galaxy scenarios load") {
+            let r = run(&env, &sc, None);
+            let s = &r.state;
+            let rs = s.ruleset();
+            for o in s.objects().map(|o| o.id) {
+                for k in 0..rs.counters.len() {
+                    let kind = rulecraft_core::model::ids::CounterId(k as u16);
+                    if rs.meter_of_counter(kind).is_none() {
+                        continue;
+                    }
+                    let a = s.account(o, kind).expect("an object and a counter kind");
+                    assert_eq!(
+                        a.unaccounted, 0,
+                        "{}: {} {}",
+                        r.name, o.0, rs.counters[k].name
+                    );
+                    let mut at = 0;
+                    for step in &a.steps {
+                        assert_eq!(step.before, at, "{}: steps follow on", r.name);
+                        at = step.after;
+                    }
+                    assert_eq!(at, a.count);
+                    checked += a.steps.len();
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} changes accounted for");
+}
+
+/// The accounting of one value, step by step: Earth's current farming in the stacking scenario
+/// (max 3): grows to 1; the Farm Grant's 5 and the Farm Bureau's 2; next turn grows to 9, is
+/// capped to 3, then 5 and 2 again.
+#[test]
+fn a_current_value_lists_each_change_with_what_made_it() {
+    use rulecraft_lang::loader::Loader;
+    use rulecraft_lang::scenario::run;
+    let mut loader = Loader::new();
+    let list = loader
+        .scenarios(std::path::Path::new(
+            "scenarios/galaxy/effects-non-meter.scenario",
+        ))
+        .expect("loads");
+    let (env, sc) = &list[0];
+    let r = run(env, sc, None);
+    assert!(r.passed());
+    let s = &r.state;
+    let earth = r.names["earth"];
+    let farming = s
+        .ruleset()
+        .counters
+        .iter()
+        .position(|c| c.name == "farming")
+        .map(|i| rulecraft_core::model::ids::CounterId(i as u16))
+        .expect("the farming meter's counters");
+    let a = s.account(earth, farming).expect("accounts");
+    let got: Vec<(String, i64, i64)> = a
+        .steps
+        .iter()
+        .map(|st| {
+            let by = st.by.clone().unwrap_or_default();
+            let who = by.split(' ').take(2).collect::<Vec<_>>().join(" ");
+            (
+                format!("{} / {who}", st.what.split(' ').next().unwrap_or("")),
+                st.before,
+                st.after,
+            )
+        })
+        .collect();
+    let want = [
+        ("grows / rule \"As", 0, 1),
+        ("current_changes(Terran / Farm Grant", 1, 6),
+        ("current_changes(Terran / Farm Bureau", 6, 8),
+        ("grows / rule \"As", 8, 9),
+        ("capped / rule \"As", 9, 3),
+        ("current_changes(Terran / Farm Grant", 3, 8),
+        ("current_changes(Terran / Farm Bureau", 8, 10),
+    ];
+    let want: Vec<(String, i64, i64)> = want
+        .iter()
+        .map(|(w, b, a)| (w.to_string(), *b, *a))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(a.count, 10);
+    assert_eq!(a.unaccounted, 0);
+}

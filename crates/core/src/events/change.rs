@@ -143,7 +143,29 @@ impl GameState {
                 | Primitive::Resize { .. } = c
                 {
                     let args = self.frame(fi).occs[k].occ.args.clone();
-                    for change in self.each_permanent_changes(c, &args) {
+                    let changes = self.each_permanent_changes(c, &args);
+                    if let Primitive::Meters { growth, .. } = c {
+                        // Logged, so each current value accounts for itself.
+                        let list = changes
+                            .iter()
+                            .filter_map(|ch| match ch {
+                                Change::Counters {
+                                    object,
+                                    counter,
+                                    count,
+                                } => Some((*object, *counter, *count)),
+                                _ => None,
+                            })
+                            .collect();
+                        self.log_at(
+                            depth + 1,
+                            Logged::CurrentValues {
+                                capped: growth.is_none(),
+                                changes: list,
+                            },
+                        );
+                    }
+                    for change in changes {
                         self.make(change);
                     }
                     continue;

@@ -190,6 +190,11 @@ impl LogEntry {
                 Some(p) => format!("the game is over: {} wins", state.player_name(*p)),
                 None => "the game is over: a draw".to_string(),
             },
+            Logged::CurrentValues { capped, changes } => format!(
+                "current values {}: {} change(s)",
+                if *capped { "are capped by their max" } else { "grow" },
+                changes.len()
+            ),
             Logged::Period {
                 occurrence,
                 begins,

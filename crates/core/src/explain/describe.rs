@@ -102,6 +102,24 @@ pub fn describe_counters(state: &GameState, o: ObjectId) -> Result<String, Actio
             counters_of(&def.name),
             list.join(", ")
         ));
+        // A meter's current value accounts for itself, change by change, from the log.
+        if state.ruleset.meter_of_counter(kind).is_some() {
+            let a = state.account(o, kind)?;
+            for step in &a.steps {
+                let by = step
+                    .by
+                    .as_ref()
+                    .map(|b| format!(" by {b}"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "    {}{}: {} -> {}\n",
+                    step.what, by, step.before, step.after
+                ));
+            }
+            if a.unaccounted != 0 {
+                out.push_str(&format!("    not in the log: {:+}\n", a.unaccounted));
+            }
+        }
     }
     if out.is_empty() {
         out.push_str("counters(any) = 0\n");

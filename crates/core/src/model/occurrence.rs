@@ -230,6 +230,19 @@ pub enum Logged {
         /// The spell or ability.
         by: Responder,
     },
+    /// Current meter values changed together (each grew, or each was capped by its max): the
+    /// object, the meter's counter kind and by how much, for each value that changed (FreeOrion's
+    /// effects system, Turn Processing Order: growth, then the cap).
+    CurrentValues {
+        /// True: capped by the max values; false: grown.
+        capped: bool,
+        /// Each value that changed, and by how much.
+        changes: Vec<(
+            crate::model::ids::ObjectId,
+            crate::model::ids::CounterId,
+            i64,
+        )>,
+    },
     /// A period began or ended.
     Period {
         /// The period's occurrence.

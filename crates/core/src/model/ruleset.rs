@@ -583,6 +583,15 @@ impl Ruleset {
             .map(|i| CounterId(i as u16))
     }
 
+    /// The meter whose current value counters of `kind` hold, if any.
+    pub fn meter_of_counter(&self, kind: CounterId) -> Option<CharId> {
+        let name = &self.counters.get(kind.index())?.name;
+        self.characteristics
+            .iter()
+            .position(|c| c.meter && &c.name == name)
+            .map(|i| CharId(i as u16))
+    }
+
     /// The abilities `ch`'s symbols give, if any.
     pub fn intrinsic_of(&self, ch: CharId) -> Option<&Intrinsic> {
         self.intrinsic.iter().find(|i| i.char == ch)
