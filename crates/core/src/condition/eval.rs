@@ -482,6 +482,22 @@ impl Ctx<'_> {
                 _ => return None,
             },
             NumExpr::Chosen => self.source.map_or(0, |s| self.state.chosen_number(s)),
+            NumExpr::SourceSymbol {
+                char,
+                scale,
+                default,
+            } => {
+                let found = self
+                    .source
+                    .and_then(|s| self.state.holder(s, *char))
+                    .and_then(|h| match self.value(h, *char) {
+                        crate::model::value::Value::Symbols(set) => {
+                            scale.iter().position(|x| set.contains(x))
+                        }
+                        _ => None,
+                    });
+                found.map_or(*default, |i| i as i64)
+            }
             NumExpr::Char(r, c) => {
                 let o = self.object(*r, this)?;
                 self.value(o, *c).number()?
@@ -578,7 +594,8 @@ impl Ctx<'_> {
     ) -> bool {
         match e {
             NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) | NumExpr::Chosen => true,
-            NumExpr::Char(..)
+            NumExpr::SourceSymbol { .. }
+            | NumExpr::Char(..)
             | NumExpr::Prop(..)
             | NumExpr::SetSize(..)
             | NumExpr::Counters(..)

@@ -137,6 +137,7 @@ pub(super) fn reads_own(e: &NumExpr) -> bool {
         | NumExpr::Min(a, b) => reads_own(a) || reads_own(b),
         NumExpr::Neg(a) => reads_own(a),
         NumExpr::Const(_) | NumExpr::Nothing | NumExpr::Param(_) | NumExpr::Chosen => false,
+        NumExpr::SourceSymbol { .. } => false,
     }
 }
 

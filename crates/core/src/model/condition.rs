@@ -134,6 +134,19 @@ pub enum NumExpr {
     /// The number X its player announced as the spell was cast (CR 601.2b: `choose X`); 0 when
     /// none was announced (CR 107.3b). Reads no characteristic.
     Chosen,
+    /// The position on a scale of the source's symbol of a characteristic, looked up the
+    /// attachment hierarchy where the source lacks it; `default` where no object up the chain
+    /// has it or its symbol is off the scale (FreeOrion's effects system, Non-Numeric
+    /// Parameters: `SourceObject.PlanetSize`, never the target's). Used by effects that set a
+    /// symbol by its position (`size_set(target, source.size else medium)`).
+    SourceSymbol {
+        /// The characteristic read.
+        char: CharId,
+        /// The scale, in order.
+        scale: std::sync::Arc<[Symbol]>,
+        /// The position where none is found.
+        default: i64,
+    },
 }
 
 /// A condition, tested on one subject (an object or a player) in a context: the effect's
@@ -727,7 +740,11 @@ impl<'a> Node<'a> {
                 | Cond::Near(_),
             )
             | Node::Num(
-                NumExpr::Prop(..) | NumExpr::Count(_) | NumExpr::Sum(..) | NumExpr::Distinct(..),
+                NumExpr::Prop(..)
+                | NumExpr::Count(_)
+                | NumExpr::Sum(..)
+                | NumExpr::Distinct(..)
+                | NumExpr::SourceSymbol { .. },
             ) => true,
             n => n.object().is_some_and(|r| r != ObjRef::This),
         }
@@ -790,7 +807,8 @@ impl<'a> Node<'a> {
                 | Cond::Named(_, Word::Choice(_))
                 | Cond::Chance { .. }
                 | Cond::Visible(_),
-            ) => true,
+            )
+            | Node::Num(NumExpr::SourceSymbol { .. }) => true,
             Node::Cond(Cond::Affiliated(a)) => a.empire == EmpireRef::Source,
             n => n.object().is_some_and(names_source),
         })
@@ -810,7 +828,8 @@ impl<'a> Node<'a> {
                 | Cond::Stockpile(_)
                 | Cond::Visible(_)
                 | Cond::Near(_),
-            ) => true,
+            )
+            | Node::Num(NumExpr::SourceSymbol { .. }) => true,
             n => n.object().is_some_and(|r| r != ObjRef::This),
         })
     }
@@ -840,7 +859,8 @@ impl<'a> Node<'a> {
                         NumExpr::Char(_, ch)
                         | NumExpr::SetSize(_, ch)
                         | NumExpr::Sum(ch, _)
-                        | NumExpr::Distinct(ch, _),
+                        | NumExpr::Distinct(ch, _)
+                        | NumExpr::SourceSymbol { char: ch, .. },
                     ) => out.add_char(*ch),
                     Node::Num(NumExpr::Prop(_, p)) => out.add_prop(*p),
                     Node::Cond(c) => {

@@ -972,19 +972,63 @@ pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
         if i > 0 {
             c.expect_punct(",")?;
         }
-        let named = scales
+        let scale = scales
             .iter()
             .find(|(k, _)| *k as usize == i)
-            .and_then(|(_, sc)| {
-                let w = c.peek()?.word()?;
-                sc.iter().position(|x| x.as_str() == w)
-            });
-        match named {
-            Some(at) => {
+            .map(|(_, sc)| *sc);
+        let position = |w: Option<&str>| -> Option<usize> {
+            let w = w?;
+            scale?.iter().position(|x| x.as_str() == w)
+        };
+        let named = position(c.peek().and_then(|t| t.word()));
+        let from_source = scale.is_some()
+            && c.peek().and_then(|t| t.word()) == Some("source")
+            && c.peek_at(1).is_some_and(|t| t.is_punct("."));
+        match (named, scale) {
+            (Some(at), _) => {
                 c.bump();
                 args.push(ArgExpr::Number(NumExpr::Const(at as i64)));
             }
-            None => args.push(arg(env, c, p.kind, &[], 1)?),
+            // FreeOrion's effects system, Non-Numeric Parameters: the source's property
+            // (`source.size`), looked up the attachment hierarchy, with a default (`else medium`;
+            // none: off the scale, which sets nothing).
+            (None, Some(sc)) if from_source => {
+                c.bump();
+                c.bump();
+                let (name, at) = c.name("a characteristic of the source")?;
+                let Some(char) = env.ruleset.char_id(&name) else {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!("unknown characteristic `{name}`"),
+                    ));
+                };
+                let default = if c.eat_word("else") {
+                    let here = c.here();
+                    match position(c.peek().and_then(|t| t.word())) {
+                        Some(d) => {
+                            c.bump();
+                            d as i64
+                        }
+                        None => {
+                            return Err(Diagnostic::new(
+                                here,
+                                format!(
+                                    "expected one of the scale's symbols: {}",
+                                    sc.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", ")
+                                ),
+                            ))
+                        }
+                    }
+                } else {
+                    -1
+                };
+                args.push(ArgExpr::Number(NumExpr::SourceSymbol {
+                    char,
+                    scale: sc.clone().into(),
+                    default,
+                }));
+            }
+            _ => args.push(arg(env, c, p.kind, &[], 1)?),
         }
     }
     c.expect_punct(")")?;
