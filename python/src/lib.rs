@@ -480,6 +480,8 @@ struct State {
     game: Py<Game>,
     /// The pending decision's options, listed once per decision.
     options: Option<Vec<(String, Choice)>>,
+    /// The observation as last written (its buffer reused).
+    scratch: Vec<f32>,
 }
 
 impl State {
@@ -489,6 +491,7 @@ impl State {
             state,
             game,
             options: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -539,15 +542,32 @@ impl State {
     }
 }
 
-/// numpy.frombuffer, looked up once.
-static FROMBUFFER: GILOnceCell<PyObject> = GILOnceCell::new();
+/// numpy.frombuffer and the dtypes float32 and int8, looked up once.
+static NUMPY: GILOnceCell<(PyObject, PyObject, PyObject)> = GILOnceCell::new();
 
-fn array<'py>(py: Python<'py>, bytes: &[u8], dtype: &str) -> PyResult<Bound<'py, PyAny>> {
-    let f = FROMBUFFER.get_or_try_init(py, || -> PyResult<PyObject> {
-        Ok(py.import("numpy")?.getattr("frombuffer")?.unbind())
+/// A writable numpy array (float32, or int8 when not `float`) over a new bytearray of `len`
+/// bytes that `fill` writes.
+fn array<'py>(
+    py: Python<'py>,
+    len: usize,
+    float: bool,
+    fill: impl FnOnce(&mut [u8]),
+) -> PyResult<Bound<'py, PyAny>> {
+    let (frombuffer, f32_dtype, i8_dtype) = NUMPY.get_or_try_init(py, || -> PyResult<_> {
+        let np = py.import("numpy")?;
+        let dtype = np.getattr("dtype")?;
+        Ok((
+            np.getattr("frombuffer")?.unbind(),
+            dtype.call1(("float32",))?.unbind(),
+            dtype.call1(("int8",))?.unbind(),
+        ))
     })?;
-    f.bind(py)
-        .call1((PyByteArray::new(py, bytes), dtype))
+    let bytes = PyByteArray::new_with(py, len, |b| {
+        fill(b);
+        Ok(())
+    })?;
+    let dtype = if float { f32_dtype } else { i8_dtype };
+    frombuffer.bind(py).call1((bytes, dtype.bind(py)))
 }
 
 #[pymethods]
@@ -672,6 +692,7 @@ impl State {
             state: self.state.clone(),
             game: self.game.clone_ref(py),
             options: self.options.clone(),
+            scratch: Vec::new(),
         }
     }
 
@@ -759,8 +780,11 @@ impl State {
         player: i64,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let me = self.player_of(player)?;
-        let (obs, mask) = self.encode(me)?;
-        Ok((array(py, &obs, "float32")?, array(py, &mask, "int8")?))
+        let legal = self.encode(me)?;
+        let obs = &self.scratch;
+        let obs = array(py, obs.len() * 4, true, |b| write_f32(b, obs))?;
+        let mask = array(py, self.shared.layout.max_options, false, |b| b[..legal].fill(1))?;
+        Ok((obs, mask))
     }
 
     /// The observation and the mask as bytes (what `observe` wraps).
@@ -770,8 +794,17 @@ impl State {
         player: i64,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let me = self.player_of(player)?;
-        let (obs, mask) = self.encode(me)?;
-        Ok((PyBytes::new(py, &obs), PyBytes::new(py, &mask)))
+        let legal = self.encode(me)?;
+        let obs = &self.scratch;
+        let obs = PyBytes::new_with(py, obs.len() * 4, |b| {
+            write_f32(b, obs);
+            Ok(())
+        })?;
+        let mask = PyBytes::new_with(py, self.shared.layout.max_options, |b| {
+            b[..legal].fill(1);
+            Ok(())
+        })?;
+        Ok((obs, mask))
     }
 
     fn __repr__(&mut self) -> String {
@@ -785,24 +818,31 @@ impl State {
     }
 }
 
+/// Little-endian float32s, as numpy reads them on the machines Python runs on.
+fn write_f32(out: &mut [u8], values: &[f32]) {
+    for (b, x) in out.chunks_exact_mut(4).zip(values) {
+        b.copy_from_slice(&x.to_le_bytes());
+    }
+}
+
 impl State {
-    fn encode(&mut self, me: PlayerId) -> PyResult<(Vec<u8>, Vec<u8>)> {
-        let layout = &self.shared.layout;
-        let mut obs = Vec::new();
-        layout.observe(&self.state, me, &mut obs);
-        let bytes: Vec<u8> = obs.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let mut mask = vec![0u8; layout.max_options];
-        if self.current() == Some(me) {
-            let n = self.opts().len();
-            if n > mask.len() {
-                return Err(PyValueError::new_err(format!(
-                    "a decision with {n} options: make the Game with max_options of at least {n} (it has {})",
-                    mask.len()
-                )));
-            }
-            mask[..n].fill(1);
+    /// Writes what `me` sees into `scratch`; returns how many options `me` may take now (0 when
+    /// another player decides or the game is over).
+    fn encode(&mut self, me: PlayerId) -> PyResult<usize> {
+        let legal = if self.current() == Some(me) {
+            self.opts().len()
+        } else {
+            0
+        };
+        let max = self.shared.layout.max_options;
+        if legal > max {
+            return Err(PyValueError::new_err(format!(
+                "a decision with {legal} options: make the Game with max_options of at least {legal} (it has {max})"
+            )));
         }
-        Ok((bytes, mask))
+        let layout = &self.shared.layout;
+        layout.observe(&self.state, me, &mut self.scratch);
+        Ok(legal)
     }
 }
 

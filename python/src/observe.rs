@@ -62,6 +62,17 @@ pub fn options(state: &GameState) -> Vec<(String, Choice)> {
     }
 }
 
+/// What a player sees of the objects of a zone.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// Each object, in this place of the public zones.
+    Public(usize),
+    /// The player's own objects, counted by class, in this place of the private zones.
+    Own(usize),
+    /// Only how many each player holds.
+    Hidden,
+}
+
 /// Where each part of the observation lies, worked out once per game.
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -78,6 +89,8 @@ pub struct Layout {
     /// Each symbols characteristic with the symbols it is read for.
     symbols: Vec<(CharId, Vec<Symbol>)>,
     controller: Option<CharId>,
+    /// What a player sees of each zone's objects, by zone index.
+    slots: Vec<Slot>,
     /// At most this many objects are seen one by one (the first by id).
     pub max_objects: usize,
     /// The option list's length: options past it are not offered.
@@ -99,9 +112,22 @@ impl Layout {
             }
         }
         let deck = r.deck.as_ref().map(|d| d.zone);
-        let private = (0..r.zones.len())
+        let private: Vec<ZoneId> = (0..r.zones.len())
             .map(|z| ZoneId(z as u16))
             .filter(|z| !public.contains(z) && Some(*z) != deck)
+            .collect();
+        let slots = (0..r.zones.len())
+            .map(|z| {
+                let z = ZoneId(z as u16);
+                match (
+                    public.iter().position(|p| *p == z),
+                    private.iter().position(|p| *p == z),
+                ) {
+                    (Some(i), _) => Slot::Public(i),
+                    (None, Some(k)) => Slot::Own(k),
+                    (None, None) => Slot::Hidden,
+                }
+            })
             .collect();
         let mut numbers = Vec::new();
         let mut symbols = Vec::new();
@@ -148,6 +174,7 @@ impl Layout {
             numbers,
             symbols,
             controller,
+            slots,
             max_objects,
             max_options,
         }
@@ -232,47 +259,46 @@ impl Layout {
         let zone_base = 1 + self.props;
         let private_at = players_at + self.players * self.player_len();
         let mut at = private_at + self.private.len() * self.classes;
-        let mut seen: Vec<&rulecraft_core::model::object::GameObject> = Vec::new();
+        let mut seen = 0;
         for o in state.objects() {
             let owner = o.owner.index();
-            if owner < self.players && o.zone.index() < self.zones {
-                out[players_at + seat(o.owner) * self.player_len() + zone_base + o.zone.index()] +=
-                    1.0;
+            let zone = o.zone.index();
+            if owner < self.players && zone < self.zones {
+                out[players_at + seat(o.owner) * self.player_len() + zone_base + zone] += 1.0;
             }
-            if self.public.contains(&o.zone) {
-                seen.push(o);
-            } else if o.owner == me && o.class.index() < self.classes {
-                if let Some(k) = self.private.iter().position(|z| *z == o.zone) {
-                    out[private_at + k * self.classes + o.class.index()] += 1.0;
+            let slot = self.slots.get(zone).copied().unwrap_or(Slot::Hidden);
+            let public = match slot {
+                Slot::Public(z) => z,
+                Slot::Own(k) => {
+                    if o.owner == me && o.class.index() < self.classes {
+                        out[private_at + k * self.classes + o.class.index()] += 1.0;
+                    }
+                    continue;
                 }
+                Slot::Hidden => continue,
+            };
+            if seen == self.max_objects {
+                continue;
             }
-        }
-        seen.sort_by_key(|o| o.id);
-        for o in seen.into_iter().take(self.max_objects) {
+            seen += 1;
             let mut i = at;
             out[i] = 1.0;
             i += 1;
-            if let Some(z) = self.public.iter().position(|z| *z == o.zone) {
-                out[i + z] = 1.0;
-            }
+            out[i + public] = 1.0;
             i += self.public.len();
             out[i] = f32::from(o.owner == me);
-            let controller = self
-                .controller
-                .and_then(|c| state.characteristic(o.id, c).ok())
-                .and_then(|v| match v {
-                    Value::Player(p) => *p,
-                    _ => None,
-                })
-                .unwrap_or(o.controller);
+            let row = d.sheet.objects.get_row(o.id.index());
+            let value = |c: CharId| row.and_then(|r| r.get(c.index()));
+            let controller = match self.controller.and_then(value) {
+                Some(Value::Player(Some(p))) => *p,
+                _ => o.controller,
+            };
             out[i + 1] = f32::from(controller == me);
             i += 2;
             if o.class.index() < self.classes {
                 out[i + o.class.index()] = 1.0;
             }
             i += self.classes;
-            let row = d.sheet.objects.get_row(o.id.index());
-            let value = |c: CharId| row.and_then(|r| r.get(c.index()));
             for c in &self.numbers {
                 out[i] = value(*c).map_or(0.0, num);
                 i += 1;
