@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from ._rulecraft import DECISION_KINDS, Game, LoadError, RandomAgent, State
+from ._rulecraft import DECISION_KINDS, Game, LoadError, RandomAgent, State, random_game_seeds
 
 __all__ = [
     "DECISION_KINDS",
@@ -27,6 +27,7 @@ __all__ = [
     "State",
     "classic",
     "play_random",
+    "random_game_seeds",
 ]
 
 _classic = None

@@ -17,8 +17,8 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyTuple};
 use rulecraft_core::explain::describe::{describe_char, describe_object, describe_player};
 use rulecraft_core::play::playout::MAX_DECISIONS;
 use rulecraft_core::{
-    play_many, Agent, Choice, GameState, ObjectId, Plan, PlayerId, RandomAgent as CoreRandom,
-    Start,
+    play_many, Agent, Choice, DecisionRequest, GameState, ObjectId, Plan, PlayerId,
+    RandomAgent as CoreRandom, Start,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -171,7 +171,11 @@ impl Game {
     }
 
     fn state(&self, py: Python<'_>, state: GameState) -> PyResult<State> {
-        Ok(State::new(self.shared.clone(), state, Py::new(py, self.clone_ref())?))
+        Ok(State::new(
+            self.shared.clone(),
+            state,
+            Py::new(py, self.clone_ref())?,
+        ))
     }
 
     fn clone_ref(&self) -> Game {
@@ -296,7 +300,9 @@ impl Game {
         })
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let s = &slf.get().shared.spec;
         let spec = (
@@ -542,6 +548,9 @@ impl State {
     }
 }
 
+/// What `State.__reduce__` gives pickle: the loading function and its arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (Py<Game>, Bound<'py, PyBytes>));
+
 /// numpy.frombuffer and the dtypes float32 and int8, looked up once.
 static NUMPY: GILOnceCell<(PyObject, PyObject, PyObject)> = GILOnceCell::new();
 
@@ -709,9 +718,7 @@ impl State {
         PyBytes::new(py, &self.state.save())
     }
 
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Py<Game>, Bound<'py, PyBytes>))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         let py = slf.py();
         let me = slf.borrow();
         let load = py.import("rulecraft._rulecraft")?.getattr("_load_state")?;
@@ -766,7 +773,12 @@ impl State {
             .objects()
             .map(|o| {
                 let zone = r.zones.get(o.zone.index()).map_or("?", |z| z.name.as_str());
-                (o.id.0, o.name.to_string(), o.owner.index(), zone.to_string())
+                (
+                    o.id.0,
+                    o.name.to_string(),
+                    o.owner.index(),
+                    zone.to_string(),
+                )
             })
             .collect()
     }
@@ -783,7 +795,9 @@ impl State {
         let legal = self.encode(me)?;
         let obs = &self.scratch;
         let obs = array(py, obs.len() * 4, true, |b| write_f32(b, obs))?;
-        let mask = array(py, self.shared.layout.max_options, false, |b| b[..legal].fill(1))?;
+        let mask = array(py, self.shared.layout.max_options, false, |b| {
+            b[..legal].fill(1)
+        })?;
         Ok((obs, mask))
     }
 
@@ -864,7 +878,9 @@ impl RandomAgent {
                 choice: choice.clone(),
             })
             .collect();
-        if opts.len() <= 1 {
+        // An order of timestamps has one option here, taken without the agent (as `play_game`
+        // answers it), so the agent draws what it draws in `play_random`.
+        if let Some(DecisionRequest::OrderTimestamps { .. }) = state.state.pending_decision() {
             return 0;
         }
         self.agent.choose(&state.state, &opts)
@@ -890,6 +906,17 @@ impl RandomAgent {
     }
 }
 
+/// Game `index` of `play_random(n, seed)`: its seed (for `Game.new_game`) and each player's
+/// random agent's seed (for `RandomAgent`), so the same game can be replayed through the API.
+#[pyfunction]
+fn random_game_seeds(seed: u64, index: usize, players: usize) -> (u64, Vec<u64>) {
+    let s = Start::game_seed(seed, index);
+    let agents = (0..players.min(u8::MAX as usize))
+        .map(|p| random_seed(s, PlayerId(p as u8)))
+        .collect();
+    (s, agents)
+}
+
 /// A pickled state: its game and its save.
 #[pyfunction]
 fn _load_state(py: Python<'_>, game: &Bound<'_, Game>, data: &[u8]) -> PyResult<State> {
@@ -902,6 +929,7 @@ fn _rulecraft(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<State>()?;
     m.add_class::<RandomAgent>()?;
     m.add_function(wrap_pyfunction!(_load_state, m)?)?;
+    m.add_function(wrap_pyfunction!(random_game_seeds, m)?)?;
     m.add("LoadError", m.py().get_type::<LoadError>())?;
     m.add("DECISION_KINDS", DECISION_KINDS.to_vec())?;
     Ok(())

@@ -10,7 +10,7 @@
 use rulecraft_core::model::decision::DecisionRequest;
 use rulecraft_core::model::event::Primitive;
 use rulecraft_core::model::ruleset::CharKind;
-use rulecraft_core::{Choice, CharId, GameState, PlayerId, Symbol, Value, ZoneId};
+use rulecraft_core::{CharId, Choice, GameState, PlayerId, Symbol, Value, ZoneId};
 
 /// The kinds of decision, in the order the observation's one-hot lists them.
 pub const DECISION_KINDS: [&str; 8] = [
@@ -91,6 +91,7 @@ pub struct Layout {
     controller: Option<CharId>,
     /// What a player sees of each zone's objects, by zone index.
     slots: Vec<Slot>,
+    zone_names: Vec<String>,
     /// At most this many objects are seen one by one (the first by id).
     pub max_objects: usize,
     /// The option list's length: options past it are not offered.
@@ -175,6 +176,7 @@ impl Layout {
             symbols,
             controller,
             slots,
+            zone_names: r.zones.iter().map(|z| z.name.clone()).collect(),
             max_objects,
             max_options,
         }
@@ -214,10 +216,12 @@ impl Layout {
         };
         part("global".into(), self.global_len());
         for i in 0..self.players {
-            part(format!("player {i} (0: the observer)"), self.player_len());
+            let who = if i == 0 { " (the observer)" } else { "" };
+            part(format!("player {i}{who}"), self.player_len());
         }
-        for _ in &self.private {
-            part("own cards by class".into(), self.classes);
+        for z in &self.private {
+            let zone = self.zone_names.get(z.index()).map_or("?", |n| n.as_str());
+            part(format!("own cards by class: {zone}"), self.classes);
         }
         part(
             format!("objects ({} x {})", self.max_objects, self.object_len()),

@@ -115,14 +115,17 @@ def test_mask_matches_options_and_is_never_empty(game):
 def test_observation_sees_life_and_hand(game):
     s = game.new_game(4)
     parts = {name: (at, n) for name, at, n in game.observation_parts()}
-    at, n = parts["player 0 (0: the observer)"]
+    at, n = parts["player 0 (the observer)"]
     obs, _ = s.observe(0)
     # The player's part: lost, then the ruleset's properties (life first: 20).
     assert obs[at] == 0.0 and obs[at + 1] == 20.0
     # Own cards by class: the opening hand.
-    own = [(a, k) for name, a, k in game.observation_parts() if name == "own cards by class"]
-    hand = sum(obs[a:a + k].sum() for a, k in own)
-    assert hand >= 7
+    at, k = parts["own cards by class: hand"]
+    assert obs[at:at + k].sum() == 7
+    # The opponent's hand is counted, not shown.
+    at, n = parts["player 1"]
+    zones = [z for z in ("library", "hand", "batch", "play", "graveyard")]
+    assert obs[at + n - len(zones) + zones.index("hand")] >= 7
 
 
 def test_save_load_goes_on_alike(game):
@@ -221,3 +224,31 @@ def test_play_random_from_python_threads():
         t.join()
     for i in range(2):
         assert (out[i]["decisions"] == rulecraft.play_random(10, seed=i)["decisions"]).all()
+
+
+def test_play_random_plays_the_games_of_the_api(game):
+    r = rulecraft.play_random(4, seed=9)
+    for i in range(4):
+        seed, agent_seeds = rulecraft.random_game_seeds(9, i, 2)
+        s = game.new_game(seed)
+        agents = [RandomAgent(a) for a in agent_seeds]
+        decisions = 0
+        while not s.is_terminal():
+            s.apply(agents[s.current_player].choose(s))
+            decisions += 1
+        assert decisions == r["decisions"][i]
+        assert s.turn == r["turns"][i]
+        assert (s.winner if s.winner is not None else -1) == r["winners"][i]
+
+
+def test_more_options_than_the_mask_raises():
+    small = Game(max_options=2)
+    s = small.new_game(0)
+    agent = RandomAgent(0)
+    while not s.is_terminal() and s.num_options() <= 2:
+        s.apply(agent.choose(s))
+    assert not s.is_terminal()
+    with pytest.raises(ValueError, match="max_options"):
+        s.observe(s.current_player)
+    # The other player's view has no mask to overflow.
+    s.observe(1 - s.current_player)
