@@ -32,7 +32,7 @@ def pettingzoo_steps(steps: int, policy: str) -> float:
     rng = random.Random(0)
     e.reset(seed=0)
     done, game = 0, 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while done < steps:
         for agent in e.agent_iter():
             obs, reward, term, trunc, info = e.last()
@@ -46,7 +46,7 @@ def pettingzoo_steps(steps: int, policy: str) -> float:
             done += 1
         game += 1
         e.reset(seed=game)
-    return done / (time.perf_counter() - start)
+    return done / (time.perf_counter() - start), done / (time.process_time() - cpu)
 
 
 def state_steps(steps: int) -> float:
@@ -54,7 +54,7 @@ def state_steps(steps: int) -> float:
     g = rulecraft.classic()
     rng = random.Random(0)
     done, game = 0, 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while done < steps:
         s = g.new_game(game)
         p = s.current_player
@@ -63,17 +63,22 @@ def state_steps(steps: int) -> float:
             p = s.step(rng.randrange(s.num_options()))
             done += 1
         game += 1
-    return done / (time.perf_counter() - start)
+    return done / (time.perf_counter() - start), done / (time.process_time() - cpu)
 
 
-def rust_rate(binary: str, games: int) -> float | None:
+def rust_rate(binary: str, games: int):
+    """`rulecraft play --games N`: its own games per second, and games per CPU second of the
+    whole command (loading included)."""
     if not os.path.exists(binary):
         return None
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    before = os.times()
     out = subprocess.run([binary, "play", "--games", str(games)], cwd=root,
                          capture_output=True, text=True, check=True).stdout
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     m = re.search(r"games per second: (\d+)", out)
-    return float(m.group(1)) if m else None
+    return (float(m.group(1)) if m else None), games / cpu
 
 
 def main() -> None:
@@ -88,17 +93,26 @@ def main() -> None:
 
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}, "
           f"load {os.getloadavg()[0]:.2f}")
+    # Each rate by the wall clock and by the process's CPU time (the second is what one core
+    # gives when other processes share the machine).
     for policy in ("choice", "sample"):
-        print(f"pettingzoo AEC, random policy ({policy}): "
-              f"{pettingzoo_steps(a.steps, policy):,.0f} steps/s")
-    print(f"State.observe + State.step: {state_steps(a.steps):,.0f} steps/s")
+        wall, cpu = pettingzoo_steps(a.steps, policy)
+        print(f"pettingzoo AEC, random policy ({policy}): {wall:,.0f} steps/s, "
+              f"{cpu:,.0f} per CPU second")
+    wall, cpu = state_steps(a.steps)
+    print(f"State.observe + State.step: {wall:,.0f} steps/s, {cpu:,.0f} per CPU second")
 
     rulecraft.play_random(20)  # warm up: the game loaded
+    c = time.process_time()
     py = rulecraft.play_random(a.games, seed=0)
+    py_cpu = a.games / (time.process_time() - c)
     rust = rust_rate(a.rulecraft, a.games)
-    line = f"play_random, 1 thread: {py['games_per_second']:.0f} games/s"
+    line = (f"play_random, 1 thread: {py['games_per_second']:.0f} games/s, "
+            f"{py_cpu:.0f} per CPU second")
     if rust:
-        line += f"; rulecraft play: {rust:.0f} games/s; ratio {py['games_per_second'] / rust:.2f}"
+        line += (f"; rulecraft play: {rust[0]:.0f} games/s, {rust[1]:.0f} per CPU second; "
+                 f"ratio {py['games_per_second'] / rust[0]:.2f} (wall), "
+                 f"{py_cpu / rust[1]:.2f} (CPU)")
     print(line)
     two = rulecraft.play_random(a.games, seed=0, threads=2)
     print(f"play_random, 2 threads: {two['games_per_second']:.0f} games/s")
@@ -114,7 +128,9 @@ def main() -> None:
         both = self_play(2, a.ray_games, 100)
         print(f"ray, 1 worker: {one['games_per_second']:.0f} games/s; 2 workers: "
               f"{both['games_per_second']:.0f} games/s; speed-up "
-              f"{both['games_per_second'] / one['games_per_second']:.2f}")
+              f"{both['games_per_second'] / one['games_per_second']:.2f} (wall); per worker "
+              f"{one['games_per_cpu_second']:.0f} and {both['games_per_cpu_second']:.0f} games "
+              f"per CPU second")
         ray.shutdown()
 
 

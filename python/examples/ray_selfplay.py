@@ -28,7 +28,9 @@ class SelfPlayWorker:
 
     def play(self, games: int, seed: int) -> dict:
         """`games` random games from `seed`, played in Rust: the wins and the time taken."""
+        cpu = time.process_time()
         r = rulecraft.play_random(games, seed=seed, game=self.game)
+        cpu = time.process_time() - cpu
         wins = [int((r["winners"] == p).sum()) for p in range(len(self.game.players))]
         return {
             "games": games,
@@ -36,6 +38,7 @@ class SelfPlayWorker:
             "draws": int((r["winners"] < 0).sum()),
             "decisions": int(r["decisions"].sum()),
             "seconds": r["elapsed"],
+            "cpu_seconds": cpu,
         }
 
     def play_out(self, state: rulecraft.State, seed: int) -> list:
@@ -81,6 +84,7 @@ def self_play(workers: int, games: int, batch: int, seed: int = 0) -> dict:
         "decisions": sum(r["decisions"] for r in results),
         "seconds": wall,
         "games_per_second": total / wall,
+        "games_per_cpu_second": total / max(sum(r["cpu_seconds"] for r in results), 1e-9),
         "per_worker": [per_worker[id(w)] / wall for w in pool],
     }
 
