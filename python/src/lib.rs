@@ -123,6 +123,20 @@ fn deck_source(d: &str) -> PyResult<load::Source> {
     }
 }
 
+/// A list of (card, copies) as a deck list's text, each name quoted.
+fn deck_text(list: &[(String, u32)]) -> PyResult<String> {
+    list.iter()
+        .map(|(n, c)| {
+            if n.contains('"') || n.contains('\n') {
+                return Err(LoadError::new_err(format!(
+                    "the card name {n:?} cannot be written in a deck list (it holds a quote or a line break)"
+                )));
+            }
+            Ok(format!("{c} \"{n}\"\n"))
+        })
+        .collect()
+}
+
 fn check_list(list: Vec<(String, u32)>, empty: &GameState) -> PyResult<Vec<(String, u32)>> {
     for (name, _) in &list {
         if empty.content().class_id(name).is_none() {
@@ -449,12 +463,7 @@ impl Game {
                 .into_iter()
                 .map(|d| match d {
                     DeckArg::Text(t) => deck_source(&t),
-                    DeckArg::List(l) => Ok((
-                        "deck".to_string(),
-                        l.iter()
-                            .map(|(n, c)| format!("{c} \"{}\"\n", n.replace('"', "")))
-                            .collect(),
-                    )),
+                    DeckArg::List(l) => deck_text(&l).map(|t| ("deck".to_string(), t)),
                 })
                 .collect::<PyResult<_>>()?,
         };

@@ -252,3 +252,16 @@ def test_more_options_than_the_mask_raises():
         s.observe(s.current_player)
     # The other player's view has no mask to overflow.
     s.observe(1 - s.current_player)
+
+
+def test_game_default_decks(game):
+    mixed = [("Mountain", 24), ("Lightning Bolt", 36)]
+    g = Game(decks=[mixed, "bolt"])
+    assert g.new_game(3).save() == game.new_game(3, [mixed, "bolt"]).save()
+    assert g.new_game(3).save() != game.new_game(3).save()
+    with pytest.raises(LoadError, match="no deck"):
+        Game(decks=["nope", "bolt"])
+    with pytest.raises(LoadError, match="Lightning Bolt"):
+        Game(decks=[[("Lightning Blot", 40)], "bolt"])
+    # A game pickles with its decks.
+    assert pickle.loads(pickle.dumps(g)).new_game(3).save() == g.new_game(3).save()
