@@ -3,11 +3,10 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
 
-from rulecraft.env import RulecraftAEC, RulecraftGym, env  # noqa: E402
+from rulecraft.env import RulecraftAEC, RulecraftGym, env
 
 
 def test_pettingzoo_api():

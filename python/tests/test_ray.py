@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-ray = pytest.importorskip("ray")
+import ray  # Ray core is no optional part of the tests
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 import ray_selfplay  # noqa: E402
