@@ -517,3 +517,29 @@ fn explain_prints_the_log_of_occurrences() {
     );
     assert!(!log.is_empty());
 }
+
+/// The Python package builds the classic ruleset's content into the module, file by file
+/// (python/src/load.rs): every content file of the folder is there, so `Game()` plays the same
+/// cards as `rulecraft play`.
+#[test]
+fn the_python_packages_built_in_classic_content_lists_every_file() {
+    let load = std::fs::read_to_string("python/src/load.rs").expect("python/src/load.rs");
+    let mut files: Vec<_> = std::fs::read_dir("content/classic")
+        .expect("content/classic")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .to_string()
+        })
+        .filter(|n| n.ends_with(".cards"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        assert!(
+            load.contains(&format!("include_str!(\"../../content/classic/{f}\")")),
+            "python/src/load.rs does not build in content/classic/{f}"
+        );
+    }
+}

@@ -22,6 +22,7 @@ pub mod play;
 pub mod state;
 
 pub use action::options::DecisionOption;
+pub use explain::accounting::{Accounting, CounterStep};
 pub use model::action::{Action, NewObject, Outcome};
 pub use model::batch::PlayOption;
 pub use model::condition::Subject;
