@@ -691,7 +691,7 @@ impl Cond {
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
             // The objects of the type's classes (FreeOrion's scopes index objects by type).
-            Cond::OfType(t) => Some(ctx.state.objects_of_type(*t)),
+            Cond::OfType(t) => Some(ctx.state.of_type(*t).to_vec()),
             // Attached to one of the objects the inner condition narrows to (the objects in the
             // source's system: `attached to attached`).
             Cond::AttachedTo(c) => Some(ctx.state.attached_to_any(&c.narrow(ctx)?)),
