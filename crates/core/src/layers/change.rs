@@ -994,17 +994,15 @@ pub(super) fn apply_run(
     // distinct lists are walked side by side, each in id order.
     let mut lists: Vec<&[Subject]> = Vec::new();
     let mut list_of: Vec<usize> = Vec::with_capacity(run.len());
+    // Each list found by its address and length (thousands of lists: no search of them all).
+    let mut known: rustc_hash::FxHashMap<(usize, usize), usize> = Default::default();
     for (_, subs) in run {
-        let i = match lists
-            .iter()
-            .position(|l| std::ptr::eq(l.as_ptr(), subs.as_ptr()) && l.len() == subs.len())
-        {
-            Some(i) => i,
-            None => {
+        let i = *known
+            .entry((subs.as_ptr() as usize, subs.len()))
+            .or_insert_with(|| {
                 lists.push(subs);
                 lists.len() - 1
-            }
-        };
+            });
         list_of.push(i);
     }
     // Whether each effect applied: it has a part for the kind of some subject.
