@@ -714,10 +714,25 @@ impl Cond {
                     .filter_map(|c| c.narrow(ctx))
                     .min_by_key(|v| v.len())
                     .or_else(|| {
-                        cs.iter()
+                        let list = cs
+                            .iter()
                             .filter(|c| broad(c))
                             .filter_map(|c| c.narrow(ctx))
-                            .min_by_key(|v| v.len())
+                            .min_by_key(|v| v.len())?;
+                        // "Planets you control": of those, the ones "you" control, by the same
+                        // test on the same values as the condition's part (FreeOrion's scopes
+                        // index objects by owner); only where nothing records what is read, as
+                        // the test itself may not come to read every one's controller.
+                        let yours = cs
+                            .iter()
+                            .any(|c| matches!(c, Cond::ControlledBy(PlayerRef::You)));
+                        Some(match ctx.you {
+                            Some(y) if yours && ctx.reads.is_none() => list
+                                .into_iter()
+                                .filter(|o| ctx.controller(*o) == Some(y))
+                                .collect(),
+                            _ => list,
+                        })
                     })
             }
             _ => None,
