@@ -1,10 +1,12 @@
 //! Galaxy targets, on one core (issue 17): one effects pass over a generated galaxy
 //! (`support/galaxy.rs`: the issue's mix of systems, planets, buildings, ships, fleets and
-//! fields) — every meter-altering group's scope and activation and the max meters derived
-//! through the layers from 0 — at about 4,000 objects (1,000 systems): at most 10 ms; at about
-//! 40,000 (10,000 systems): at most 100 ms, growing linearly.
+//! fields, each empire with its techs, some of whose groups do not alter meters) at about 4,000
+//! objects (1,000 systems): at most 10 ms; at about 40,000 (10,000 systems): at most 100 ms,
+//! growing linearly. Two parts: the meter-altering groups (every group's scope and activation and
+//! the max meters derived through the layers from 0), and one turn's processing (current meters
+//! grow and are capped, then the non-meter groups fire, each effect an occurrence).
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 
 #[path = "support/galaxy.rs"]
 mod support;
@@ -13,15 +15,28 @@ fn effects_pass(c: &mut Criterion) {
     let mut g = c.benchmark_group("galaxy");
     g.sample_size(10);
     for systems in [1_000usize, 10_000] {
-        let s = support::galaxy(systems, 7);
+        let s = support::galaxy_firing(systems, 7);
         let objects = s.objects().count();
         eprintln!(
             "{systems} systems: {objects} objects, {} effects groups with a source",
             support::groups_with_sources(&s)
         );
-        g.bench_function(format!("effects pass, {objects} objects"), |b| {
+        g.bench_function(format!("meter groups, {objects} objects"), |b| {
             b.iter(|| black_box(rulecraft_core::layers::derive(&s, false)))
         });
+        g.bench_function(
+            format!("non-meter groups (one turn), {objects} objects"),
+            |b| {
+                b.iter_batched(
+                    || s.clone(),
+                    |mut next| {
+                        support::turn(&mut next);
+                        next
+                    },
+                    BatchSize::LargeInput,
+                )
+            },
+        );
     }
     g.finish();
 }

@@ -1,6 +1,10 @@
 //! Profiles one effects pass over a generated galaxy (`benches/support/galaxy.rs`):
-//! `cargo run --release --example prof_galaxy -- SYSTEMS` times the full derivation; under
-//! `valgrind --tool=callgrind` it shows where the pass spends.
+//! `cargo run --release --example prof_galaxy -- SYSTEMS` times the full derivation (the
+//! meter-altering groups) and one turn's processing (meters grow and are capped, the non-meter
+//! groups fire); under `valgrind --tool=callgrind --collect-atstart=no
+//! --toggle-collect='prof_galaxy::meter_pass'` (or `fire_pass`) it shows where each spends.
+//! `-- SYSTEMS meter` or `-- SYSTEMS turn` runs that part only. With `RC_DIGEST` set it prints
+//! a digest of the derived values, to compare two builds.
 
 #[path = "../benches/support/galaxy.rs"]
 mod support;
@@ -10,13 +14,51 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000);
-    let s = support::galaxy(systems, 7);
+    // `meter` or `turn` as a second argument: that part only.
+    let part = std::env::args().nth(2).unwrap_or_default();
+    let s = support::galaxy_firing(systems, 7);
+    if part == "turn" {
+        return turn(&s, systems);
+    }
     let t = std::time::Instant::now();
-    let d = rulecraft_core::layers::derive(&s, false);
+    let d = meter_pass(&s);
     println!(
         "{systems} systems, {} objects: one effects pass {:?} ({} rows)",
         s.objects().count(),
         t.elapsed(),
         d.sheet.objects.len()
     );
+    if std::env::var("RC_DIGEST").is_ok() {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", d.sheet).hash(&mut h);
+        println!("digest {:x}", h.finish());
+    }
+    if part != "meter" {
+        turn(&s, systems);
+    }
+}
+
+/// Times one turn's processing on a copy of `s`.
+fn turn(s: &rulecraft_core::GameState, systems: usize) {
+    let mut next = s.clone();
+    let t = std::time::Instant::now();
+    fire_pass(&mut next);
+    println!(
+        "{systems} systems: one turn's non-meter groups (meters grow, are capped, groups fire) {:?} ({} log entries)",
+        t.elapsed(),
+        next.log().len() - s.log().len()
+    );
+}
+
+/// One turn's processing: current meters grow and are capped, then the non-meter groups fire.
+#[inline(never)]
+fn fire_pass(s: &mut rulecraft_core::GameState) {
+    support::turn(s);
+}
+
+/// The meter-altering groups' pass (a function of its own, for callgrind's `--toggle-collect`).
+#[inline(never)]
+fn meter_pass(s: &rulecraft_core::GameState) -> rulecraft_core::model::derived::Derived {
+    rulecraft_core::layers::derive(s, false)
 }

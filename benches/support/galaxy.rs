@@ -51,12 +51,43 @@ impl Mix {
     }
 }
 
+/// The content of techs whose effects groups do not alter meters (they fire as each turn
+/// begins): `galaxy_fire.cards`, next to this file.
+#[allow(dead_code)] // used by the benchmark, not by every test that includes this file
+pub const FIRING: &str = "benches/support/galaxy_fire.cards";
+
+/// The same galaxy with each empire holding the techs of [`FIRING`] too: non-meter effects
+/// groups with sources, for one turn's processing.
+#[allow(dead_code)] // used by the benchmark, not by every test that includes this file
+pub fn galaxy_firing(systems: usize, seed: u64) -> GameState {
+    galaxy_with(systems, seed, &[Path::new(FIRING)])
+}
+
+/// One turn of the galaxy: `turn` begins for the first empire, and with it, by the ruleset's
+/// rule, current meters grow and are capped, then the non-meter effects groups fire.
+#[allow(dead_code)] // used by the benchmark, not by every test that includes this file
+pub fn turn(s: &mut GameState) {
+    let turn = s.ruleset().event_id("turn").expect("event turn");
+    s.begin(rulecraft_core::Occurrence::new(
+        turn,
+        vec![rulecraft_core::Arg::Player(PlayerId(0))],
+    ))
+    .expect("the turn begins");
+    assert!(
+        s.pending_decision().is_none(),
+        "the turn asks no decision: {:?}",
+        s.pending_decision()
+    );
+}
+
 /// A galaxy of `systems` systems, its derived values worked out.
+#[allow(dead_code)] // used by the tests, not by every program that includes this file
 pub fn galaxy(systems: usize, seed: u64) -> GameState {
     galaxy_with(systems, seed, &[])
 }
 
-/// The same with `extra` content loaded too (its classes are not placed).
+/// The same with `extra` content loaded too (its classes are placed with the others, but for
+/// those named `Test ...`).
 pub fn galaxy_with(systems: usize, seed: u64, extra: &[&Path]) -> GameState {
     let mut s = empty(&["Ann", "Ben", "Cid", "Dee"], extra);
     let zone = s.ruleset().zone_id("galaxy").expect("zone galaxy");

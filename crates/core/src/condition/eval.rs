@@ -708,7 +708,7 @@ impl Cond {
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
             // The objects of the type's classes (FreeOrion's scopes index objects by type).
-            Cond::OfType(t) => Some(ctx.state.objects_of_type(*t)),
+            Cond::OfType(t) => Some(ctx.state.of_type(*t).to_vec()),
             // Attached to one of the objects the inner condition narrows to (the objects in the
             // source's system: `attached to attached`).
             Cond::AttachedTo(c) => Some(ctx.state.attached_to_any(&c.narrow(ctx)?)),
@@ -731,10 +731,25 @@ impl Cond {
                     .filter_map(|c| c.narrow(ctx))
                     .min_by_key(|v| v.len())
                     .or_else(|| {
-                        cs.iter()
+                        let list = cs
+                            .iter()
                             .filter(|c| broad(c))
                             .filter_map(|c| c.narrow(ctx))
-                            .min_by_key(|v| v.len())
+                            .min_by_key(|v| v.len())?;
+                        // "Planets you control": of those, the ones "you" control, by the same
+                        // test on the same values as the condition's part (FreeOrion's scopes
+                        // index objects by owner); only where nothing records what is read, as
+                        // the test itself may not come to read every one's controller.
+                        let yours = cs
+                            .iter()
+                            .any(|c| matches!(c, Cond::ControlledBy(PlayerRef::You)));
+                        Some(match ctx.you {
+                            Some(y) if yours && ctx.reads.is_none() => list
+                                .into_iter()
+                                .filter(|o| ctx.controller(*o) == Some(y))
+                                .collect(),
+                            _ => list,
+                        })
                     })
             }
             _ => None,

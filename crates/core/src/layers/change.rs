@@ -994,36 +994,17 @@ pub(super) fn apply_run(
     // distinct lists are walked side by side, each in id order.
     let mut lists: Vec<&[Subject]> = Vec::new();
     let mut list_of: Vec<usize> = Vec::with_capacity(run.len());
+    // Each list found by its address and length (thousands of lists: no search of them all).
+    let mut known: rustc_hash::FxHashMap<(usize, usize), usize> = Default::default();
     for (_, subs) in run {
-        let i = match lists
-            .iter()
-            .position(|l| std::ptr::eq(l.as_ptr(), subs.as_ptr()) && l.len() == subs.len())
-        {
-            Some(i) => i,
-            None => {
+        let i = *known
+            .entry((subs.as_ptr() as usize, subs.len()))
+            .or_insert_with(|| {
                 lists.push(subs);
                 lists.len() - 1
-            }
-        };
+            });
         list_of.push(i);
     }
-    if lists.len() > 64 {
-        // Too many lists to walk side by side: one effect after another.
-        for (k, (cand, subs)) in run.iter().enumerate() {
-            applied[k] = apply_in_place(
-                state,
-                sheet,
-                cand,
-                layer,
-                subs,
-                None,
-                log.as_deref_mut(),
-                |_, _, _, _| {},
-            );
-        }
-        return applied;
-    }
-    // The effects, in order, that apply to a subject found in the lists of a set.
     // Whether each effect applied: it has a part for the kind of some subject.
     for (k, (_, subs)) in run.iter().enumerate() {
         let has_object = matches!(subs.first(), Some(Subject::Object(_)));
@@ -1033,6 +1014,12 @@ pub(super) fn apply_run(
             SlotTarget::Prop(_) => has_player,
         });
     }
+    if lists.len() > 64 {
+        // Too many lists to walk side by side: by the lists each subject is in.
+        run_by_lists(sheet, &parts, &lists, &list_of, log);
+        return applied;
+    }
+    // The effects, in order, that apply to a subject found in the lists of a set.
     // For each set of lists a subject is in: the effects' parts in order, as one program.
     let mut programs: rustc_hash::FxHashMap<u64, Program> = Default::default();
     let mut at = vec![0usize; lists.len()];
@@ -1070,6 +1057,153 @@ pub(super) fn apply_run(
 /// Parts of several effects to apply in order to each subject of a run, with consecutive
 /// additions to one characteristic summed, and repeats of one symbol or ability change dropped
 /// (adding flying twice adds it once): the same result as applying each in turn.
+/// `apply_run` over more lists than a set of them fits in a mask (an effect of its own for each
+/// of thousands of objects, and a few shared lists): each subject gets the parts of the effects
+/// whose lists hold it, in the effects' order. Where those are all additions, each list's total
+/// per characteristic is added (the same number in any order, where no partial total of them can
+/// overflow); otherwise the effects' parts in order, as one program per set of lists. The work is
+/// the length of the distinct lists, not of every effect's.
+fn run_by_lists<'a>(
+    sheet: &mut Sheet,
+    parts: &'a [Vec<(SlotTarget, Same<'a>)>],
+    lists: &[&[Subject]],
+    list_of: &[usize],
+    mut log: Option<&mut (dyn KeepBefore + 'static)>,
+) {
+    let mut effects_of: Vec<Vec<usize>> = vec![Vec::new(); lists.len()];
+    for (k, g) in list_of.iter().enumerate() {
+        effects_of[*g].push(k);
+    }
+    // For a list whose effects only add: per target, the total and the sum of the sizes.
+    let sums: Vec<Option<Vec<(SlotTarget, i128, i128)>>> = effects_of
+        .iter()
+        .map(|ks| {
+            let mut out: Vec<(SlotTarget, i128, i128)> = Vec::new();
+            for (t, same) in ks.iter().flat_map(|k| parts[*k].iter()) {
+                let Same::Add(n) = same else { return None };
+                let n = i128::from(n.unwrap_or(0));
+                match out.iter_mut().find(|(x, ..)| x == t) {
+                    Some((_, total, size)) => {
+                        *total += n;
+                        *size += n.abs();
+                    }
+                    None => out.push((*t, n, n.abs())),
+                }
+            }
+            Some(out)
+        })
+        .collect();
+    // The lists each subject is in, in order: objects by a count of each one's lists (a
+    // counting sort over object indexes), players apart.
+    let objects = lists
+        .iter()
+        .filter_map(
+            |l| match l.iter().rev().find(|s| matches!(s, Subject::Object(_))) {
+                Some(Subject::Object(o)) => Some(o.index() + 1),
+                _ => None,
+            },
+        )
+        .max()
+        .unwrap_or(0);
+    let mut start = vec![0u32; objects + 1];
+    let mut players: Vec<(Subject, Vec<u32>)> = Vec::new();
+    for (g, l) in lists.iter().enumerate() {
+        for s in l.iter() {
+            match s {
+                Subject::Object(o) => start[o.index() + 1] += 1,
+                Subject::Player(_) => match players.iter_mut().find(|(p, _)| p == s) {
+                    Some((_, gs)) => gs.push(g as u32),
+                    None => players.push((*s, vec![g as u32])),
+                },
+            }
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut next = start.clone();
+    let mut in_lists = vec![0u32; start[objects] as usize];
+    for (g, l) in lists.iter().enumerate() {
+        for s in l.iter() {
+            if let Subject::Object(o) = s {
+                in_lists[next[o.index()] as usize] = g as u32;
+                next[o.index()] += 1;
+            }
+        }
+    }
+    players.sort_unstable_by_key(|(s, _)| *s);
+    let each = (0..objects)
+        .filter(|o| start[*o] < start[*o + 1])
+        .map(|o| {
+            (
+                Subject::Object(crate::model::ids::ObjectId(o as u32)),
+                &in_lists[start[o] as usize..start[o + 1] as usize],
+            )
+        })
+        .chain(players.iter().map(|(s, gs)| (*s, gs.as_slice())));
+    let fits_i64 = |x: i128| (i128::from(i64::MIN)..=i128::from(i64::MAX)).contains(&x);
+    let mut programs: rustc_hash::FxHashMap<&[u32], Program> = Default::default();
+    let mut totals: Vec<(SlotTarget, i128, i128)> = Vec::new();
+    for (s, gs) in each {
+        totals.clear();
+        let additive = gs.iter().all(|g| {
+            let Some(list) = &sums[*g as usize] else {
+                return false;
+            };
+            for (t, total, size) in list.iter().filter(|(t, ..)| fits(s, *t)) {
+                match totals.iter_mut().find(|(x, ..)| x == t) {
+                    Some((_, a, b)) => {
+                        *a += total;
+                        *b += size;
+                    }
+                    None => totals.push((*t, *total, *size)),
+                }
+            }
+            true
+        });
+        // Every partial total, in any order, is within the sum of the sizes of the start.
+        let safe = additive
+            && totals
+                .iter()
+                .all(|(t, _, size)| match current(sheet, s, *t) {
+                    Value::Number(Some(a)) => {
+                        fits_i64(i128::from(*a) - size) && fits_i64(i128::from(*a) + size)
+                    }
+                    _ => true,
+                });
+        if safe {
+            for (t, total, _) in &totals {
+                let slot = slot_mut(sheet, s, *t);
+                if let Some(log) = log.as_deref_mut() {
+                    log.keep(s, *t, slot);
+                }
+                match slot {
+                    Value::Number(Some(a)) => {
+                        *slot = Value::Number(Some((i128::from(*a) + total) as i64))
+                    }
+                    Value::Number(None) => {}
+                    other => *other = Value::Number(None),
+                }
+            }
+            continue;
+        }
+        let program = programs.entry(gs).or_insert_with(|| {
+            let mut ks: Vec<usize> = gs
+                .iter()
+                .flat_map(|g| effects_of[*g as usize].iter().copied())
+                .collect();
+            ks.sort_unstable();
+            Program::new(ks.iter().flat_map(|k| parts[*k].iter()))
+        });
+        if let Some(log) = log.as_deref_mut() {
+            for t in program.targets.iter().filter(|t| fits(s, **t)) {
+                log.keep(s, *t, slot_mut(sheet, s, *t));
+            }
+        }
+        program.run(sheet, s);
+    }
+}
+
 struct Program<'a> {
     targets: Vec<SlotTarget>,
     ops: Vec<(SlotTarget, Compiled<'a>)>,

@@ -80,10 +80,48 @@ pub struct GameState {
     /// The objects of each class, in id order: the responses that listen to an event are found
     /// through their classes.
     pub(crate) by_class: Arc<rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>>>,
+    /// The objects of each object type (by type id), in id order: kept as objects are made
+    /// (an object's class, and so its type, never changes), so that a scope of a type finds its
+    /// objects without a search (FreeOrion's scopes index objects by type).
+    by_type: Arc<Vec<Vec<ObjectId>>>,
+    /// Which characteristics the objects of each type have, worked out once from the ruleset.
+    type_chars: Arc<TypeChars>,
     /// Occurrences under way, delayed effects, open periods and the log.
     pub(crate) timing: Arc<crate::state::Timing>,
     /// The seeded random source shuffles draw from.
     pub(crate) random: crate::model::random::Random,
+}
+
+/// Which characteristics the objects of each object type have (`Ruleset::type_has`), as a table
+/// looked up in constant time: a row per type, then one for objects of no type.
+#[derive(Debug, Default)]
+struct TypeChars {
+    chars: usize,
+    has: Vec<bool>,
+}
+
+impl TypeChars {
+    fn new(r: &Ruleset) -> Self {
+        let chars = r.characteristics.len();
+        let mut has = Vec::with_capacity((r.types.len() + 1) * chars);
+        for t in (0..r.types.len())
+            .map(|i| Some(crate::model::ids::TypeId(i as u16)))
+            .chain([None])
+        {
+            has.extend((0..chars).map(|c| r.type_has(t, CharId(c as u16))));
+        }
+        TypeChars { chars, has }
+    }
+
+    /// Whether objects of type `t` (`None`: of no type) have characteristic `ch`.
+    fn has(&self, t: Option<crate::model::ids::TypeId>, ch: CharId) -> bool {
+        let types = self.has.len() / self.chars.max(1);
+        let row = t.map_or(types.saturating_sub(1), |t| {
+            t.index().min(types.saturating_sub(1))
+        });
+        // A characteristic no type names (none beyond the table does) every object has.
+        ch.index() >= self.chars || self.has[row * self.chars + ch.index()]
+    }
 }
 
 /// What a game state holds besides its ruleset, its content and what is derived: what a save
@@ -140,7 +178,6 @@ impl GameState {
                     lost: false,
                 })
                 .collect(),
-            ruleset,
             builtin,
             content,
             objects: Default::default(),
@@ -160,8 +197,11 @@ impl GameState {
             base: OnceLock::new(),
             base_prev: None,
             by_class: Default::default(),
+            by_type: Default::default(),
+            type_chars: Arc::new(TypeChars::new(&ruleset)),
             timing: Default::default(),
             random: Default::default(),
+            ruleset,
         }
     }
 
@@ -256,25 +296,22 @@ impl GameState {
         if o.index() >= self.objects.len() {
             return false;
         }
-        self.ruleset.type_has(self.object_type(o), ch)
+        self.type_chars.has(self.object_type(o), ch)
     }
 
     /// The objects of type `t`, in id order.
     pub fn objects_of_type(&self, t: crate::model::ids::TypeId) -> Vec<ObjectId> {
-        let mut out = Vec::new();
-        let mut classes = 0;
-        for (i, c) in self.content.classes.iter().enumerate() {
-            if c.object_type == Some(t) {
-                classes += 1;
-                if let Some(list) = self.by_class.get(&ClassId(i as u32)) {
-                    out.extend_from_slice(list);
-                }
-            }
-        }
-        if classes > 1 {
-            out.sort_unstable();
-        }
-        out
+        self.of_type(t).to_vec()
+    }
+
+    /// The objects of type `t`, in id order, from the index.
+    pub(crate) fn of_type(&self, t: crate::model::ids::TypeId) -> &[ObjectId] {
+        let Some(list) = self.by_type.get(t.index()) else {
+            return &[];
+        };
+        // Only the objects this state has (a state as it was before some were made keeps the
+        // index of the one after).
+        &list[..list.partition_point(|o| o.index() < self.objects.len())]
     }
 
     /// The object type of `o`'s class, if it has one (`None` for a bad id).
@@ -620,6 +657,8 @@ impl GameState {
             base: OnceLock::new(),
             base_prev: None,
             by_class: self.by_class.clone(),
+            by_type: self.by_type.clone(),
+            type_chars: self.type_chars.clone(),
             timing: self.timing.clone(),
             random: self.random,
         }
@@ -752,6 +791,18 @@ impl GameState {
             .entry(o.class)
             .or_default()
             .push(id);
+        if let Some(t) = self
+            .content
+            .classes
+            .get(o.class.index())
+            .and_then(|c| c.object_type)
+        {
+            let by_type = Arc::make_mut(&mut self.by_type);
+            if by_type.len() <= t.index() {
+                by_type.resize(t.index() + 1, Vec::new());
+            }
+            by_type[t.index()].push(id);
+        }
         Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
@@ -787,11 +838,22 @@ impl GameState {
         let n = self.objects.len();
         let mut by_class: rustc_hash::FxHashMap<crate::model::ids::ClassId, Vec<ObjectId>> =
             Default::default();
+        let mut by_type: Vec<Vec<ObjectId>> = vec![Vec::new(); self.ruleset.types.len()];
         let mut in_play = Vec::new();
         let mut bits = vec![0u64; n.div_ceil(64)];
         let mut pairs = Vec::new();
         for o in self.objects.iter() {
             by_class.entry(o.class).or_default().push(o.id);
+            if let Some(t) = self
+                .content
+                .classes
+                .get(o.class.index())
+                .and_then(|c| c.object_type)
+            {
+                if let Some(list) = by_type.get_mut(t.index()) {
+                    list.push(o.id);
+                }
+            }
             if self.ruleset.zone_def(o.zone).in_play {
                 bits[o.id.index() / 64] |= 1 << (o.id.index() % 64);
                 in_play.push(o.id);
@@ -802,6 +864,7 @@ impl GameState {
         }
         pairs.sort_unstable();
         self.by_class = Arc::new(by_class);
+        self.by_type = Arc::new(by_type);
         self.in_play = Arc::new(in_play);
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
