@@ -65,6 +65,19 @@ impl GameState {
         let def = &self.ruleset.counters[counter.index()];
         let keyword = !def.ops.is_empty();
         let inert = def.ops.is_empty() && def.changes.is_empty();
+        if inert && self.content.counters_unseen(&self.ruleset) {
+            // Nothing derived reads it: no derivation again (FreeOrion's current meters change
+            // thousands of times a turn). Its one placement holds them all.
+            let list = self.counters_unseen_mut(object);
+            if let Some(i) = list.iter().position(|p| p.kind == counter) {
+                let p = &mut list[i];
+                p.count = p.count.saturating_add(count).max(0);
+                if p.count == 0 {
+                    list.remove(i);
+                }
+                return;
+            }
+        }
         if count > 0 {
             let ts = self.new_timestamp();
             let o = self.object_mut(object);

@@ -171,6 +171,9 @@ pub struct Content {
     /// `stacks`, worked out once.
     #[serde(skip)]
     stacks: std::sync::OnceLock<bool>,
+    /// `counters_unseen`, worked out once.
+    #[serde(skip)]
+    counters_unseen: std::sync::OnceLock<bool>,
     /// `statics_work_outside_play`, worked out once.
     #[serde(skip)]
     outside_play: std::sync::OnceLock<bool>,
@@ -255,6 +258,16 @@ impl Content {
                 || self.any_effect_def(rs, &mut |d| {
                     d.ops.iter().any(|op| op.target == SlotTarget::Char(ac))
                 })
+        })
+    }
+
+    /// Whether neither a derived value nor a state-based check reads counters: no continuous
+    /// effect counts them and no check tests them. There, counters of a kind no layer applies
+    /// (a meter's current value) change no derived value.
+    pub fn counters_unseen(&self, rs: &Ruleset) -> bool {
+        *self.counters_unseen.get_or_init(|| {
+            !self.any_effect_def(rs, &mut |d| d.reads_counters())
+                && !rs.state_checks.iter().any(|c| c.condition.reads_counters())
         })
     }
 

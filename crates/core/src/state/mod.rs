@@ -597,6 +597,16 @@ impl GameState {
         Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()]).timestamp = ts;
     }
 
+    /// An object's counter placements, to change where no derived value and no state-based check
+    /// reads counters (`Content::counters_unseen`): not noted as a change for the next
+    /// derivation.
+    pub(crate) fn counters_unseen_mut(
+        &mut self,
+        id: ObjectId,
+    ) -> &mut Vec<crate::model::object::CounterPlacement> {
+        &mut Arc::make_mut(&mut Arc::make_mut(&mut self.objects)[id.index()]).counters
+    }
+
     /// Moves an object to a zone, keeping the objects in play up to date.
     pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
         self.object_mut(id).zone = zone;
