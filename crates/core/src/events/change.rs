@@ -415,7 +415,7 @@ impl GameState {
         sym: crate::model::value::Symbol,
     ) -> Vec<Change> {
         use crate::model::effect::{
-            Affects, Change as Op_, CreatedEffect, Duration, EffectDef, Locked, Op, SymList,
+            Change as Op_, CreatedEffect, Duration, EffectDef, Locked, Op, SymList,
         };
         use crate::model::ids::{SlotTarget, Timestamp};
         let target = SlotTarget::Char(ch);
@@ -438,24 +438,15 @@ impl GameState {
             .collect();
         let mut set = crate::model::value::SymbolSet::default();
         set.insert(sym);
-        let def = EffectDef {
+        let def = EffectDef::on_source(
             text,
-            affects: Affects::Objects(crate::model::condition::Cond::IsSource),
-            while_cond: None,
-            defining: false,
-            ops: vec![Op::new(
+            Op::new(
                 target,
                 Op_::SetSymbols(SymList { set, chosen: false }),
                 layer,
                 false,
-            )],
-            zones: Vec::new(),
-            stacking: 0,
-            priority: 0,
-            affects_text: Default::default(),
-            text_symbol: Default::default(),
-            counts_counters: Default::default(),
-        };
+            ),
+        );
         let x = self.obj(o);
         let mut out = Vec::new();
         if !earlier.is_empty() {

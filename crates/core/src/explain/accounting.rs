@@ -89,15 +89,15 @@ impl GameState {
 /// occurrence of the ruleset's own, else the entry itself) and the response or rule above it.
 fn context(state: &GameState, entries: &[&LogEntry], i: usize) -> (String, Option<String>) {
     let here = entries[i];
-    let own = LogEntry {
-        depth: 0,
-        what: here.what.clone(),
-    };
     let mut what = match &here.what {
         Logged::Happened { occurrence } => occurrence.display(state),
         Logged::CurrentValues { capped: true, .. } => "capped by its max value".to_string(),
         Logged::CurrentValues { capped: false, .. } => "grows".to_string(),
-        _ => own.display(state),
+        other => LogEntry {
+            depth: 0,
+            what: other.clone(),
+        }
+        .display(state),
     };
     let grouped = matches!(here.what, Logged::CurrentValues { .. });
     let mut depth = here.depth;

@@ -2,9 +2,7 @@
 //! and a player's properties.
 
 use crate::model::action::NewObject;
-use crate::model::effect::{
-    Affects, Change, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind,
-};
+use crate::model::effect::{Change, CreatedEffect, Duration, EffectDef, Locked, Op, OpKind};
 use crate::model::ids::SlotTarget;
 use crate::model::ids::{CounterId, ObjectId, PlayerId, PropId, ZoneId};
 use crate::model::object::{CounterPlacement, GameObject};
@@ -153,19 +151,10 @@ impl GameState {
             controller,
             timestamp: ts,
             duration: Duration::WhileSourceInPlay,
-            def: Arc::new(EffectDef {
-                text: Arc::from(text.as_str()),
-                affects: Affects::Objects(crate::model::condition::Cond::IsSource),
-                while_cond: None,
-                defining: false,
-                ops: vec![Op::new(target, change, layer, false)],
-                zones: Vec::new(),
-                stacking: 0,
-                priority: 0,
-                affects_text: Default::default(),
-                text_symbol: Default::default(),
-                counts_counters: Default::default(),
-            }),
+            def: Arc::new(EffectDef::on_source(
+                Arc::from(text.as_str()),
+                Op::new(target, change, layer, false),
+            )),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),
         }));

@@ -322,6 +322,25 @@ pub struct EffectDef {
 }
 
 impl EffectDef {
+    /// An effect on its source alone, with one operation, in play only and with no condition:
+    /// what the kernel creates for a choice made as an object enters or a characteristic set for
+    /// good.
+    pub fn on_source(text: Arc<str>, op: Op) -> EffectDef {
+        EffectDef {
+            text,
+            affects: Affects::Objects(Cond::IsSource),
+            while_cond: None,
+            defining: false,
+            ops: vec![op],
+            zones: Vec::new(),
+            stacking: 0,
+            priority: 0,
+            affects_text: Default::default(),
+            text_symbol: Default::default(),
+            counts_counters: Default::default(),
+        }
+    }
+
     /// The same for effects whose subjects are written alike ("creatures you control" on many
     /// cards): for the same source and "you" they pick the same objects.
     pub fn affects_key(&self) -> &Arc<str> {

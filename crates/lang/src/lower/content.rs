@@ -203,8 +203,9 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
     let mut excludes = Vec::new();
     let mut activation = Vec::new();
     let mut effects = Vec::new();
-    let mut stacking: Option<(u32, Span)> = None;
-    let mut priority: Option<(i32, Span)> = None;
+    // 0 unless the group says (`stacking: 0` always fires).
+    let mut stacking = 0u32;
+    let mut priority = 0i32;
     for line in block(item, "the effects group")? {
         let mut lc = Cursor::new(&line.head);
         let word = line.head[0].word();
@@ -223,7 +224,7 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
                 let Ok(n) = u32::try_from(n) else {
                     return Err(Diagnostic::new(ns, "a stacking number is 0 or more"));
                 };
-                stacking = Some((n, line.head[0].span));
+                stacking = n;
             } else {
                 let Ok(n) = i32::try_from(n) else {
                     return Err(Diagnostic::new(
@@ -231,7 +232,7 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
                         "a priority is a number that fits in 32 bits",
                     ));
                 };
-                priority = Some((n, line.head[0].span));
+                priority = n;
             }
             continue;
         }
@@ -319,8 +320,8 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
                 scope,
                 activation,
                 effects,
-                stacking: stacking.map_or(0, |s| s.0),
-                priority: priority.map_or(0, |p| p.0),
+                stacking,
+                priority,
                 scope_reads,
             },
         );
@@ -373,8 +374,8 @@ fn effects_group(env: &Env, item: &Stmt, text: &str, class: &mut ObjectClass) ->
         parts.extend(chars.into_iter().map(Cond::Typed));
         def.affects = rulecraft_core::model::effect::Affects::Objects(and_of(parts));
         def.while_cond = while_cond.clone();
-        def.stacking = stacking.map_or(0, |s| s.0);
-        def.priority = priority.map_or(0, |p| p.0);
+        def.stacking = stacking;
+        def.priority = priority;
         class.statics.push(Arc::new(def));
     }
     Ok(())

@@ -413,24 +413,13 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 if i > 0 {
                     c.expect_punct(",")?;
                 }
-                let (n, sp) =
-                    c.name("a characteristic (`map: x, y, lanes, on_lane, detection`)")?;
-                let rs = &env.ruleset;
-                let ch = rs.char_id(&n).ok_or_else(|| {
-                    unknown(
-                        sp,
-                        "characteristic",
-                        &n,
-                        rs.characteristics.iter().map(|c| c.name.as_str()),
-                    )
-                })?;
-                if char_def(rs, ch).kind != want {
-                    return Err(Diagnostic::new(
-                        sp,
-                        format!("`{n}` is not a {} characteristic", want.name()),
-                    ));
-                }
-                chars.push(ch);
+                chars.push(kind_char(
+                    env,
+                    &mut c,
+                    want,
+                    "a characteristic (`map: x, y, lanes, on_lane, detection`)",
+                    None,
+                )?);
             }
             c.finish()?;
             let Some(name) = env.ruleset.char_of_kind(CharKind::Name) else {
@@ -859,7 +848,25 @@ fn order_decl(env: &mut Env, s: &Stmt, c: &mut Cursor) -> Res<()> {
 
 /// A symbols characteristic named next; `why` ends the error for one of another kind.
 fn symbols_char(env: &Env, c: &mut Cursor, why: &str) -> Res<rulecraft_core::CharId> {
-    let (n, sp) = c.name("a symbols characteristic")?;
+    kind_char(
+        env,
+        c,
+        CharKind::Symbols,
+        "a symbols characteristic",
+        Some(why),
+    )
+}
+
+/// A characteristic of kind `want` named next (`expected`: what the error for no name says);
+/// `why`, if given, ends the error for one of another kind.
+fn kind_char(
+    env: &Env,
+    c: &mut Cursor,
+    want: CharKind,
+    expected: &str,
+    why: Option<&str>,
+) -> Res<rulecraft_core::CharId> {
+    let (n, sp) = c.name(expected)?;
     let rs = &env.ruleset;
     let id = rs.char_id(&n).ok_or_else(|| {
         unknown(
@@ -869,10 +876,11 @@ fn symbols_char(env: &Env, c: &mut Cursor, why: &str) -> Res<rulecraft_core::Cha
             rs.characteristics.iter().map(|c| c.name.as_str()),
         )
     })?;
-    if char_def(rs, id).kind != CharKind::Symbols {
+    if char_def(rs, id).kind != want {
+        let why = why.map(|w| format!(": {w}")).unwrap_or_default();
         return Err(Diagnostic::new(
             sp,
-            format!("`{n}` is not a symbols characteristic: {why}"),
+            format!("`{n}` is not a {} characteristic{why}", want.name()),
         ));
     }
     Ok(id)
