@@ -42,6 +42,12 @@ fn main() {
 /// Times one turn's processing on a copy of `s`.
 fn turn(s: &rulecraft_core::GameState, systems: usize) {
     let mut next = s.clone();
+    // With `RC_AFTER_TURN` set, the turn timed is the second: the first's changes (sizes set,
+    // objects destroyed) make it derive again.
+    if std::env::var("RC_AFTER_TURN").is_ok() {
+        support::turn(&mut next);
+    }
+    let s = &next.clone();
     let t = std::time::Instant::now();
     fire_pass(&mut next);
     println!(
@@ -49,6 +55,13 @@ fn turn(s: &rulecraft_core::GameState, systems: usize) {
         t.elapsed(),
         next.log().len() - s.log().len()
     );
+    if std::env::var("RC_DIGEST").is_ok() {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", &next.log()[s.log().len()..]).hash(&mut h);
+        format!("{:?}", rulecraft_core::layers::derive(&next, false).sheet).hash(&mut h);
+        println!("turn digest {:x}", h.finish());
+    }
 }
 
 /// One turn's processing: current meters grow and are capped, then the non-meter groups fire.

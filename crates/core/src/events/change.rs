@@ -269,13 +269,28 @@ impl GameState {
     /// current value (the counters of the meter's name) grown by `growth`, not below 0, or with
     /// `growth` `None` capped by its max value (the derived characteristic).
     fn meter_changes(&self, meter: Option<CharId>, growth: Option<i64>) -> Vec<Change> {
+        let mut out = Vec::new();
+        self.each_meter_change(meter, growth, &mut |c| {
+            out.push(c);
+            true
+        });
+        out
+    }
+
+    /// Each change a growth or cap of current meters makes, in object order, until `f` says
+    /// stop (returns false).
+    fn each_meter_change(
+        &self,
+        meter: Option<CharId>,
+        growth: Option<i64>,
+        f: &mut dyn FnMut(Change) -> bool,
+    ) {
         let rs = &self.ruleset;
         let meters: Vec<(CharId, crate::model::ids::CounterId)> = (0..rs.characteristics.len())
             .map(|i| CharId(i as u16))
             .filter(|ch| meter.is_none_or(|m| m == *ch))
             .filter_map(|ch| rs.meter_counter(ch).map(|k| (ch, k)))
             .collect();
-        let mut out = Vec::new();
         for &o in self.in_play_ids().iter() {
             for &(ch, k) in &meters {
                 if !self.has_char(o, ch) {
@@ -289,16 +304,17 @@ impl GameState {
                         _ => 0,
                     },
                 };
-                if by != 0 {
-                    out.push(Change::Counters {
+                if by != 0
+                    && !f(Change::Counters {
                         object: o,
                         counter: k,
                         count: by,
-                    });
+                    })
+                {
+                    return;
                 }
             }
         }
-        out
     }
 
     /// The changes `SetScaled` and `Resize` make: for each characteristic they set, a created
@@ -709,9 +725,17 @@ impl GameState {
                 on,
                 ..
             } => object(o).is_none_or(|x| x.state.contains(symbol) == *on),
+            // The first change found is enough.
+            Primitive::Meters { meter, growth } => {
+                let mut none = true;
+                self.each_meter_change(*meter, *growth, &mut |_| {
+                    none = false;
+                    false
+                });
+                none
+            }
             Primitive::StateAll { .. }
             | Primitive::ClearAll { .. }
-            | Primitive::Meters { .. }
             | Primitive::SetScaled { .. }
             | Primitive::Resize { .. } => self.each_permanent_changes(c, args).is_empty(),
             Primitive::Take { .. } => self.take_changes(c, args).is_empty(),

@@ -231,18 +231,23 @@ impl GameState {
         let scope: Vec<ObjectId> = {
             let sheet = &self.derived().sheet;
             let ctx = Ctx::new(self, sheet, r.source, r.you, &[]);
-            let mut v: Vec<ObjectId> = self
-                .in_play_ids()
-                .iter()
-                .copied()
-                .filter(|o| ctx.test(&g.scope, Subject::Object(*o)))
-                .collect();
-            v.sort_unstable();
+            // Only the objects the scope can hold for are tested (FreeOrion's scopes index
+            // objects by type and owner).
+            let mut v: Vec<ObjectId> = match g.scope.narrow(&ctx) {
+                Some(mut list) => {
+                    list.sort_unstable();
+                    list.dedup();
+                    list.retain(|o| self.in_play(*o));
+                    list
+                }
+                None => self.in_play_ids().to_vec(),
+            };
+            v.retain(|o| ctx.test(&g.scope, Subject::Object(*o)));
             v
         };
         let f = crate::state::Firing {
             group: g.clone(),
-            scope,
+            scope: scope.into(),
             effect: 0,
             next: 0,
         };
@@ -280,7 +285,7 @@ impl GameState {
             if n != 0 {
                 let t = self.timing_mut();
                 if t.stacked.0 != turn {
-                    t.stacked = (turn, Vec::new());
+                    t.stacked = (turn, Default::default());
                 }
                 // A max meter effect of the number applies to it this turn (they fire first).
                 let by_meters = self
@@ -302,7 +307,7 @@ impl GameState {
                     );
                     continue;
                 }
-                self.timing_mut().stacked.1.push((o, n));
+                self.timing_mut().stacked.1.insert((o, n));
             }
             let deed = f.group.effects[f.effect].clone();
             self.run_mut(ri).firing = Some(f);

@@ -66,15 +66,33 @@ impl GameState {
         if inert && self.content.counters_unseen(&self.ruleset) {
             // Nothing derived reads it: no derivation again (FreeOrion's current meters change
             // thousands of times a turn). Its one placement holds them all.
-            let list = self.counters_unseen_mut(object);
-            if let Some(i) = list.iter().position(|p| p.kind == counter) {
-                let p = &mut list[i];
-                p.count = p.count.saturating_add(count).max(0);
-                if p.count == 0 {
-                    list.remove(i);
+            match self
+                .obj(object)
+                .counters
+                .iter()
+                .position(|p| p.kind == counter)
+            {
+                Some(i) => {
+                    let list = self.counters_unseen_mut(object);
+                    let p = &mut list[i];
+                    p.count = p.count.saturating_add(count).max(0);
+                    if p.count == 0 {
+                        list.remove(i);
+                    }
                 }
-                return;
+                // The first placement: a new timestamp, as below, but no row of base values
+                // made again.
+                None if count > 0 => {
+                    let timestamp = self.new_timestamp();
+                    self.counters_unseen_mut(object).push(CounterPlacement {
+                        kind: counter,
+                        count,
+                        timestamp,
+                    });
+                }
+                None => {}
             }
+            return;
         }
         if count > 0 {
             let ts = self.new_timestamp();

@@ -271,6 +271,7 @@ impl Deriver<'_> {
         let subs: crate::model::trail::Subjects = subs.into();
         let mut f = Footprint::default();
         cond.reads(self.state.controller_char, &mut f);
+        self.scans_read.absorb_coarse(&f);
         self.scans.insert(key, (f, subs.clone()));
         subs
     }

@@ -63,6 +63,11 @@ pub(super) struct Deriver<'a> {
     /// like scans; not used while an effect is tried and undone (`counting` false).
     pub(super) counts: crate::condition::eval::Counts,
     pub(super) counting: bool,
+    /// All that the kept scans read (`Footprint::absorb_coarse`), and the same for the kept
+    /// counts with how many there were when it was made: an effect that writes none of it
+    /// drops none of them.
+    pub(super) scans_read: Footprint,
+    pub(super) counts_read: std::cell::RefCell<(usize, Footprint)>,
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     pub(super) trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
     /// The subjects of the effects with a stacking number that start in this layer, decided
@@ -164,6 +169,8 @@ impl<'a> Deriver<'a> {
             visit,
             scans: HashMap::default(),
             counts: Default::default(),
+            scans_read: Footprint::default(),
+            counts_read: Default::default(),
             trail: trail.map(|t| (t, LayerLog::new(state))),
             stacked: HashMap::default(),
             taken: Default::default(),
@@ -618,10 +625,27 @@ impl Deriver<'_> {
             return;
         }
         let touches = cand.touches(self.state, lid);
-        self.scans.retain(|_, (f, _)| !may_read(f, &touches));
-        self.counts
-            .borrow_mut()
-            .retain(|_, (f, _)| !may_read(f, &touches));
+        let hits = |f: &Footprint| {
+            touches.iter().any(|(t, _)| match t {
+                SlotTarget::Char(c) => f.has_char(*c),
+                SlotTarget::Prop(p) => f.has_prop(*p),
+            })
+        };
+        if hits(&self.scans_read) {
+            self.scans.retain(|_, (f, _)| !may_read(f, &touches));
+        }
+        let mut counts = self.counts.borrow_mut();
+        let mut read = self.counts_read.borrow_mut();
+        if read.0 != counts.len() {
+            // Counts were kept since: all they read, again.
+            let mut all = Footprint::default();
+            counts.values().for_each(|(f, _)| all.absorb_coarse(f));
+            *read = (counts.len(), all);
+        }
+        if hits(&read.1) {
+            counts.retain(|_, (f, _)| !may_read(f, &touches));
+            read.0 = counts.len();
+        }
     }
 
     /// The values of the aggregates of an effect's conditions where it starts (see

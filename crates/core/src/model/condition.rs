@@ -1125,6 +1125,19 @@ impl Footprint {
             || any(&self.named, &other.named)
             || any(&self.props, &other.props)
     }
+    /// Adds what `other` reads or writes, a read of some symbols counted as a read of the whole
+    /// characteristic: a superset, for a quick test of many footprints at once.
+    pub fn absorb_coarse(&mut self, other: &Footprint) {
+        let or = |into: &mut Vec<u64>, from: &[u64]| {
+            if into.len() < from.len() {
+                into.resize(from.len(), 0);
+            }
+            into.iter_mut().zip(from).for_each(|(a, b)| *a |= b);
+        };
+        or(&mut self.chars, &other.chars);
+        or(&mut self.chars, &other.named);
+        or(&mut self.props, &other.props);
+    }
     /// Whether it reads and writes nothing.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty() && self.chars.iter().chain(&self.props).all(|b| *b == 0)

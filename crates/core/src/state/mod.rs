@@ -919,7 +919,7 @@ pub struct Timing {
     /// they are of (FreeOrion's effects system, Stacking Number): a record of another turn is
     /// stale and cleared as the next is made.
     #[serde(default)]
-    pub(crate) stacked: (u32, Vec<(ObjectId, u32)>),
+    pub(crate) stacked: (u32, std::collections::BTreeSet<(ObjectId, u32)>),
 }
 
 /// A non-meter effects group firing: its scope, fixed before its first effect fires, and the
@@ -927,7 +927,7 @@ pub struct Timing {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct Firing {
     pub(crate) group: Arc<crate::model::response::GroupDef>,
-    pub(crate) scope: Vec<ObjectId>,
+    pub(crate) scope: Arc<[ObjectId]>,
     pub(crate) effect: usize,
     pub(crate) next: usize,
 }
