@@ -261,7 +261,9 @@ impl Deriver<'_> {
             subs.sort();
             return subs.into();
         }
-        let key = (def.affects_key().clone(), None, you);
+        // One scan for every player where the condition cannot read who "you" are.
+        let key_you = if cond.may_read_you() { you } else { None };
+        let key = (def.affects_key().clone(), None, key_you);
         if let Some((_, subs)) = self.scans.get(&key) {
             return subs.clone();
         }

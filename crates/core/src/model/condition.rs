@@ -945,6 +945,42 @@ impl Cond {
         Node::Cond(self).refers_to_others()
     }
 
+    /// Whether the condition's answers may depend on who "you" are: anything but tests of the
+    /// tested object's own values, type, zone and holders (`Holder`) is taken to (a superset),
+    /// so that objects found for one player are found once for all.
+    pub fn may_read_you(&self) -> bool {
+        self.any_node(|n, _| {
+            !matches!(
+                n,
+                Node::Cond(
+                    Cond::True
+                        | Cond::And(_)
+                        | Cond::Or(_)
+                        | Cond::Not(_)
+                        | Cond::Has(ObjRef::This, ..)
+                        | Cond::HasKind(ObjRef::This, ..)
+                        | Cond::Cmp(..)
+                        | Cond::InZone(_)
+                        | Cond::InPlay
+                        | Cond::OfType(_)
+                        | Cond::Typed(_)
+                        | Cond::Holder(..)
+                ) | Node::Num(
+                    NumExpr::Const(_)
+                        | NumExpr::Nothing
+                        | NumExpr::Char(ObjRef::This, _)
+                        | NumExpr::Counters(ObjRef::This, _)
+                        | NumExpr::Add(..)
+                        | NumExpr::Sub(..)
+                        | NumExpr::Mul(..)
+                        | NumExpr::Neg(_)
+                        | NumExpr::Max(..)
+                        | NumExpr::Min(..)
+                )
+            )
+        })
+    }
+
     /// Adds every characteristic and property this condition reads; `controller` is the ruleset's
     /// controller characteristic, read by "you control".
     pub fn reads(&self, controller: Option<CharId>, out: &mut Footprint) {
