@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 
 /// The examples menu: a title and a scenario file of the project, one entry each.
 const EXAMPLES: &[(&str, &str)] = &[
-    ("Mary's lamb (layer 7c)", "scenarios/layers/7c-marys-lamb.scenario"),
+    (
+        "Mary's lamb (layer 7c)",
+        "scenarios/layers/7c-marys-lamb.scenario",
+    ),
     (
         "Blood Moon and Urborg (layer 4)",
         "scenarios/layers/4-land-types-blood-moon-urborg-spreading-seas.scenario",
@@ -38,19 +41,31 @@ fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let root = manifest.parent().expect("playground/ is in the project").to_path_buf();
+    let root = manifest
+        .parent()
+        .expect("playground/ is in the project")
+        .to_path_buf();
     let mut bundled = Vec::new();
     files(&root.join("rulesets"), "rules", &mut bundled);
     files(&root.join("content"), "cards", &mut bundled);
     let mut out = String::from("/// Every bundled ruleset and content file: its path in the project, and its text.\npub const BUNDLED: &[(&str, &str)] = &[\n");
     for p in &bundled {
         let rel = p.strip_prefix(&root).expect("under the root");
-        let _ = writeln!(out, "    ({:?}, include_str!({:?})),", rel.display().to_string(), p.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            rel.display().to_string(),
+            p.display().to_string()
+        );
     }
     out.push_str("];\n/// The examples: a title, the scenario's path in the project, and its text.\npub const EXAMPLES: &[(&str, &str, &str)] = &[\n");
     for (title, rel) in EXAMPLES {
         let p = root.join(rel);
-        let _ = writeln!(out, "    ({title:?}, {rel:?}, include_str!({:?})),", p.display().to_string());
+        let _ = writeln!(
+            out,
+            "    ({title:?}, {rel:?}, include_str!({:?})),",
+            p.display().to_string()
+        );
     }
     out.push_str("];\n");
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("bundled.rs");

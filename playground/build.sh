@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the playground: the engine to WebAssembly (web/pkg/rulecraft.wasm), shrunk by wasm-opt
-# when it is installed (`npm install` in playground/ brings binaryen's). Then `bash serve.sh`.
+# when it is installed (`npm ci` in playground/ brings binaryen's; PLAYGROUND_WASM_OPT=0 skips it).
+# Then `bash serve.sh`.
 set -euo pipefail
 cd "$(dirname "$0")"
 rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown ||
@@ -12,10 +13,9 @@ mkdir -p web/pkg
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/rulecraft_playground.wasm"
 cp "$wasm" web/pkg/rulecraft.wasm
 before=$(stat -c %s web/pkg/rulecraft.wasm)
-if [ -x node_modules/.bin/wasm-opt ]; then
-    node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-        --enable-sign-ext --enable-mutable-globals --strip-debug \
-        web/pkg/rulecraft.wasm -o web/pkg/rulecraft.wasm
+# wasm-opt reads the features the module uses from its target_features section.
+if [ "${PLAYGROUND_WASM_OPT:-1}" != 0 ] && [ -x node_modules/.bin/wasm-opt ]; then
+    node_modules/.bin/wasm-opt -Oz --strip-debug web/pkg/rulecraft.wasm -o web/pkg/rulecraft.wasm
 fi
 after=$(stat -c %s web/pkg/rulecraft.wasm)
 echo "web/pkg/rulecraft.wasm: $before bytes built, $after bytes after wasm-opt"

@@ -57,12 +57,13 @@ pub fn evaluate(req: &Json) -> Json {
     if let Some(r) = req.get("ruleset") {
         let name = r.get("name").and_then(Json::as_str).unwrap_or("");
         // A ruleset is named by a plain name: `rulesets/NAME.rules`.
-        if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || "-_.".contains(c)) {
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_.".contains(c))
+        {
             let t = r.get("text").and_then(Json::as_str).unwrap_or("");
-            loader.set_text(
-                Path::new(&format!("rulesets/{name}.rules")),
-                t.to_string(),
-            );
+            loader.set_text(Path::new(&format!("rulesets/{name}.rules")), t.to_string());
         }
     }
     loader.set_text(Path::new(CONTENT_FILE), text("content"));
@@ -105,7 +106,9 @@ pub fn evaluate(req: &Json) -> Json {
             })
             .unwrap_or_default();
         let answer_error = answer_all(&mut r.state, &taken);
-        if let Some(x) = explain.filter(|x| x.get("scenario").and_then(Json::as_u64) == Some(i as u64)) {
+        if let Some(x) =
+            explain.filter(|x| x.get("scenario").and_then(Json::as_u64) == Some(i as u64))
+        {
             explanation = explain_json(&r.state, x);
         }
         scenarios.push(report_json(&loader, &r, &taken, answer_error));
@@ -208,7 +211,11 @@ fn report_json(loader: &Loader, r: &Report, taken: &[usize], answer_error: Optio
     let decision = state.pending_decision().map(|p| {
         let options: Vec<String> = match p {
             DecisionRequest::OrderTimestamps { .. } => vec!["keep the order offered".into()],
-            _ => state.decision_options().into_iter().map(|o| o.label).collect(),
+            _ => state
+                .decision_options()
+                .into_iter()
+                .map(|o| o.label)
+                .collect(),
         };
         json!({"player": player(p.player()), "kind": decision_kind(p), "options": options})
     });

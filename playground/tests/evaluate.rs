@@ -13,7 +13,9 @@ fn example(title_part: &str) -> &'static str {
 }
 
 fn run(scenario: &str, answers: Value) -> Value {
-    evaluate(&json!({"ruleset": {"name": "", "text": ""}, "content": "", "scenario": scenario, "answers": answers}))
+    evaluate(
+        &json!({"ruleset": {"name": "", "text": ""}, "content": "", "scenario": scenario, "answers": answers}),
+    )
 }
 
 #[test]
@@ -33,8 +35,18 @@ fn an_edited_number_changes_the_derived_value() {
     let r = run(&text, json!([]));
     let s = &r["scenarios"][0];
     assert_eq!(s["passed"], json!(false));
-    let col = s["characteristics"].as_array().unwrap().iter().position(|c| c == "power").unwrap();
-    let lamb = s["objects"].as_array().unwrap().iter().find(|o| o["name"] == "Lamb").unwrap();
+    let col = s["characteristics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c == "power")
+        .unwrap();
+    let lamb = s["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "Lamb")
+        .unwrap();
     // 5 printed, +1/+1 counter (7c), the effects ended: 6.
     assert_eq!(lamb["values"][col], json!("6"));
 }
@@ -45,7 +57,13 @@ fn a_syntax_error_reads_as_the_command_line_prints_it() {
     let r = run(&text, json!([]));
     let e = &r["errors"][0];
     assert_eq!(e["file"], json!("playground.scenario"));
-    assert!(e["rendered"].as_str().unwrap().starts_with("playground.scenario:20:18: expected the end of the statement, found `+`"), "{e}");
+    assert!(
+        e["rendered"]
+            .as_str()
+            .unwrap()
+            .starts_with("playground.scenario:20:18: expected the end of the statement, found `+`"),
+        "{e}"
+    );
     assert!(e["rendered"].as_str().unwrap().contains('^'), "{e}");
 }
 
@@ -54,9 +72,18 @@ fn files_outside_memory_are_refused_unquoted() {
     let text = example("lamb").replace("ruleset: \"mtg-2020\"", "ruleset: \"/etc/passwd\"");
     let r = run(&text, json!([]));
     let m = r["errors"][0]["message"].as_str().unwrap();
-    assert!(m.starts_with("refused: `/etc/passwd` is an absolute path"), "{m}");
-    let text = example("lamb").replace("ruleset: \"mtg-2020\"", "ruleset: \"../rulesets/classic.rules\"");
-    let m = run(&text, json!([]))["errors"][0]["message"].as_str().unwrap().to_string();
+    assert!(
+        m.starts_with("refused: `/etc/passwd` is an absolute path"),
+        "{m}"
+    );
+    let text = example("lamb").replace(
+        "ruleset: \"mtg-2020\"",
+        "ruleset: \"../rulesets/classic.rules\"",
+    );
+    let m = run(&text, json!([]))["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(m.contains("leaves the folders this loader may read"), "{m}");
 }
 
@@ -69,13 +96,26 @@ fn a_pending_decision_lists_its_options_and_takes_an_answer() {
     let r = run(&text, json!([]));
     let d = &r["scenarios"][0]["decision"];
     assert_eq!(d["player"], json!("Alice"), "{r}");
-    let options: Vec<&str> = d["options"].as_array().unwrap().iter().map(|o| o.as_str().unwrap()).collect();
+    let options: Vec<&str> = d["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
     // Honor Boon's: "Before you gain Honor: increase the gain by 1."
-    let boon = options.iter().position(|o| o.contains("increase the gain by 1")).unwrap();
+    let boon = options
+        .iter()
+        .position(|o| o.contains("increase the gain by 1"))
+        .unwrap();
     let r = run(&text, json!([[boon]]));
     let s = &r["scenarios"][0];
     assert_eq!(s["decision"], json!(null), "{s}");
-    let honor = s["properties"].as_array().unwrap().iter().position(|p| p == "honor").unwrap();
+    let honor = s["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p == "honor")
+        .unwrap();
     assert_eq!(s["players"][1]["values"][honor], json!("0"));
     assert_eq!(s["answer_error"], json!(null));
 }
