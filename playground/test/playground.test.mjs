@@ -235,3 +235,20 @@ test("a 30-object board recomputes after an edit", async () => {
   assert.ok(measured.board30EngineMsMedian < 250, JSON.stringify(engine));
   await page.close();
 });
+
+test("the ruleset editor follows the scenario's ruleset line while unedited", async () => {
+  const page = await open();
+  assert.equal(await page.getByTestId("ruleset-pick").inputValue(), "mtg-2020");
+  const text = await page.getByTestId("scenario").inputValue();
+  await setText(page, "scenario", text.replace('ruleset: "mtg-2020"', 'ruleset: "mtg-2017"'));
+  await page.waitForFunction(() => document.querySelector("[data-testid=ruleset-pick]").value === "mtg-2017");
+  assert.match(await page.getByTestId("ruleset").inputValue(), /ruleset "mtg-2017"/);
+  // An edited ruleset stays: the scenario then names another, and the editor keeps its text.
+  await setText(page, "ruleset", (await page.getByTestId("ruleset").inputValue()) + "\n# edited\n");
+  await page.waitForFunction(() => /# edited/.test(document.querySelector("[data-testid=ruleset]").value));
+  await setText(page, "scenario", text);
+  await page.waitForFunction(() => document.querySelector("[data-testid=scenario-result]")?.dataset.passed === "true");
+  assert.match(await page.getByTestId("ruleset").inputValue(), /# edited/);
+  assert.equal(await page.getByTestId("ruleset-pick").inputValue(), "mtg-2017");
+  await page.close();
+});

@@ -132,8 +132,13 @@ function loadExample(i) {
 let busy = false;
 let again = false;
 
-function edited() {
+function edited(ev) {
   state.answers = [];
+  // The ruleset editor follows the scenario's `ruleset:` line while it holds a bundled text.
+  const named = ev && ev.target === editors.scenario && rulesetNamed(editors.scenario.value);
+  if (named && named !== state.rulesetName && editors.ruleset.value === state.rulesets.get(state.rulesetName)) {
+    pickRuleset(named);
+  }
   saveHash();
   evaluate();
 }
@@ -353,7 +358,7 @@ async function start() {
   for (const ed of Object.values(editors)) ed.addEventListener("input", edited);
   $("ruleset-pick").addEventListener("change", (e) => {
     pickRuleset(e.target.value);
-    edited();
+    edited(null);
   });
   $("examples").addEventListener("change", (e) => {
     if (e.target.value === "") return;
