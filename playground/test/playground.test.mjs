@@ -164,9 +164,9 @@ test("a pending decision is answered with its buttons", async () => {
   assert.match(log, /before gains_honor\(Bob, 1\): step B: Honor Boon/);
   assert.match(log, /gains_honor\(Bob, 1\): amount 1 -> 2 by Honor Boon/);
   // The answer is in the link: a shared link replays it.
-  await page.waitForFunction(() => location.hash.length > 3);
   await page.getByTestId("share").click();
-  const url = page.url();
+  await page.locator("[data-testid=share][data-link]").waitFor({ state: "attached" });
+  const url = await page.getByTestId("share").getAttribute("data-link");
   const again = await open(url);
   await again.getByTestId("undo").waitFor();
   assert.match(await again.getByTestId("log").textContent(), /step B: Honor Boon/);
@@ -183,8 +183,8 @@ test("a shared link opens the same case", async () => {
   await page.waitForFunction(() =>
     document.querySelector('[data-testid=object-row][data-name="Lamb"] td[data-char="power"]')?.textContent === "8");
   await page.getByTestId("share").click();
-  await page.waitForFunction(() => /link/.test(document.querySelector("[data-testid=status]").textContent));
-  const url = page.url();
+  await page.locator("[data-testid=share][data-link]").waitFor({ state: "attached" });
+  const url = await page.getByTestId("share").getAttribute("data-link");
   assert.match(url, /#z=[A-Za-z0-9_-]+$/);
   await page.close();
   const shared = await open(url);

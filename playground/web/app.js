@@ -370,6 +370,7 @@ async function start() {
   $("share").addEventListener("click", async () => {
     const url = location.href.split("#")[0] + (await encodeState());
     history.replaceState(null, "", url);
+    $("share").dataset.link = url;
     try {
       await navigator.clipboard.writeText(url);
       $("status").textContent = "link copied";
