@@ -643,12 +643,15 @@ impl View<'_> {
         if m.contains_key(&d) {
             return vec![p.to_path_buf()];
         }
+        let disk = out.len();
         for k in m.keys() {
             if k.starts_with(&d) && k.extension().is_some_and(|x| x == ext) && !out.contains(k) {
                 out.push(k.clone());
             }
         }
-        out.sort();
+        if out.len() > disk {
+            out.sort();
+        }
         out
     }
 }
