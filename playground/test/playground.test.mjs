@@ -252,3 +252,16 @@ test("the ruleset editor follows the scenario's ruleset line while unedited", as
   assert.equal(await page.getByTestId("ruleset-pick").inputValue(), "mtg-2017");
   await page.close();
 });
+
+test("an input the engine takes too long on ends its worker, and the page goes on", async () => {
+  // A limit of 1 ms: every input takes longer.
+  const page = await browser.newPage();
+  await page.goto(base + "?limit_ms=1");
+  const stopped = page.getByTestId("error").filter({ hasText: "stopped: the engine took longer than 0.001 s on this input" });
+  await stopped.first().waitFor();
+  // The page still answers: an edit is taken, and asked of a new worker, stopped in turn.
+  await page.getByTestId("scenario").fill("scenario \"x\" {\n}\n");
+  assert.equal(await page.getByTestId("scenario").inputValue(), "scenario \"x\" {\n}\n");
+  await page.waitForFunction(() => /stopped/.test(document.querySelector("[data-testid=diagnostics]").textContent));
+  await page.close();
+});
