@@ -195,6 +195,8 @@ impl Loader {
         at: Span,
         found: Option<&Path>,
     ) -> Result<(), Diagnostic> {
+        // A text set in memory is one the caller gave this loader: inside its confinement.
+        let found = found.filter(|f| !self.view().holds(f));
         match &self.confine {
             Some(g) => g.admit(from, written, at, found),
             None => Ok(()),
@@ -394,7 +396,22 @@ impl Loader {
         folder: &str,
         ext: &str,
     ) -> Result<PathBuf, Missing> {
-        locate_in(&project_roots(from, &self.search), from, name, folder, ext)
+        let view = self.view();
+        locate_in(
+            &view,
+            &roots_in(&view, from, &self.search),
+            from,
+            name,
+            folder,
+            ext,
+        )
+    }
+
+    /// Where this loader finds files: for a confined loader, its texts set in memory are files too.
+    fn view(&self) -> View<'_> {
+        View {
+            memory: self.confine.as_ref().map(|_| &self.overlay),
+        }
     }
 
     /// Loads every scenario in a file.
@@ -424,7 +441,7 @@ impl Loader {
                     .map_err(|m| Diagnostic::new(*cspan, missing_message(cname, CONTENT_EXT, &m)));
                 self.admit(path, cname, *cspan, p.as_deref().ok())?;
                 let p = p?;
-                files.extend(files_with_ext(&p, CONTENT_EXT));
+                files.extend(self.view().files_with_ext(&p, CONTENT_EXT));
             }
             let lib = self.library(&env, &rpath, &files, header.content.first().map(|c| c.1))?;
             let sc = lsc::lower(&lib.env, &lib.content, s, header)?;
@@ -450,6 +467,11 @@ fn full_path(path: &Path) -> PathBuf {
 
 /// The project root above `from`: the nearest folder holding `rulesets/`.
 pub fn root_of(from: &Path) -> Option<PathBuf> {
+    root_in(&View { memory: None }, from)
+}
+
+/// [`root_of`] as a loader sees files ([`View`]).
+fn root_in(view: &View, from: &Path) -> Option<PathBuf> {
     // Relative paths stay relative (messages name files as the user wrote them).
     let is_root = |d: &Path| {
         let probe = if d.as_os_str().is_empty() {
@@ -457,7 +479,7 @@ pub fn root_of(from: &Path) -> Option<PathBuf> {
         } else {
             d
         };
-        probe.join("rulesets").is_dir()
+        view.is_dir(&probe.join("rulesets"))
     };
     if let Some(d) = from.ancestors().skip(1).find(|d| is_root(d)) {
         return Some(d.to_path_buf());
@@ -472,16 +494,22 @@ pub fn root_of(from: &Path) -> Option<PathBuf> {
 /// A name or path as a scenario writes it, looked up in its own project only (see
 /// [`Loader::locate`]).
 pub fn resolve(from: &Path, name: &str, folder: &str, ext: &str) -> Option<PathBuf> {
-    locate_in(&project_roots(from, &[]), from, name, folder, ext).ok()
+    let view = View { memory: None };
+    locate_in(&view, &roots_in(&view, from, &[]), from, name, folder, ext).ok()
 }
 
 /// The project folders a name in `from` is looked up in, in order, each with why: the project
 /// above `from` (or, for a file outside any project, the working folder's), then `search`.
 pub fn project_roots(from: &Path, search: &[SearchDir]) -> Vec<(PathBuf, &'static str)> {
-    let own = match root_of(from) {
+    roots_in(&View { memory: None }, from, search)
+}
+
+/// [`project_roots`] as a loader sees files ([`View`]).
+fn roots_in(view: &View, from: &Path, search: &[SearchDir]) -> Vec<(PathBuf, &'static str)> {
+    let own = match root_in(view, from) {
         Some(r) => Some((r, "this project")),
         // A file outside any project (a user's own folder) uses the working folder's project.
-        None => root_of(&Path::new(".").join("here")).map(|r| (r, "the working folder")),
+        None => root_in(view, &Path::new(".").join("here")).map(|r| (r, "the working folder")),
     };
     own.into_iter()
         .chain(search.iter().map(|d| (d.path.clone(), d.origin)))
@@ -491,6 +519,7 @@ pub fn project_roots(from: &Path, search: &[SearchDir]) -> Vec<(PathBuf, &'stati
 /// A path (relative to the folder of `from`) if the text is one, else `ROOT/FOLDER/NAME.EXT` or
 /// `ROOT/FOLDER/NAME/` in the first of `roots` that has it.
 fn locate_in(
+    view: &View,
     roots: &[(PathBuf, &'static str)],
     from: &Path,
     name: &str,
@@ -501,7 +530,7 @@ fn locate_in(
     let folder_ok = folder != "rulesets";
     if is_path(name, ext) {
         let rel = from.parent().unwrap_or(Path::new(".")).join(name);
-        return if rel.is_file() || (rel.is_dir() && folder_ok) {
+        return if view.is_file(&rel) || (view.is_dir(&rel) && folder_ok) {
             Ok(rel)
         } else {
             Err(Missing::Path)
@@ -510,11 +539,11 @@ fn locate_in(
     let mut looked = Vec::new();
     for (root, why) in roots {
         let file = root.join(folder).join(format!("{name}.{ext}"));
-        if file.is_file() {
+        if view.is_file(&file) {
             return Ok(file);
         }
         let d = root.join(folder).join(name);
-        if d.is_dir() && folder_ok {
+        if view.is_dir(&d) && folder_ok {
             return Ok(d);
         }
         looked.push(if folder_ok {
@@ -572,6 +601,66 @@ pub fn files_with_ext(p: &Path, ext: &str) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// Files as a loader sees them: the disk, and for a confined loader the texts set in memory
+/// ([`Loader::set_text`]) as files in their folders. A loader confined to no folder at all sees
+/// those texts alone (a playground in the browser, where there is no disk).
+struct View<'a> {
+    memory: Option<&'a HashMap<PathBuf, String>>,
+}
+
+impl View<'_> {
+    /// Whether the path is a text set in memory.
+    fn in_memory(&self, p: &Path) -> bool {
+        self.memory
+            .is_some_and(|m| m.contains_key(&full_path(&plain(p))))
+    }
+    /// Whether the path is a folder holding texts set in memory.
+    fn folder_in_memory(&self, p: &Path) -> bool {
+        let d = full_path(&plain(p));
+        self.memory
+            .is_some_and(|m| m.keys().any(|k| k.starts_with(&d) && *k != d))
+    }
+    /// Whether the path is a text or a folder of texts set in memory.
+    fn holds(&self, p: &Path) -> bool {
+        self.in_memory(p) || self.folder_in_memory(p)
+    }
+    fn is_file(&self, p: &Path) -> bool {
+        self.in_memory(p) || p.is_file()
+    }
+    /// A folder on disk, or one holding a text set in memory.
+    fn is_dir(&self, p: &Path) -> bool {
+        self.folder_in_memory(p) || p.is_dir()
+    }
+    /// [`files_with_ext`], with the texts in memory under the path.
+    fn files_with_ext(&self, p: &Path, ext: &str) -> Vec<PathBuf> {
+        let mut out = files_with_ext(p, ext);
+        let Some(m) = self.memory else {
+            return out;
+        };
+        let d = full_path(&plain(p));
+        if m.contains_key(&d) {
+            return vec![p.to_path_buf()];
+        }
+        let disk = out.len();
+        for k in m.keys() {
+            if k.starts_with(&d) && k.extension().is_some_and(|x| x == ext) && !out.contains(k) {
+                out.push(k.clone());
+            }
+        }
+        if out.len() > disk {
+            out.sort();
+        }
+        out
+    }
+}
+
+/// A path without its `.` parts (`./rulesets` is `rulesets`).
+fn plain(p: &Path) -> PathBuf {
+    p.components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect()
 }
 
 /// Every choice a scenario makes (as objects enter, as spells are cast).
