@@ -291,11 +291,20 @@ impl GameState {
             .filter(|ch| meter.is_none_or(|m| m == *ch))
             .filter_map(|ch| rs.meter_counter(ch).map(|k| (ch, k)))
             .collect();
+        // The meters objects of each type have (the last row: of no type), found once.
+        let of_type: Vec<Vec<(CharId, crate::model::ids::CounterId)>> = (0..=rs.types.len())
+            .map(|t| {
+                let t = (t < rs.types.len()).then_some(crate::model::ids::TypeId(t as u16));
+                meters
+                    .iter()
+                    .copied()
+                    .filter(|(ch, _)| rs.types.is_empty() || rs.type_has(t, *ch))
+                    .collect()
+            })
+            .collect();
         for &o in self.in_play_ids().iter() {
-            for &(ch, k) in &meters {
-                if !self.has_char(o, ch) {
-                    continue;
-                }
+            let row = self.object_type(o).map_or(rs.types.len(), |t| t.index());
+            for &(ch, k) in of_type.get(row).map_or(&[][..], |v| &v[..]) {
                 let now = self.obj(o).counter_count(k).unwrap_or(0);
                 let by = match growth {
                     Some(g) => g.max(-now),
