@@ -34,6 +34,11 @@ pub struct Ctx<'a> {
     pub outer: Option<ObjectId>,
     /// Inside an aggregate: the values of the aggregates nested in it (see `Memo`).
     pub memo: Option<&'a Memo>,
+    /// What each distance condition tested in this context measures from, found once (see
+    /// `NearIndex`), by the condition's address.
+    pub(crate) near: std::cell::RefCell<
+        rustc_hash::FxHashMap<usize, std::rc::Rc<crate::condition::galaxy::NearIndex>>,
+    >,
 }
 
 /// The values of aggregates (`exists`, `count`, `sum`, `count(... among ...)`) nested inside an
@@ -75,6 +80,7 @@ impl<'a> Ctx<'a> {
             overrides: None,
             outer: None,
             memo: None,
+            near: Default::default(),
         }
     }
 
@@ -124,6 +130,7 @@ impl<'a> Ctx<'a> {
             overrides: self.overrides,
             outer: self.outer,
             memo: None,
+            near: Default::default(),
         }
     }
 
@@ -157,6 +164,7 @@ impl<'a> Ctx<'a> {
             overrides: self.overrides,
             outer: this_object(this),
             memo: Some(self.memo.unwrap_or(&local)),
+            near: Default::default(),
         };
         f(&each)
     }

@@ -27,7 +27,19 @@ impl Ctx<'_> {
             Cond::Chance { num, den, salt } => self.chance(o, *num, *den, *salt),
             Cond::Stockpile(s) => each.stockpile(o, s),
             Cond::Visible(v) => each.visible(o, v),
-            Cond::Near(n) => each.near(o, n),
+            // What the condition measures from is the same for every object tested here,
+            // unless its condition says `outer`: found once (an index by place).
+            Cond::Near(n) if !n.of.refers_outer() => {
+                let key = &**n as *const Nearness as usize;
+                let found = self.near.borrow().get(&key).cloned();
+                let index = found.unwrap_or_else(|| {
+                    let i = std::rc::Rc::new(each.near_index(n));
+                    self.near.borrow_mut().insert(key, i.clone());
+                    i
+                });
+                each.near(o, n, &index)
+            }
+            Cond::Near(n) => each.near(o, n, &each.near_index(n)),
             _ => false,
         }
     }
@@ -241,11 +253,21 @@ impl Ctx<'_> {
         Systems { by_name, next }
     }
 
-    /// FreeOrion's effects system, Direct Distance and Starlane Jumps to Source or to Object of
-    /// Class: an object in play satisfying `of` is within the distance of `o` (0: co-located).
-    fn near(&self, o: ObjectId, n: &Nearness) -> bool {
+    /// What a distance condition measures from: the objects in play satisfying its `of`, their
+    /// positions in squares of the distance's side (a position within the distance of a point
+    /// is in the point's square or one next to it), and for starlane jumps the lanes with the
+    /// systems those objects are at or next to.
+    pub(crate) fn near_index(&self, n: &Nearness) -> NearIndex {
+        let cell = n.within.max(1);
+        let mut index = NearIndex {
+            cell,
+            any: false,
+            grid: FxHashMap::default(),
+            systems: None,
+            ends: FxHashMap::default(),
+        };
         if n.within < 0 {
-            return false;
+            return index;
         }
         let candidates: Vec<ObjectId> = match n.of.narrow(self) {
             Some(v) => v,
@@ -254,34 +276,51 @@ impl Ctx<'_> {
         .into_iter()
         .filter(|c| self.state.in_play(*c) && self.test(&n.of, Subject::Object(*c)))
         .collect();
-        if candidates.is_empty() {
+        index.any = !candidates.is_empty();
+        for c in &candidates {
+            if let Some(at) = self.position(*c, &n.places) {
+                index.grid.entry(square(at, cell)).or_default().push(at);
+            }
+        }
+        if n.metric == Metric::Jumps && index.any {
+            let systems = self.systems(&n.places);
+            for c in &candidates {
+                for (e, k) in self.lane_ends(*c, &n.places, &systems) {
+                    let least = index.ends.entry(e).or_insert(k);
+                    *least = (*least).min(k);
+                }
+            }
+            index.systems = Some(systems);
+        }
+        index
+    }
+
+    /// FreeOrion's effects system, Direct Distance and Starlane Jumps to Source or to Object of
+    /// Class: an object in play satisfying `of` is within the distance of `o` (0: co-located),
+    /// found through `index` (`near_index`).
+    fn near(&self, o: ObjectId, n: &Nearness, index: &NearIndex) -> bool {
+        if n.within < 0 || !index.any {
             return false;
         }
         let here = self.position(o, &n.places);
-        let co_located = |c: ObjectId| here.is_some() && self.position(c, &n.places) == here;
+        let within = |a: (i64, i64), d: i64| grid_within(&index.grid, index.cell, a, d);
         match n.metric {
-            Metric::Direct => {
-                let Some(a) = here else { return false };
-                candidates.into_iter().any(|c| {
-                    self.position(c, &n.places)
-                        .is_some_and(|b| within_distance(a, b, n.within))
-                })
-            }
+            Metric::Direct => here.is_some_and(|a| within(a, n.within)),
             Metric::Jumps => {
-                if candidates.iter().any(|c| co_located(*c)) {
+                if here.is_some_and(|a| within(a, 0)) {
                     return true;
                 }
-                let systems = self.systems(&n.places);
-                let from = self.lane_ends(o, &n.places, &systems);
+                let Some(systems) = &index.systems else {
+                    return false;
+                };
+                let from = self.lane_ends(o, &n.places, systems);
                 if from.is_empty() {
                     return false;
                 }
                 let jumps = systems.jumps_from(&from, n.within);
-                candidates.into_iter().any(|c| {
-                    self.lane_ends(c, &n.places, &systems)
-                        .into_iter()
-                        .any(|(e, k)| jumps.get(&e).is_some_and(|j| j + k <= n.within))
-                })
+                jumps
+                    .iter()
+                    .any(|(e, j)| index.ends.get(e).is_some_and(|k| j + k <= n.within))
             }
         }
     }
@@ -333,6 +372,43 @@ impl Ctx<'_> {
             .iter()
             .any(|d| self.empires(*d, &v.owners).iter().any(|p| mine.contains(p)) && detects(*d))
     }
+}
+
+/// What a distance condition measures from (`Ctx::near_index`).
+pub(crate) struct NearIndex {
+    /// The side of a square of the grid.
+    cell: i64,
+    /// Whether any object satisfies the condition's `of`.
+    any: bool,
+    /// The positions of those objects, by square.
+    grid: FxHashMap<(i64, i64), Vec<(i64, i64)>>,
+    /// For starlane jumps: the systems and their lanes.
+    systems: Option<Systems>,
+    /// For starlane jumps: each system those objects are at or next to, with the fewest jumps.
+    ends: FxHashMap<ObjectId, i64>,
+}
+
+/// The square of side `cell` that a position is in.
+fn square(at: (i64, i64), cell: i64) -> (i64, i64) {
+    (at.0.div_euclid(cell), at.1.div_euclid(cell))
+}
+
+/// Whether a position of `grid` (positions by square of side `cell`, `d` at most `cell`) is
+/// within `d` of `a`: it is in `a`'s square or one next to it.
+fn grid_within(
+    grid: &FxHashMap<(i64, i64), Vec<(i64, i64)>>,
+    cell: i64,
+    a: (i64, i64),
+    d: i64,
+) -> bool {
+    let (x, y) = square(a, cell);
+    (-1..=1).any(|dx: i64| {
+        (-1..=1).any(|dy: i64| {
+            let at = (x.saturating_add(dx), y.saturating_add(dy));
+            grid.get(&at)
+                .is_some_and(|v| v.iter().any(|b| within_distance(a, *b, d)))
+        })
+    })
 }
 
 /// The systems in play by name, and the systems one starlane jump from each.
@@ -390,4 +466,35 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The grid finds what a test of every position finds, across squares' edges and below 0.
+    #[test]
+    fn the_grid_finds_what_every_position_finds() {
+        let points: Vec<(i64, i64)> = (-9..=9)
+            .flat_map(|x| (-9..=9).map(move |y| (x * 3 % 11, y * 5 % 13)))
+            .filter(|(x, y)| (x * 7 + y * 3) % 5 == 0)
+            .collect();
+        for d in 0..=6 {
+            let cell = d.max(1);
+            let mut grid: FxHashMap<(i64, i64), Vec<(i64, i64)>> = FxHashMap::default();
+            for p in &points {
+                grid.entry(square(*p, cell)).or_default().push(*p);
+            }
+            for x in -14..=14 {
+                for y in -14..=14 {
+                    let every = points.iter().any(|b| within_distance((x, y), *b, d));
+                    assert_eq!(
+                        grid_within(&grid, cell, (x, y), d),
+                        every,
+                        "({x}, {y}) within {d}"
+                    );
+                }
+            }
+        }
+    }
 }
