@@ -177,6 +177,13 @@ impl GameState {
                     }
                     continue;
                 }
+                if let Primitive::Classes { .. } = c {
+                    let args = self.frame(fi).occs[k].occ.args.clone();
+                    if let Some(change) = self.class_change(c, &args) {
+                        self.make(change);
+                    }
+                    continue;
+                }
                 if let Some(change) = lower(c, &self.frame(fi).occs[k].occ.args) {
                     self.make(change);
                 }
@@ -510,6 +517,32 @@ impl GameState {
             .collect()
     }
 
+    /// The change a `Classes` makes: the class's name added to the player's symbols property,
+    /// or removed from it (FreeOrion's Set Empire Tech / Building / Ship Type Availability).
+    fn class_change(&self, c: &Primitive, args: &[Arg]) -> Option<Change> {
+        let Primitive::Classes {
+            player,
+            prop,
+            class,
+            on,
+        } = c
+        else {
+            return None;
+        };
+        let (Some(Arg::Player(p)), Some(Arg::Class(k))) =
+            (args.get(*player as usize), args.get(*class as usize))
+        else {
+            return None;
+        };
+        let name = &self.content.classes.get(k.index())?.name;
+        Some(Change::PropertySymbol {
+            player: *p,
+            prop: *prop,
+            symbol: crate::model::value::Symbol::new(name),
+            on: super::procedure::amount_of(args, *on) != 0,
+        })
+    }
+
     /// The changes a `Take` makes: from each property in order, as much as it holds above its
     /// least value (or 0) until the amount is made up; none if the amount is not positive or
     /// the properties hold less in all (it cannot be paid).
@@ -715,6 +748,9 @@ impl GameState {
             | Primitive::SetScaled { .. }
             | Primitive::Resize { .. } => self.each_permanent_changes(c, args).is_empty(),
             Primitive::Take { .. } => self.take_changes(c, args).is_empty(),
+            Primitive::Classes { .. } => self
+                .class_change(c, args)
+                .is_none_or(|c| self.would_change_nothing(&c)),
             Primitive::MoveTop {
                 player,
                 from,
@@ -750,6 +786,15 @@ impl GameState {
         match c {
             Change::State { object, symbol, on } => self.obj(*object).state.contains(symbol) == *on,
             Change::AddProperty { by, .. } => *by == 0,
+            Change::PropertySymbol {
+                player,
+                prop,
+                symbol,
+                on,
+            } => !matches!(
+                self.player_props[player.index()].get(prop.index()),
+                Some(crate::model::value::Value::Symbols(set)) if set.contains(symbol) != *on
+            ),
             Change::Counters { count, .. } => *count == 0,
             Change::Move(m) => m.iter().all(|(o, z)| self.obj(*o).zone == *z),
             Change::Face { object, down } => self.obj(*object).face_down == *down,
@@ -783,7 +828,7 @@ impl GameState {
                 self.check_player(*player)?;
                 self.check_zone(*zone)
             }
-            Change::Loses(p) => self.check_player(*p),
+            Change::Loses(p) | Change::PropertySymbol { player: p, .. } => self.check_player(*p),
             Change::AddProperty { player, prop, by } => {
                 self.check_player(*player)?;
                 match self.below_minimum(*player, *prop, *by) {
@@ -860,6 +905,7 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
         | Primitive::Meters { .. }
         | Primitive::SetScaled { .. }
         | Primitive::Resize { .. }
+        | Primitive::Classes { .. }
         | Primitive::Take { .. } => return None,
         Primitive::State {
             object: o,

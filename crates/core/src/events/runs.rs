@@ -488,6 +488,7 @@ impl GameState {
             ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
             ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
             ArgExpr::Property(q) => Some(Arg::Property(*q)),
+            ArgExpr::Class(name) => self.content.class_id(name).map(Arg::Class),
         }
     }
 
