@@ -102,13 +102,23 @@ impl ClassRefs {
         let refs = std::mem::take(&mut *self.lock());
         for (name, at, arg) in refs {
             let Some(id) = content.class_id(&name) else {
-                let why = match arg {
-                    None => "`create` names a class of the content",
-                    Some(_) => "an event's class argument names a class of the content",
+                let Some(ty) = arg else {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!("no object class is named `{name}`: `create` names a class of the content"),
+                    ));
                 };
-                return Err(Diagnostic::new(
+                // The classes the parameter takes.
+                let t = ty.as_ref().map(|t| t.0);
+                return Err(cursor::unknown(
                     at,
-                    format!("no object class is named `{name}`: {why}"),
+                    "object class",
+                    &name,
+                    content
+                        .classes
+                        .iter()
+                        .filter(|c| t.is_none_or(|t| c.object_type == Some(t)))
+                        .map(|c| c.name.as_str()),
                 ));
             };
             if let Some(Some((ty, tname))) = arg {
