@@ -387,6 +387,7 @@ impl GameState {
                     def,
                     locked,
                     targets: Arc::from(targets),
+                    for_good: None,
                 },
             )));
         }

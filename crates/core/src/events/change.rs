@@ -434,13 +434,10 @@ impl GameState {
         };
         let name = &self.ruleset.characteristics[ch.index()].name;
         let text: Arc<str> = Arc::from(format!("{name} is {} for good", sym.as_str()));
-        let mark = format!("{name} is ");
         let earlier: Vec<u32> = self
             .effects
             .iter()
-            .filter(|e| {
-                e.source == o && e.def.text.starts_with(&mark) && e.def.text.ends_with(" for good")
-            })
+            .filter(|e| e.source == o && e.for_good == Some(ch))
             .map(|e| e.id)
             .collect();
         let mut set = crate::model::value::SymbolSet::default();
@@ -469,6 +466,7 @@ impl GameState {
             def: Arc::new(def),
             locked: Locked::Objects(vec![(o, x.incarnation)]),
             targets: Arc::from(Vec::new()),
+            for_good: Some(ch),
         })));
         out
     }

@@ -833,6 +833,7 @@ impl GameState {
                 def: fixed,
                 locked,
                 targets: Arc::from(&r.targets[..]),
+                for_good: None,
             },
         )));
         self.log_at(

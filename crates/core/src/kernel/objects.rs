@@ -157,6 +157,7 @@ impl GameState {
             )),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),
+            for_good: None,
         }));
     }
 

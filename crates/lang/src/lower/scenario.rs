@@ -816,10 +816,14 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
                 let player = cx.player_named(&p, psp)?;
                 let at = c.here();
                 let prop = cx.prop(&mut c)?;
-                if cx.env.ruleset.props[prop.index()].symbols {
+                let def = &cx.env.ruleset.props[prop.index()];
+                if def.symbols {
                     return Err(Diagnostic::new(
                         at,
-                        "this property holds symbols: only its events' changes set it",
+                        format!(
+                            "`{}` holds symbols: only its events' changes set it",
+                            def.name
+                        ),
                     ));
                 }
                 c.expect_punct("=")?;
