@@ -281,3 +281,120 @@ fn a_current_value_lists_each_change_with_what_made_it() {
     assert_eq!(a.count, 10);
     assert_eq!(a.unaccounted, 0);
 }
+
+/// An empire's set of classes accounts for itself from the log (FreeOrion's Set Empire Tech
+/// Availability): each change with the occurrence and the group that made it; the firing that
+/// would have changed nothing is not there; and, replayed from the log, the changes give the set
+/// as it is, for every such property of every player at the end of every galaxy scenario.
+#[test]
+fn an_empires_set_of_classes_lists_each_change_with_what_made_it() {
+    use rulecraft_core::model::value::Value;
+    use rulecraft_lang::loader::Loader;
+    use rulecraft_lang::scenario::run;
+    let mut loader = Loader::new();
+    let list = loader
+        .scenarios(std::path::Path::new(
+            "scenarios/galaxy/effects-availability.scenario",
+        ))
+        .expect("loads");
+    let (env, sc) = &list[0];
+    let r = run(env, sc, None);
+    assert!(r.passed());
+    let s = &r.state;
+    let ann = s.player_id("Ann").expect("Ann");
+    let techs = s
+        .ruleset()
+        .prop_id("available_techs")
+        .expect("the property");
+    let steps = s.account_symbols(ann, techs).expect("accounts");
+    let got: Vec<(String, String, bool)> = steps
+        .iter()
+        .map(|st| (st.what.clone(), st.by.clone().unwrap_or_default(), st.added))
+        .collect();
+    let want = [
+        (
+            "tech_availability_set(Ann, Algae Farming, 1)",
+            "Grant of Algae Farming \"Its empire may research Algae Farming.\"",
+            true,
+        ),
+        (
+            "tech_availability_set(Ann, Algae Farming, 0)",
+            "Ban on Algae Farming \"Its empire may no longer research Algae Farming.\"",
+            false,
+        ),
+    ];
+    let want: Vec<(String, String, bool)> = want
+        .iter()
+        .map(|(w, b, a)| (w.to_string(), b.to_string(), *a))
+        .collect();
+    assert_eq!(got, want);
+    let mut replayed = 0;
+    let mut dir: Vec<_> = std::fs::read_dir("scenarios/galaxy")
+        .expect("the galaxy scenarios")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    dir.sort();
+    for f in dir {
+        for (env, sc) in loader.scenarios(&f).expect("the galaxy scenarios load") {
+            let r = run(&env, &sc, None);
+            let s = &r.state;
+            for (q, def) in s.ruleset().props.iter().enumerate() {
+                if !def.symbols {
+                    continue;
+                }
+                let q = rulecraft_core::model::ids::PropId(q as u16);
+                for p in 0..s.players().len() {
+                    let p = rulecraft_core::PlayerId(p as u8);
+                    let mut set = std::collections::BTreeSet::new();
+                    for st in s.account_symbols(p, q).expect("a player and a property") {
+                        // Each change changed the set.
+                        assert_eq!(set.insert(st.symbol.clone()), st.added, "{}", r.name);
+                        if !st.added {
+                            set.remove(&st.symbol);
+                        }
+                        replayed += 1;
+                    }
+                    let now: std::collections::BTreeSet<String> =
+                        match s.property(p, q).expect("the property") {
+                            Value::Symbols(v) => v.iter().map(|x| x.to_string()).collect(),
+                            other => panic!("{}: not a set: {other}", r.name),
+                        };
+                    assert_eq!(set, now, "{}: {}", r.name, def.name);
+                }
+            }
+        }
+    }
+    assert!(replayed >= 10, "only {replayed} changes replayed");
+}
+
+/// A characteristic set for good does not pile up effects: the object's earlier one on that
+/// characteristic ends as the next starts (each effect marked with what it sets), after a
+/// planet's size and environment changed turn after turn.
+#[test]
+fn a_characteristic_set_for_good_keeps_one_effect() {
+    use rulecraft_lang::loader::Loader;
+    use rulecraft_lang::scenario::run;
+    let mut loader = Loader::new();
+    let list = loader
+        .scenarios(std::path::Path::new(
+            "scenarios/galaxy/effects-planets.scenario",
+        ))
+        .expect("loads");
+    let (env, sc) = list
+        .iter()
+        .find(|(_, s)| s.header.name.starts_with("Modify Planet Size: past huge"))
+        .expect("the scenario");
+    let r = run(env, sc, None);
+    assert!(r.passed());
+    let s = &r.state;
+    let earth = r.names["earth"];
+    let mut sets: Vec<_> = s
+        .effects()
+        .filter(|e| e.source == earth)
+        .map(|e| e.for_good.expect("set for good"))
+        .collect();
+    // Size and environment, each set three times over the scenario's three turns.
+    assert_eq!(sets.len(), 2, "{sets:?}");
+    sets.dedup();
+    assert_eq!(sets.len(), 2);
+}

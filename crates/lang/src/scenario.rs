@@ -530,6 +530,7 @@ fn occurrence(
             SArg::Zone(z) => Arg::Zone(*z),
             SArg::Counter(k) => Arg::Counter(*k),
             SArg::Property(q) => Arg::Property(*q),
+            SArg::Class(k) => Arg::Class(*k),
         });
     }
     Ok(Occurrence::new(o.event, args))
@@ -1424,8 +1425,21 @@ fn check(
         Expect::Prop { player, prop, want } => {
             let p = PlayerId(*player as u8);
             let actual = read(state.property(p, *prop))?.clone();
-            let want_v = Value::Number(*want);
-            if actual != want_v {
+            let ok = match want {
+                Want::Has(s) | Want::Lacks(s) => {
+                    matches!(&actual, Value::Symbols(set) if set.contains(s))
+                        == matches!(want, Want::Has(_))
+                }
+                Want::Equals(v) => actual == *v,
+                _ => false,
+            };
+            if !ok {
+                let want_v = match want {
+                    Want::Has(s) => format!("to have {s}"),
+                    Want::Lacks(s) => format!("to lack {s}"),
+                    Want::Equals(v) => v.to_string(),
+                    _ => String::new(),
+                };
                 let d = state.explain();
                 return Ok(Some(Failure {
                     at,

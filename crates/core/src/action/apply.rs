@@ -127,8 +127,14 @@ impl GameState {
             | Action::EndEffectsOf { source: object } => self.check_object(*object)?,
             Action::SetProperty { player, prop, .. } => {
                 self.check_player(*player)?;
-                if prop.index() >= self.ruleset.props.len() {
+                let Some(def) = self.ruleset.props.get(prop.index()) else {
                     return Err(ActionError::NoSuchProperty(prop.0));
+                };
+                if def.symbols {
+                    return Err(ActionError::BadOccurrence(format!(
+                        "`{}` holds symbols: only its events' changes set it",
+                        def.name
+                    )));
                 }
             }
             Action::Shuffle { player, zone } => {
@@ -381,6 +387,7 @@ impl GameState {
                     def,
                     locked,
                     targets: Arc::from(targets),
+                    for_good: None,
                 },
             )));
         }

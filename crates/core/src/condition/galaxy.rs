@@ -157,12 +157,15 @@ impl Ctx<'_> {
     }
 
     /// FreeOrion's effects system, Current Stockpile Value: some empire of `o` has a stockpile
-    /// that compares so; an object owned by no empire has none.
+    /// that compares so; an object owned by no empire has none. With `holds`: some empire of `o`
+    /// has the symbol in that property (a tech it may research, a class it may build).
     fn stockpile(&self, o: ObjectId, s: &StockpileTest) -> bool {
         self.empires(o, &s.owners).into_iter().any(|p| {
-            self.prop_value(p, s.prop)
-                .number()
-                .is_some_and(|v| s.op.holds(v, s.value))
+            match (&s.holds, self.prop_value(p, s.prop)) {
+                (Some(sym), Value::Symbols(set)) => set.contains(sym),
+                (Some(_), _) => false,
+                (None, v) => v.number().is_some_and(|v| s.op.holds(v, s.value)),
+            }
         })
     }
 

@@ -1212,7 +1212,8 @@ fn names_no_object(cost: &Deed) -> bool {
             ArgExpr::Player(PlayerRef::You | PlayerRef::Active)
             | ArgExpr::Zone(_)
             | ArgExpr::Counter(_)
-            | ArgExpr::Property(_) => true,
+            | ArgExpr::Property(_)
+            | ArgExpr::Class(_) => true,
             ArgExpr::Number(n) => n.is_constant(),
             _ => false,
         }),

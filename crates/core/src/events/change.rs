@@ -177,6 +177,13 @@ impl GameState {
                     }
                     continue;
                 }
+                if let Primitive::Classes { .. } = c {
+                    let args = self.frame(fi).occs[k].occ.args.clone();
+                    if let Some(change) = self.class_change(c, &args) {
+                        self.make(change);
+                    }
+                    continue;
+                }
                 if let Some(change) = lower(c, &self.frame(fi).occs[k].occ.args) {
                     self.make(change);
                 }
@@ -452,13 +459,10 @@ impl GameState {
         };
         let name = &self.ruleset.characteristics[ch.index()].name;
         let text: Arc<str> = Arc::from(format!("{name} is {} for good", sym.as_str()));
-        let mark = format!("{name} is ");
         let earlier: Vec<u32> = self
             .effects
             .iter()
-            .filter(|e| {
-                e.source == o && e.def.text.starts_with(&mark) && e.def.text.ends_with(" for good")
-            })
+            .filter(|e| e.source == o && e.for_good == Some(ch))
             .map(|e| e.id)
             .collect();
         let mut set = crate::model::value::SymbolSet::default();
@@ -487,6 +491,7 @@ impl GameState {
             def: Arc::new(def),
             locked: Locked::Objects(vec![(o, x.incarnation)]),
             targets: Arc::from(Vec::new()),
+            for_good: Some(ch),
         })));
         out
     }
@@ -533,6 +538,32 @@ impl GameState {
                 on: *on,
             })
             .collect()
+    }
+
+    /// The change a `Classes` makes: the class's name added to the player's symbols property,
+    /// or removed from it (FreeOrion's Set Empire Tech / Building / Ship Type Availability).
+    fn class_change(&self, c: &Primitive, args: &[Arg]) -> Option<Change> {
+        let Primitive::Classes {
+            player,
+            prop,
+            class,
+            on,
+        } = c
+        else {
+            return None;
+        };
+        let (Some(Arg::Player(p)), Some(Arg::Class(k))) =
+            (args.get(*player as usize), args.get(*class as usize))
+        else {
+            return None;
+        };
+        let name = &self.content.classes.get(k.index())?.name;
+        Some(Change::PropertySymbol {
+            player: *p,
+            prop: *prop,
+            symbol: crate::model::value::Symbol::new(name),
+            on: super::procedure::amount_of(args, *on) != 0,
+        })
     }
 
     /// The changes a `Take` makes: from each property in order, as much as it holds above its
@@ -748,6 +779,9 @@ impl GameState {
             | Primitive::SetScaled { .. }
             | Primitive::Resize { .. } => self.each_permanent_changes(c, args).is_empty(),
             Primitive::Take { .. } => self.take_changes(c, args).is_empty(),
+            Primitive::Classes { .. } => self
+                .class_change(c, args)
+                .is_none_or(|c| self.would_change_nothing(&c)),
             Primitive::MoveTop {
                 player,
                 from,
@@ -783,6 +817,15 @@ impl GameState {
         match c {
             Change::State { object, symbol, on } => self.obj(*object).state.contains(symbol) == *on,
             Change::AddProperty { by, .. } => *by == 0,
+            Change::PropertySymbol {
+                player,
+                prop,
+                symbol,
+                on,
+            } => !matches!(
+                self.player_props[player.index()].get(prop.index()),
+                Some(crate::model::value::Value::Symbols(set)) if set.contains(symbol) != *on
+            ),
             Change::Counters { count, .. } => *count == 0,
             Change::Move(m) => m.iter().all(|(o, z)| self.obj(*o).zone == *z),
             Change::Face { object, down } => self.obj(*object).face_down == *down,
@@ -816,7 +859,7 @@ impl GameState {
                 self.check_player(*player)?;
                 self.check_zone(*zone)
             }
-            Change::Loses(p) => self.check_player(*p),
+            Change::Loses(p) | Change::PropertySymbol { player: p, .. } => self.check_player(*p),
             Change::AddProperty { player, prop, by } => {
                 self.check_player(*player)?;
                 match self.below_minimum(*player, *prop, *by) {
@@ -893,6 +936,7 @@ pub(crate) fn lower(c: &Primitive, args: &[Arg]) -> Option<Change> {
         | Primitive::Meters { .. }
         | Primitive::SetScaled { .. }
         | Primitive::Resize { .. }
+        | Primitive::Classes { .. }
         | Primitive::Take { .. } => return None,
         Primitive::State {
             object: o,

@@ -42,6 +42,11 @@ impl Arg {
                 .props
                 .get(q.index())
                 .map_or_else(|| format!("property {}", q.0), |d| d.name.to_string()),
+            Arg::Class(k) => state
+                .content
+                .classes
+                .get(k.index())
+                .map_or_else(|| format!("class {}", k.0), |c| c.name.clone()),
         }
     }
 }

@@ -115,6 +115,12 @@ impl GameState {
                     Arg::Zone(z) => z.index() < self.ruleset.zones.len(),
                     Arg::Counter(c) => c.index() < self.ruleset.counters.len(),
                     Arg::Property(q) => q.index() < self.ruleset.props.len(),
+                    Arg::Class(k) => match (p.kind, self.content.classes.get(k.index())) {
+                        (crate::model::event::ParamKind::Class(Some(t)), Some(c)) => {
+                            c.object_type == Some(t)
+                        }
+                        (_, c) => c.is_some(),
+                    },
                 };
             if !ok {
                 return Err(ActionError::BadOccurrence(format!(
@@ -129,6 +135,8 @@ impl GameState {
                         crate::model::event::ParamKind::Counter => "a counter kind of this ruleset",
                         crate::model::event::ParamKind::Property =>
                             "a player property of this ruleset",
+                        crate::model::event::ParamKind::Class(_) =>
+                            "an object class of this content, of the parameter's type",
                         crate::model::event::ParamKind::Any => "an object or a player of this game",
                     },
                     a

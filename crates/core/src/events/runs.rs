@@ -493,6 +493,7 @@ impl GameState {
             ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
             ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
             ArgExpr::Property(q) => Some(Arg::Property(*q)),
+            ArgExpr::Class(name) => self.content.class_id(name).map(Arg::Class),
         }
     }
 
@@ -837,6 +838,7 @@ impl GameState {
                 def: fixed,
                 locked,
                 targets: Arc::from(&r.targets[..]),
+                for_good: None,
             },
         )));
         self.log_at(

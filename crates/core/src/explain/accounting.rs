@@ -3,7 +3,7 @@
 //! the occurrence that made it and the response or rule that made that occurrence.
 
 use crate::model::error::ActionError;
-use crate::model::ids::{CounterId, ObjectId};
+use crate::model::ids::{CounterId, ObjectId, PlayerId, PropId};
 use crate::model::occurrence::{LogEntry, Logged};
 use crate::model::value::Arg;
 use crate::state::GameState;
@@ -82,6 +82,81 @@ impl GameState {
             count: now,
             unaccounted: now - count,
         })
+    }
+}
+
+/// One change to a player's property that holds symbols: what made it, and the symbol added or
+/// removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolStep {
+    /// The response or rule whose deed made the change, if one did.
+    pub by: Option<String>,
+    /// The occurrence that made it, in words (`tech_availability_set(Ann, Algae Farming, 1)`).
+    pub what: String,
+    /// The symbol (a class's name).
+    pub symbol: String,
+    /// Added (or removed).
+    pub added: bool,
+}
+
+impl GameState {
+    /// Every change to a player's property that holds symbols (FreeOrion's empire's available
+    /// techs and buildable classes), from the log, with what made each: each occurrence that
+    /// happened whose event adds a class's name to that property of that player or removes it
+    /// (an occurrence that would have changed nothing failed, and is not listed). A bad id is an
+    /// error.
+    pub fn account_symbols(
+        &self,
+        player: PlayerId,
+        prop: PropId,
+    ) -> Result<Vec<SymbolStep>, ActionError> {
+        self.check_player(player)?;
+        if prop.index() >= self.ruleset.props.len() {
+            return Err(ActionError::NoSuchProperty(prop.0));
+        }
+        let entries = self.log();
+        let mut steps = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let Logged::Happened { occurrence } = &e.what else {
+                continue;
+            };
+            let args = &occurrence.args;
+            for c in &self.ruleset.event_kind(occurrence.event).changes {
+                let crate::model::event::Primitive::Classes {
+                    player: pi,
+                    prop: q,
+                    class,
+                    on,
+                } = c
+                else {
+                    continue;
+                };
+                let whose = matches!(args.get(*pi as usize), Some(Arg::Player(p)) if *p == player);
+                let Some(Arg::Class(k)) = args.get(*class as usize) else {
+                    continue;
+                };
+                let Some(name) = self.content.classes.get(k.index()).map(|c| c.name.clone()) else {
+                    continue;
+                };
+                if *q != prop || !whose {
+                    continue;
+                }
+                let added = match on {
+                    crate::model::event::Amount::Const(n) => *n != 0,
+                    crate::model::event::Amount::Param(j) => {
+                        !matches!(args.get(*j as usize), Some(Arg::Number(0)))
+                    }
+                };
+                let (what, by) = context(self, &entries, i);
+                steps.push(SymbolStep {
+                    by,
+                    what,
+                    symbol: name,
+                    added,
+                });
+            }
+        }
+        Ok(steps)
     }
 }
 

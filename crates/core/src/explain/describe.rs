@@ -161,6 +161,14 @@ pub fn describe_player(state: &GameState, d: &Derived, p: PlayerId) -> Result<St
                 ));
             }
         }
+        // A set of class names accounts for itself, change by change, from the log.
+        if prop.symbols {
+            for s in state.account_symbols(p, crate::model::ids::PropId(i as u16))? {
+                let by = s.by.map(|b| format!(" by {b}")).unwrap_or_default();
+                let how = if s.added { "adds" } else { "removes" };
+                out.push_str(&format!("    {}{by}: {how} {}\n", s.what, s.symbol));
+            }
+        }
     }
     Ok(out)
 }

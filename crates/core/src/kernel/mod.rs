@@ -50,6 +50,14 @@ pub enum Change {
         prop: PropId,
         value: Option<i64>,
     },
+    /// A symbol added to (`on`) or removed from a player's symbols property (an empire's
+    /// available techs, by name).
+    PropertySymbol {
+        player: PlayerId,
+        prop: PropId,
+        symbol: Symbol,
+        on: bool,
+    },
     /// A player's property raised (or lowered) by a number.
     AddProperty {
         player: PlayerId,
@@ -154,6 +162,32 @@ impl GameState {
                 prop,
                 value,
             } => self.set_property(player, prop, value),
+            Change::PropertySymbol {
+                player,
+                prop,
+                symbol,
+                on,
+            } => {
+                let now = self
+                    .player_props
+                    .get(player.index())
+                    .and_then(|p| p.get(prop.index()));
+                if let Some(crate::model::value::Value::Symbols(set)) = now {
+                    if set.contains(&symbol) != on {
+                        let mut set = set.clone();
+                        if on {
+                            set.insert(symbol);
+                        } else {
+                            set.remove(&symbol);
+                        }
+                        self.set_property_value(
+                            player,
+                            prop,
+                            crate::model::value::Value::Symbols(set),
+                        );
+                    }
+                }
+            }
             Change::AddProperty { player, prop, by } => {
                 let current = self
                     .player_props

@@ -175,6 +175,7 @@ impl GameState {
             )),
             locked: Locked::Objects(vec![(id, inc)]),
             targets: Arc::from(Vec::new()),
+            for_good: None,
         }));
     }
 
@@ -217,7 +218,11 @@ impl GameState {
 
     /// Sets a player's base property value.
     pub(super) fn set_property(&mut self, player: PlayerId, prop: PropId, value: Option<i64>) {
-        let v = Value::Number(value);
+        self.set_property_value(player, prop, Value::Number(value))
+    }
+
+    /// Sets a player's base property value, of any kind.
+    pub(super) fn set_property_value(&mut self, player: PlayerId, prop: PropId, v: Value) {
         if crate::layers::props_derived(self) {
             self.touch();
         } else {

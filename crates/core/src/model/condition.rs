@@ -314,7 +314,9 @@ pub struct OrderTest {
     pub range: u32,
 }
 
-/// Current Stockpile Value: `stockpile(food) >= 10`.
+/// A property of the tested object's empires: Current Stockpile Value, `stockpile(food) >= 10`;
+/// or, with `holds`, a property that holds symbols holding one (`available_techs has "Algae
+/// Farming"`: the empire may research it).
 #[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct StockpileTest {
     /// The player property holding the stockpile.
@@ -325,6 +327,9 @@ pub struct StockpileTest {
     pub value: i64,
     /// The ownership rules.
     pub owners: Owners,
+    /// The symbol the property must hold (the comparison is then not made).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<Symbol>,
 }
 
 /// Where objects are: positions on the galaxy map and starlanes.

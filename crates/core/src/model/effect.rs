@@ -536,4 +536,9 @@ pub struct CreatedEffect {
     pub locked: Locked,
     /// The spell's targets, for expressions that read them.
     pub targets: Arc<[crate::model::condition::Subject]>,
+    /// A characteristic its source's occurrence set for good (FreeOrion's Set Planet Size, Set
+    /// Planet Environment, Set Star Colour): the next such effect of the source on it ends this
+    /// one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_good: Option<crate::model::ids::CharId>,
 }

@@ -2,7 +2,7 @@
 //! occurrence makes. The changes are the engine's fixed vocabulary; every game's events are made
 //! of them.
 
-use crate::model::ids::{CharId, CounterId, PropId, ZoneId};
+use crate::model::ids::{CharId, CounterId, PropId, TypeId, ZoneId};
 use crate::model::value::Symbol;
 use serde::Serialize;
 use std::sync::Arc;
@@ -22,6 +22,9 @@ pub enum ParamKind {
     Counter,
     /// One of the ruleset's player properties.
     Property,
+    /// An object class of the content (`tech: class of tech`), of that object type if one is
+    /// named (FreeOrion's Set Empire Tech Availability names a tech).
+    Class(Option<TypeId>),
     /// An object or a player (`target: any`, "any target", CR 115.4): the changes that name it
     /// as an object are made when it is one, those that name it as a player when it is one.
     Any,
@@ -37,6 +40,7 @@ impl ParamKind {
             ParamKind::Zone => "zone",
             ParamKind::Counter => "counter",
             ParamKind::Property => "property",
+            ParamKind::Class(_) => "class",
             ParamKind::Any => "any",
         }
     }
@@ -52,6 +56,7 @@ impl ParamKind {
                 | (ParamKind::Zone, Arg::Zone(_))
                 | (ParamKind::Counter, Arg::Counter(_))
                 | (ParamKind::Property, Arg::Property(_))
+                | (ParamKind::Class(_), Arg::Class(_))
                 | (ParamKind::Any, Arg::Object(_) | Arg::Player(_))
         )
     }
@@ -124,6 +129,19 @@ pub enum Primitive {
         props: Vec<PropId>,
         /// How much is taken.
         amount: Amount,
+    },
+    /// Add a class's name to a player's symbols property, or remove it (FreeOrion's Set Empire
+    /// Tech Availability, Set Empire Building Availability, Set Ship Type Availability: the
+    /// empire's set of available techs or buildable classes).
+    Classes {
+        /// Index of the player parameter whose property changes.
+        player: u8,
+        /// The symbols property (`available_techs`).
+        prop: PropId,
+        /// Index of the class parameter whose name is added or removed.
+        class: u8,
+        /// Not 0: added (`+=`, or `has CLASS = yes`); 0: removed.
+        on: Amount,
     },
     /// Move an object to a zone: it becomes a new object (CR 400.7).
     Move {

@@ -119,6 +119,9 @@ pub enum ArgExpr {
     Counter(crate::model::ids::CounterId),
     /// A player property of the ruleset, by name.
     Property(crate::model::ids::PropId),
+    /// An object class of the content, by name (found as the deed happens: a class may be
+    /// defined after the one that names it).
+    Class(std::sync::Arc<str>),
 }
 
 /// One thing a response does, in order.

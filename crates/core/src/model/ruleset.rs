@@ -107,6 +107,21 @@ pub struct PropDef {
     /// The least it can be (`at least 0`): a change that would take it lower cannot be made,
     /// and an occurrence making it fails (a mana pool cannot pay more than it holds).
     pub min: Option<i64>,
+    /// It holds a set of symbols (`player available_techs: symbols`), empty as a game begins,
+    /// not a number: FreeOrion's empires' available techs and buildable classes, by name.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub symbols: bool,
+}
+
+impl PropDef {
+    /// Each player's base value as a game begins.
+    pub fn initial(&self) -> crate::model::value::Value {
+        if self.symbols {
+            crate::model::value::Value::Symbols(Default::default())
+        } else {
+            crate::model::value::Value::Number(self.default)
+        }
+    }
 }
 
 /// A zone objects can be in (library, hand, battlefield...), declared by `zone NAME`; indexed by

@@ -563,4 +563,6 @@ pub enum Arg {
     Counter(crate::model::ids::CounterId),
     /// A player property.
     Property(crate::model::ids::PropId),
+    /// An object class of the content.
+    Class(ClassId),
 }

@@ -162,11 +162,7 @@ impl GameState {
                 (Arc::new(r), b)
             }
         };
-        let props: Vec<Value> = ruleset
-            .props
-            .iter()
-            .map(|p| Value::Number(p.default))
-            .collect();
+        let props: Vec<Value> = ruleset.props.iter().map(|p| p.initial()).collect();
         GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),

@@ -1258,12 +1258,15 @@ fn galaxy_condition(
             let empire = match w.as_str() {
                 "you" => EmpireRef::Source,
                 "none" => EmpireRef::NoEmpire,
-                _ => match rs.prop_id(&w) {
+                _ => match rs.prop_id(&w).filter(|p| !rs.props[p.index()].symbols) {
                     Some(p) => EmpireRef::Marked(p),
                     None => {
-                        let known = ["you", "none"]
-                            .into_iter()
-                            .chain(rs.props.iter().map(|p| p.name.as_str()));
+                        let known = ["you", "none"].into_iter().chain(
+                            rs.props
+                                .iter()
+                                .filter(|p| !p.symbols)
+                                .map(|p| p.name.as_str()),
+                        );
                         return Err(unknown(ws, "empire", &w, known).with_help(
                             "an empire is `you` (the source's), `none`, or the players whose property of that name is not 0",
                         ));
@@ -1313,12 +1316,15 @@ fn galaxy_condition(
             c.bump();
             c.expect_punct("(")?;
             let (p, ps) = c.name("a player property (an empire's stockpile)")?;
-            let Some(prop) = rs.prop_id(&p) else {
+            let Some(prop) = rs.prop_id(&p).filter(|p| !rs.props[p.index()].symbols) else {
                 return Err(unknown(
                     ps,
-                    "player property",
+                    "number player property",
                     &p,
-                    rs.props.iter().map(|p| p.name.as_str()),
+                    rs.props
+                        .iter()
+                        .filter(|p| !p.symbols)
+                        .map(|p| p.name.as_str()),
                 ));
             };
             c.expect_punct(")")?;
@@ -1330,6 +1336,7 @@ fn galaxy_condition(
                 op,
                 value: if neg { -n } else { n },
                 owners: owners(env, span)?,
+                holds: None,
             }))));
         }
         // Scope Object Visible To Source Object: `visible to source`.
@@ -1381,6 +1388,29 @@ fn galaxy_condition(
             }))));
         }
         _ => {}
+    }
+    // An empire's set of classes: `available_techs has "Algae Farming"` (some empire of the
+    // object may research it), `buildable_ships lacks "Battleship"`.
+    if let Some(prop) = rs.prop_id(word).filter(|p| rs.props[p.index()].symbols) {
+        if c.peek_at(1)
+            .is_some_and(|t| t.is_word("has") || t.is_word("lacks"))
+        {
+            c.bump();
+            let lacks = c.bump().is_some_and(|t| t.is_word("lacks"));
+            let (sym, _) = c.name_or_string("a class's name after `has`")?;
+            let cond = Cond::Stockpile(Box::new(StockpileTest {
+                prop,
+                op: CmpOp::Ge,
+                value: 0,
+                owners: owners(env, span)?,
+                holds: Some(env.symbol(&sym)),
+            }));
+            return Ok(Some(if lacks {
+                Cond::Not(Box::new(cond))
+            } else {
+                cond
+            }));
+        }
     }
     // Planet Environment, Planet Size: `environment within 1 of terran`.
     if let Some(ch) = rs.char_id(word) {

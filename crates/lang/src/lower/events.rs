@@ -49,9 +49,24 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
                 ));
             }
             c.expect_punct(":")?;
-            let (k, ks) =
-                c.name("a parameter kind: object, player, any, number, zone, counter or property")?;
+            let (k, ks) = c.name(
+                "a parameter kind: object, player, any, number, zone, counter, property or class",
+            )?;
             let kind = match k.as_str() {
+                // `tech: class of tech`: an object class of the content, of that type.
+                "class" if c.eat_word("of") => {
+                    let (t, ts) = c.name("an object type")?;
+                    let Some(ty) = env.ruleset.type_id(&t) else {
+                        return Err(unknown(
+                            ts,
+                            "object type",
+                            &t,
+                            env.ruleset.types.iter().map(|t| t.name.as_str()),
+                        ));
+                    };
+                    ParamKind::Class(Some(ty))
+                }
+                "class" => ParamKind::Class(None),
                 "any" => ParamKind::Any,
                 "object" => ParamKind::Object,
                 "player" => ParamKind::Player,
@@ -66,6 +81,7 @@ pub fn event_decl(env: &mut Env, s: &Stmt) -> Res<()> {
                         &k,
                         [
                             "object", "player", "any", "number", "zone", "counter", "property",
+                            "class",
                         ],
                     ))
                 }
@@ -674,6 +690,69 @@ fn change_item(env: &Env, kind: &mut EventKind, item: &Stmt) -> Res<()> {
     {
         return scaled_item(env, kind, &mut c, i, &what, ws);
     }
+    // `empire available_techs += tech`, `-= tech`, `has tech = available`: a class's name
+    // added to or removed from a player's symbols property.
+    if let Some(prop) = rs.prop_id(&what).filter(|q| rs.props[q.index()].symbols) {
+        if !matches!(
+            kind.params[i as usize].kind,
+            ParamKind::Player | ParamKind::Any
+        ) {
+            return Err(Diagnostic::new(
+                ps,
+                format!(
+                    "`{p}` is a {} parameter: `{what}` is a player property",
+                    kind.params[i as usize].kind.name()
+                ),
+            ));
+        }
+        let has = c.eat_word("has");
+        let on = if has {
+            None
+        } else if c.eat_punct("+=") {
+            Some(Amount::Const(1))
+        } else if c.eat_punct("-=") {
+            Some(Amount::Const(0))
+        } else {
+            return Err(c.err(
+                "`+= CLASS`, `-= CLASS` or `has CLASS = NUMBER` (a property that holds symbols)",
+            ));
+        };
+        let (cp, cps) = c.name(&format!("a class parameter of `{}`", kind.name))?;
+        let class = match kind.param(&cp) {
+            Some(k) if matches!(kind.params[k as usize].kind, ParamKind::Class(_)) => k,
+            Some(k) => {
+                return Err(Diagnostic::new(
+                    cps,
+                    format!(
+                        "`{cp}` is a {} parameter: a symbols property holds a class's name (`{cp}: class`)",
+                        kind.params[k as usize].kind.name()
+                    ),
+                ))
+            }
+            None => {
+                return Err(unknown(
+                    cps,
+                    "parameter",
+                    &cp,
+                    kind.params.iter().map(|x| &*x.name),
+                ))
+            }
+        };
+        let on = match on {
+            Some(on) => on,
+            None => {
+                c.expect_punct("=")?;
+                Amount::Param(param_of(kind, &mut c, ParamKind::Number)?)
+            }
+        };
+        kind.changes.push(Primitive::Classes {
+            player: i,
+            prop,
+            class,
+            on,
+        });
+        return c.finish();
+    }
     let negative = if c.eat_punct("+=") {
         false
     } else if c.eat_punct("-=") {
@@ -950,6 +1029,8 @@ pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
         return occurrence_deed(env, c, &[], 1);
     };
     let kind = event_def(&env.ruleset, event).clone();
+    // Whether a class is added (`has tech = available`) may be written `yes` or `no`.
+    let yes_no = vec![env.symbol("no"), env.symbol("yes")];
     let scales: Vec<(u8, &Vec<rulecraft_core::model::value::Symbol>)> = kind
         .changes
         .iter()
@@ -959,6 +1040,10 @@ pub(crate) fn group_effect(env: &Env, c: &mut Cursor) -> Res<Deed> {
                 to: Amount::Param(i),
                 ..
             } => Some((*i, scale)),
+            Primitive::Classes {
+                on: Amount::Param(i),
+                ..
+            } => Some((*i, &yes_no)),
             _ => None,
         })
         .collect();
@@ -1987,6 +2072,13 @@ fn arg(
         }
         ParamKind::Counter => Ok(ArgExpr::Counter(super::common::counter_named(env, c)?)),
         ParamKind::Property => Ok(ArgExpr::Property(super::common::prop_named(env, c)?)),
+        ParamKind::Class(ty) => {
+            // Checked once every class of the content is known, with its type.
+            let (class, at) = c.string("an object class's name, in quotes")?;
+            let ty = ty.map(|t| (t, env.ruleset.types[t.index()].name.clone()));
+            env.class_refs.note_of_type(&class, at, ty);
+            Ok(ArgExpr::Class(Arc::from(class.as_str())))
+        }
     }
 }
 

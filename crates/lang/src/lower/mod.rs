@@ -18,6 +18,7 @@ use crate::syntax::Stmt;
 use cursor::Res;
 use rulecraft_core::model::condition::Cond;
 use rulecraft_core::model::effect::SymList;
+use rulecraft_core::model::ids::TypeId;
 use rulecraft_core::model::ruleset::Ruleset;
 use rulecraft_core::model::value::{Ability, Symbol, SymbolSet, Value};
 use std::collections::HashMap;
@@ -67,9 +68,14 @@ impl Clone for ChosenX {
     }
 }
 
-/// Object classes named before they may be defined, each with its span.
+/// Object classes named before they may be defined, each with its span and, for an event's
+/// class argument, the type its parameter asks for (`None` for `create`).
 #[derive(Debug, Default)]
-pub struct ClassRefs(std::sync::Mutex<Vec<(String, Span)>>);
+pub struct ClassRefs(std::sync::Mutex<Vec<ClassRef>>);
+
+/// A class named at a span; for an event's class argument, `Some` with the parameter's type
+/// (and that type's name).
+type ClassRef = (String, Span, Option<Option<(TypeId, String)>>);
 
 impl Clone for ClassRefs {
     fn clone(&self) -> Self {
@@ -78,25 +84,50 @@ impl Clone for ClassRefs {
 }
 
 impl ClassRefs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Span)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<ClassRef>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
-    /// Notes a class named at `at`.
+    /// Notes a class named at `at` by `create`.
     pub fn note(&self, name: &str, at: Span) {
-        self.lock().push((name.to_string(), at));
+        self.lock().push((name.to_string(), at, None));
+    }
+    /// Notes a class named at `at` as an event's argument whose parameter asks for a class of
+    /// this type (`tech: class of tech`), or of any type.
+    pub fn note_of_type(&self, name: &str, at: Span, ty: Option<(TypeId, String)>) {
+        self.lock().push((name.to_string(), at, Some(ty)));
     }
     /// Checks every class noted against the content, and forgets them: the first that names no
-    /// class is an error at its span.
+    /// class, or a class of another type than its parameter asks for, is an error at its span.
     pub fn check(&self, content: &rulecraft_core::Content) -> Result<(), Diagnostic> {
         let refs = std::mem::take(&mut *self.lock());
-        for (name, at) in refs {
-            if content.class_id(&name).is_none() {
-                return Err(Diagnostic::new(
+        for (name, at, arg) in refs {
+            let Some(id) = content.class_id(&name) else {
+                let Some(ty) = arg else {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!("no object class is named `{name}`: `create` names a class of the content"),
+                    ));
+                };
+                // The classes the parameter takes.
+                let t = ty.as_ref().map(|t| t.0);
+                return Err(cursor::unknown(
                     at,
-                    format!(
-                        "no object class is named `{name}`: `create` names a class of the content"
-                    ),
+                    "object class",
+                    &name,
+                    content
+                        .classes
+                        .iter()
+                        .filter(|c| t.is_none_or(|t| c.object_type == Some(t)))
+                        .map(|c| c.name.as_str()),
                 ));
+            };
+            if let Some(Some((ty, tname))) = arg {
+                if content.classes[id.index()].object_type != Some(ty) {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!("`{name}` is not of type `{tname}`: the event's parameter takes a class of type `{tname}` (`type: {tname}`)"),
+                    ));
+                }
             }
         }
         Ok(())

@@ -458,6 +458,21 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 return Err(Diagnostic::new(ns, format!("`{name}` is declared twice")));
             }
             c.expect_punct(":")?;
+            // `player available_techs: symbols`: a set of names, empty as a game begins
+            // (FreeOrion's empire's available techs and buildable classes).
+            if c.eat_word("symbols") {
+                c.finish()?;
+                env.ruleset.props.push(PropDef {
+                    name,
+                    default: None,
+                    min: None,
+                    symbols: true,
+                });
+                return Ok(());
+            }
+            if !c.peek().is_some_and(|t| t.is_word("number")) {
+                return Err(c.err("`number` or `symbols`"));
+            }
             c.expect_word("number")?;
             let default = if c.eat_punct("=") {
                 if c.eat_word("none") {
@@ -484,7 +499,12 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
                 None
             };
             c.finish()?;
-            env.ruleset.props.push(PropDef { name, default, min });
+            env.ruleset.props.push(PropDef {
+                name,
+                default,
+                min,
+                symbols: false,
+            });
         }
         "zone" => {
             no_block(s)?;

@@ -125,14 +125,15 @@ pub enum Expect {
         /// `activated abilities = ...`: only the abilities of this kind are compared.
         of_kind: Option<rulecraft_core::AbilityKind>,
     },
-    /// `expect PLAYER PROP = N`: a player's derived property.
+    /// `expect PLAYER PROP = N`: a player's derived property; for a property that holds
+    /// symbols, `= S, S, ...`, `has S` or `lacks S`.
     Prop {
         /// The player, an index into [`Scenario::players`].
         player: usize,
         /// The property.
         prop: PropId,
-        /// The number expected; `None` for `= none`.
-        want: Option<i64>,
+        /// What its value must be (`= none`: no number; for symbols, the empty set).
+        want: Want,
     },
     /// `expect REF counters(KIND) = N`: how many counters of that kind (`any`: of every kind) are
     /// on the object, as the expression `counters(KIND)` counts them.
@@ -214,6 +215,8 @@ pub enum SArg {
     Counter(CounterId),
     /// A player property.
     Property(PropId),
+    /// An object class.
+    Class(rulecraft_core::ClassId),
 }
 
 /// An occurrence a scenario makes or expects: an event and its arguments.
@@ -811,7 +814,18 @@ pub fn lower(env: &Env, library: &Content, s: &Stmt, header: Header) -> Res<Scen
             "set" => {
                 let (p, psp) = c.name_or_string("a player")?;
                 let player = cx.player_named(&p, psp)?;
+                let at = c.here();
                 let prop = cx.prop(&mut c)?;
+                let def = &cx.env.ruleset.props[prop.index()];
+                if def.symbols {
+                    return Err(Diagnostic::new(
+                        at,
+                        format!(
+                            "`{}` holds symbols: only its events' changes set it",
+                            def.name
+                        ),
+                    ));
+                }
                 c.expect_punct("=")?;
                 let value = if c.eat_word("none") {
                     None
@@ -898,6 +912,33 @@ impl Cx<'_> {
 
     fn prop(&self, c: &mut Cursor) -> Res<PropId> {
         super::common::prop_named(self.env, c)
+    }
+
+    /// An object class by name, of this type if one is given (an event's class argument).
+    fn class_of_type(
+        &self,
+        c: &mut Cursor,
+        ty: Option<rulecraft_core::model::ids::TypeId>,
+    ) -> Res<rulecraft_core::ClassId> {
+        let (name, sp) = c.name_or_string("an object class name")?;
+        let class = self.content.class_id(&name).ok_or_else(|| {
+            unknown(
+                sp,
+                "object class",
+                &name,
+                self.content.classes.iter().map(|c| c.name.as_str()),
+            )
+        })?;
+        if let Some(t) = ty {
+            if self.content.classes[class.index()].object_type != Some(t) {
+                let tname = &self.env.ruleset.types[t.index()].name;
+                return Err(Diagnostic::new(
+                    sp,
+                    format!("`{name}` is not of type `{tname}`: the event's parameter takes a class of type `{tname}` (`type: {tname}`)"),
+                ));
+            }
+        }
+        Ok(class)
     }
 
     /// `"Card" [as alias] [for P] [in ZONE] [controlled by P] [attached to REF] [with N "counter", ...]`
@@ -1046,6 +1087,9 @@ impl Cx<'_> {
                     rulecraft_core::model::event::ParamKind::Property => {
                         SArg::Property(self.prop(c)?)
                     }
+                    rulecraft_core::model::event::ParamKind::Class(ty) => {
+                        SArg::Class(self.class_of_type(c, ty)?)
+                    }
                 });
                 if c.eat_punct(")") {
                     break;
@@ -1155,11 +1199,34 @@ impl Cx<'_> {
             loop {
                 let start = c.here();
                 let prop = self.prop(c)?;
-                c.expect_punct("=")?;
-                let want = if c.eat_word("none") {
-                    None
+                let want = if self.env.ruleset.props[prop.index()].symbols {
+                    if c.eat_word("has") || c.eat_word("lacks") {
+                        let lacks = c.toks[c.pos - 1].is_word("lacks");
+                        let (s, _) = c.name_or_string("a symbol")?;
+                        let sym = self.env.symbol(&s);
+                        if lacks {
+                            Want::Lacks(sym)
+                        } else {
+                            Want::Has(sym)
+                        }
+                    } else {
+                        c.expect_punct("=")?;
+                        let names = if c.eat_word("none") {
+                            Vec::new()
+                        } else {
+                            self.names(c, "a symbol")?
+                        };
+                        Want::Equals(Value::Symbols(
+                            names.iter().map(|s| self.env.symbol(s)).collect(),
+                        ))
+                    }
                 } else {
-                    Some(c.number("a number or `none`")?.0)
+                    c.expect_punct("=")?;
+                    Want::Equals(Value::Number(if c.eat_word("none") {
+                        None
+                    } else {
+                        Some(c.number("a number or `none`")?.0)
+                    }))
                 };
                 out.push((
                     Expect::Prop { player, prop, want },
