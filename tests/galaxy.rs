@@ -22,6 +22,35 @@ fn of_type(s: &GameState, t: &str) -> Vec<ObjectId> {
     s.objects_of_type(t)
 }
 
+/// Runs the scenario of `file` whose name starts with `name` (the first where `name` is empty),
+/// and checks it passes.
+fn run_scenario(file: &str, name: &str) -> rulecraft_lang::scenario::Report {
+    let mut loader = rulecraft_lang::loader::Loader::new();
+    let list = loader.scenarios(std::path::Path::new(file)).expect("loads");
+    let (env, sc) = list
+        .iter()
+        .find(|(_, s)| s.header.name.starts_with(name))
+        .expect("the scenario");
+    let r = rulecraft_lang::scenario::run(env, sc, None);
+    assert!(r.passed(), "{file}: {name}");
+    r
+}
+
+/// Runs every scenario of scenarios/galaxy, in file order, giving each report to `f`.
+fn each_galaxy_scenario(mut f: impl FnMut(&rulecraft_lang::scenario::Report)) {
+    let mut loader = rulecraft_lang::loader::Loader::new();
+    let mut dir: Vec<_> = std::fs::read_dir("scenarios/galaxy")
+        .expect("the galaxy scenarios")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    dir.sort();
+    for file in dir {
+        for (env, sc) in loader.scenarios(&file).expect("the galaxy scenarios load") {
+            f(&rulecraft_lang::scenario::run(&env, &sc, None));
+        }
+    }
+}
+
 #[test]
 fn the_generator_gives_the_issues_mix_the_same_each_time() {
     let s = support::galaxy(1_000, 3);
@@ -185,43 +214,32 @@ fn changes_of_the_hierarchy_derive_as_a_full_derivation_does() {
 /// end of every galaxy scenario.
 #[test]
 fn every_current_value_accounts_for_itself() {
-    use rulecraft_lang::loader::Loader;
-    use rulecraft_lang::scenario::run;
-    let mut loader = Loader::new();
     let mut checked = 0;
-    let mut dir: Vec<_> = std::fs::read_dir("scenarios/galaxy")
-        .expect("the galaxy scenarios")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    dir.sort();
-    for f in dir {
-        for (env, sc) in loader.scenarios(&f).expect("the galaxy scenarios load") {
-            let r = run(&env, &sc, None);
-            let s = &r.state;
-            let rs = s.ruleset();
-            for o in s.objects().map(|o| o.id) {
-                for k in 0..rs.counters.len() {
-                    let kind = rulecraft_core::model::ids::CounterId(k as u16);
-                    if rs.meter_of_counter(kind).is_none() {
-                        continue;
-                    }
-                    let a = s.account(o, kind).expect("an object and a counter kind");
-                    assert_eq!(
-                        a.unaccounted, 0,
-                        "{}: {} {}",
-                        r.name, o.0, rs.counters[k].name
-                    );
-                    let mut at = 0;
-                    for step in &a.steps {
-                        assert_eq!(step.before, at, "{}: steps follow on", r.name);
-                        at = step.after;
-                    }
-                    assert_eq!(at, a.count);
-                    checked += a.steps.len();
+    each_galaxy_scenario(|r| {
+        let s = &r.state;
+        let rs = s.ruleset();
+        for o in s.objects().map(|o| o.id) {
+            for k in 0..rs.counters.len() {
+                let kind = rulecraft_core::model::ids::CounterId(k as u16);
+                if rs.meter_of_counter(kind).is_none() {
+                    continue;
                 }
+                let a = s.account(o, kind).expect("an object and a counter kind");
+                assert_eq!(
+                    a.unaccounted, 0,
+                    "{}: {} {}",
+                    r.name, o.0, rs.counters[k].name
+                );
+                let mut at = 0;
+                for step in &a.steps {
+                    assert_eq!(step.before, at, "{}: steps follow on", r.name);
+                    at = step.after;
+                }
+                assert_eq!(at, a.count);
+                checked += a.steps.len();
             }
         }
-    }
+    });
     assert!(checked > 100, "only {checked} changes accounted for");
 }
 
@@ -230,17 +248,7 @@ fn every_current_value_accounts_for_itself() {
 /// capped to 3, then 5 and 2 again.
 #[test]
 fn a_current_value_lists_each_change_with_what_made_it() {
-    use rulecraft_lang::loader::Loader;
-    use rulecraft_lang::scenario::run;
-    let mut loader = Loader::new();
-    let list = loader
-        .scenarios(std::path::Path::new(
-            "scenarios/galaxy/effects-non-meter.scenario",
-        ))
-        .expect("loads");
-    let (env, sc) = &list[0];
-    let r = run(env, sc, None);
-    assert!(r.passed());
+    let r = run_scenario("scenarios/galaxy/effects-non-meter.scenario", "");
     let s = &r.state;
     let earth = r.names["earth"];
     let farming = s
@@ -289,17 +297,7 @@ fn a_current_value_lists_each_change_with_what_made_it() {
 #[test]
 fn an_empires_set_of_classes_lists_each_change_with_what_made_it() {
     use rulecraft_core::model::value::Value;
-    use rulecraft_lang::loader::Loader;
-    use rulecraft_lang::scenario::run;
-    let mut loader = Loader::new();
-    let list = loader
-        .scenarios(std::path::Path::new(
-            "scenarios/galaxy/effects-availability.scenario",
-        ))
-        .expect("loads");
-    let (env, sc) = &list[0];
-    let r = run(env, sc, None);
-    assert!(r.passed());
+    let r = run_scenario("scenarios/galaxy/effects-availability.scenario", "");
     let s = &r.state;
     let ann = s.player_id("Ann").expect("Ann");
     let techs = s
@@ -329,41 +327,33 @@ fn an_empires_set_of_classes_lists_each_change_with_what_made_it() {
         .collect();
     assert_eq!(got, want);
     let mut replayed = 0;
-    let mut dir: Vec<_> = std::fs::read_dir("scenarios/galaxy")
-        .expect("the galaxy scenarios")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    dir.sort();
-    for f in dir {
-        for (env, sc) in loader.scenarios(&f).expect("the galaxy scenarios load") {
-            let r = run(&env, &sc, None);
-            let s = &r.state;
-            for (q, def) in s.ruleset().props.iter().enumerate() {
-                if !def.symbols {
-                    continue;
-                }
-                let q = rulecraft_core::model::ids::PropId(q as u16);
-                for p in 0..s.players().len() {
-                    let p = rulecraft_core::PlayerId(p as u8);
-                    let mut set = std::collections::BTreeSet::new();
-                    for st in s.account_symbols(p, q).expect("a player and a property") {
-                        // Each change changed the set.
-                        assert_eq!(set.insert(st.symbol.clone()), st.added, "{}", r.name);
-                        if !st.added {
-                            set.remove(&st.symbol);
-                        }
-                        replayed += 1;
+    each_galaxy_scenario(|r| {
+        let s = &r.state;
+        for (q, def) in s.ruleset().props.iter().enumerate() {
+            if !def.symbols {
+                continue;
+            }
+            let q = rulecraft_core::model::ids::PropId(q as u16);
+            for p in 0..s.players().len() {
+                let p = rulecraft_core::PlayerId(p as u8);
+                let mut set = std::collections::BTreeSet::new();
+                for st in s.account_symbols(p, q).expect("a player and a property") {
+                    // Each change changed the set.
+                    assert_eq!(set.insert(st.symbol.clone()), st.added, "{}", r.name);
+                    if !st.added {
+                        set.remove(&st.symbol);
                     }
-                    let now: std::collections::BTreeSet<String> =
-                        match s.property(p, q).expect("the property") {
-                            Value::Symbols(v) => v.iter().map(|x| x.to_string()).collect(),
-                            other => panic!("{}: not a set: {other}", r.name),
-                        };
-                    assert_eq!(set, now, "{}: {}", r.name, def.name);
+                    replayed += 1;
                 }
+                let now: std::collections::BTreeSet<String> =
+                    match s.property(p, q).expect("the property") {
+                        Value::Symbols(v) => v.iter().map(|x| x.to_string()).collect(),
+                        other => panic!("{}: not a set: {other}", r.name),
+                    };
+                assert_eq!(set, now, "{}: {}", r.name, def.name);
             }
         }
-    }
+    });
     assert!(replayed >= 10, "only {replayed} changes replayed");
 }
 
@@ -372,20 +362,10 @@ fn an_empires_set_of_classes_lists_each_change_with_what_made_it() {
 /// planet's size and environment changed turn after turn.
 #[test]
 fn a_characteristic_set_for_good_keeps_one_effect() {
-    use rulecraft_lang::loader::Loader;
-    use rulecraft_lang::scenario::run;
-    let mut loader = Loader::new();
-    let list = loader
-        .scenarios(std::path::Path::new(
-            "scenarios/galaxy/effects-planets.scenario",
-        ))
-        .expect("loads");
-    let (env, sc) = list
-        .iter()
-        .find(|(_, s)| s.header.name.starts_with("Modify Planet Size: past huge"))
-        .expect("the scenario");
-    let r = run(env, sc, None);
-    assert!(r.passed());
+    let r = run_scenario(
+        "scenarios/galaxy/effects-planets.scenario",
+        "Modify Planet Size: past huge",
+    );
     let s = &r.state;
     let earth = r.names["earth"];
     let mut sets: Vec<_> = s

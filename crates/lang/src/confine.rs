@@ -13,29 +13,11 @@ use crate::diagnostics::{Diagnostic, Span};
 use crate::lower::scenario::Scenario;
 use crate::lower::Env;
 use crate::scenario::{run_with, Report};
+use rulecraft_core::model::clock::Instant;
 use rulecraft_core::GameState;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
-#[cfg(not(target_arch = "wasm32"))]
-use std::time::Instant;
-
-/// wasm32-unknown-unknown has no clock (`std::time::Instant::now` panics there): time is not
-/// measured, and the bounds on size and occurrences alone hold; the page running it in a worker
-/// stops a run that takes too long.
-#[cfg(target_arch = "wasm32")]
-#[derive(Clone, Copy, Debug)]
-struct Instant;
-
-#[cfg(target_arch = "wasm32")]
-impl Instant {
-    fn now() -> Instant {
-        Instant
-    }
-    fn elapsed(&self) -> Duration {
-        Duration::ZERO
-    }
-}
 
 /// The default limit on one file's size, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;

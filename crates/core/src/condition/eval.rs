@@ -37,7 +37,7 @@ pub struct Ctx<'a> {
     /// What each distance condition tested in this context measures from, found once (see
     /// `NearIndex`), by the condition's address.
     pub(crate) near: std::cell::RefCell<
-        rustc_hash::FxHashMap<usize, std::rc::Rc<crate::condition::galaxy::NearIndex>>,
+        rustc_hash::FxHashMap<usize, std::rc::Rc<crate::condition::places::NearIndex>>,
     >,
 }
 

@@ -5,6 +5,7 @@
 pub mod action;
 pub mod batch;
 pub mod changes;
+pub mod clock;
 pub mod condition;
 pub mod content;
 pub mod decision;

@@ -1,29 +1,13 @@
 //! Playing games to their end: one game with an agent per player ([`play_game`]), or many from
 //! one start with seeds derived from one seed, over several threads ([`play_many`]).
 
+use crate::model::clock::Instant;
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::PlayerId;
 use crate::play::agents::{mix, Agent};
 use crate::state::GameState;
 use std::time::Duration;
-#[cfg(not(target_arch = "wasm32"))]
-use std::time::Instant;
-
-/// wasm32-unknown-unknown has no clock (`std::time::Instant::now` panics there): a run's time
-/// reads as zero.
-#[cfg(target_arch = "wasm32")]
-struct Instant;
-
-#[cfg(target_arch = "wasm32")]
-impl Instant {
-    fn now() -> Instant {
-        Instant
-    }
-    fn elapsed(&self) -> Duration {
-        Duration::ZERO
-    }
-}
 
 /// Games are played on several threads at once: a state must move to one and be shared by them.
 const _: fn() = || {

@@ -915,11 +915,8 @@ impl Cx<'_> {
     }
 
     /// An object class by name, of this type if one is given (an event's class argument).
-    fn class_of_type(
-        &self,
-        c: &mut Cursor,
-        ty: Option<rulecraft_core::model::ids::TypeId>,
-    ) -> Res<rulecraft_core::ClassId> {
+    /// An object class by its name (written bare or as a string), with the name and its span.
+    fn class_named(&self, c: &mut Cursor) -> Res<(rulecraft_core::ClassId, String, Span)> {
         let (name, sp) = c.name_or_string("an object class name")?;
         let class = self.content.class_id(&name).ok_or_else(|| {
             unknown(
@@ -929,6 +926,15 @@ impl Cx<'_> {
                 self.content.classes.iter().map(|c| c.name.as_str()),
             )
         })?;
+        Ok((class, name, sp))
+    }
+
+    fn class_of_type(
+        &self,
+        c: &mut Cursor,
+        ty: Option<rulecraft_core::model::ids::TypeId>,
+    ) -> Res<rulecraft_core::ClassId> {
+        let (class, name, sp) = self.class_named(c)?;
         if let Some(t) = ty {
             if self.content.classes[class.index()].object_type != Some(t) {
                 let tname = &self.env.ruleset.types[t.index()].name;
@@ -944,15 +950,7 @@ impl Cx<'_> {
     /// `"Card" [as alias] [for P] [in ZONE] [controlled by P] [attached to REF] [with N "counter", ...]`
     fn enter(&self, c: &mut Cursor) -> Res<Enter> {
         let rs = &self.env.ruleset;
-        let (name, sp) = c.name_or_string("an object class name")?;
-        let class = self.content.class_id(&name).ok_or_else(|| {
-            unknown(
-                sp,
-                "object class",
-                &name,
-                self.content.classes.iter().map(|c| c.name.as_str()),
-            )
-        })?;
+        let (class, name, sp) = self.class_named(c)?;
         let mut e = Enter {
             class,
             alias: None,
