@@ -108,6 +108,22 @@ impl<'a> Ctx<'a> {
         self
     }
 
+    /// The objects in play that meet `c`, in id order: only those `c` narrows to are tested
+    /// (FreeOrion's scopes index objects by type and owner).
+    pub fn in_play_meeting(&self, c: &Cond) -> Vec<ObjectId> {
+        let mut list = match c.narrow(self) {
+            Some(mut list) => {
+                list.sort_unstable();
+                list.dedup();
+                list.retain(|o| self.state.in_play(*o));
+                list
+            }
+            None => self.state.in_play_ids().to_vec(),
+        };
+        list.retain(|o| self.test(c, Subject::Object(*o)));
+        list
+    }
+
     /// For an aggregate over every object testing `c` (and reading `ch` of those that pass): notes
     /// what it reads of every object, and gives a context that records nothing more.
     pub fn aggregate(&self, c: &Cond, ch: Option<CharId>) -> Ctx<'a> {

@@ -273,13 +273,7 @@ impl Ctx<'_> {
         if n.within < 0 {
             return index;
         }
-        let candidates: Vec<ObjectId> = match n.of.narrow(self) {
-            Some(v) => v,
-            None => self.state.in_play_ids().to_vec(),
-        }
-        .into_iter()
-        .filter(|c| self.state.in_play(*c) && self.test(&n.of, Subject::Object(*c)))
-        .collect();
+        let candidates = self.in_play_meeting(&n.of);
         index.any = !candidates.is_empty();
         for c in &candidates {
             if let Some(at) = self.position(*c, &n.places) {

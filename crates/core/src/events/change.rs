@@ -305,7 +305,7 @@ impl GameState {
                 meters
                     .iter()
                     .copied()
-                    .filter(|(ch, _)| rs.types.is_empty() || rs.type_has(t, *ch))
+                    .filter(|(ch, _)| self.type_has_char(t, *ch))
                     .collect()
             })
             .collect();

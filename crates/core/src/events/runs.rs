@@ -230,20 +230,7 @@ impl GameState {
     ) -> Result<(), ActionError> {
         let scope: Vec<ObjectId> = {
             let sheet = &self.derived().sheet;
-            let ctx = Ctx::new(self, sheet, r.source, r.you, &[]);
-            // Only the objects the scope can hold for are tested (FreeOrion's scopes index
-            // objects by type and owner).
-            let mut v: Vec<ObjectId> = match g.scope.narrow(&ctx) {
-                Some(mut list) => {
-                    list.sort_unstable();
-                    list.dedup();
-                    list.retain(|o| self.in_play(*o));
-                    list
-                }
-                None => self.in_play_ids().to_vec(),
-            };
-            v.retain(|o| ctx.test(&g.scope, Subject::Object(*o)));
-            v
+            Ctx::new(self, sheet, r.source, r.you, &[]).in_play_meeting(&g.scope)
         };
         let f = crate::state::Firing {
             group: g.clone(),

@@ -67,7 +67,7 @@ pub(super) struct Deriver<'a> {
     /// counts with how many there were when it was made: an effect that writes none of it
     /// drops none of them.
     pub(super) scans_read: Footprint,
-    pub(super) counts_read: std::cell::RefCell<(usize, Footprint)>,
+    pub(super) counts_read: (usize, Footprint),
     /// What the layers so far did, and the current layer's log; `None` when not kept (explaining).
     pub(super) trail: Option<(Vec<Arc<LayerTrail>>, LayerLog)>,
     /// The subjects of the effects with a stacking number that start in this layer, decided
@@ -625,24 +625,18 @@ impl Deriver<'_> {
             return;
         }
         let touches = cand.touches(self.state, lid);
-        let hits = |f: &Footprint| {
-            touches.iter().any(|(t, _)| match t {
-                SlotTarget::Char(c) => f.has_char(*c),
-                SlotTarget::Prop(p) => f.has_prop(*p),
-            })
-        };
-        if hits(&self.scans_read) {
+        if may_read(&self.scans_read, &touches) {
             self.scans.retain(|_, (f, _)| !may_read(f, &touches));
         }
-        let mut counts = self.counts.borrow_mut();
-        let mut read = self.counts_read.borrow_mut();
+        let counts = self.counts.get_mut();
+        let read = &mut self.counts_read;
         if read.0 != counts.len() {
             // Counts were kept since: all they read, again.
             let mut all = Footprint::default();
             counts.values().for_each(|(f, _)| all.absorb_coarse(f));
             *read = (counts.len(), all);
         }
-        if hits(&read.1) {
+        if may_read(&read.1, &touches) {
             counts.retain(|_, (f, _)| !may_read(f, &touches));
             read.0 = counts.len();
         }

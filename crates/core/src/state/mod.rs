@@ -292,7 +292,13 @@ impl GameState {
         if o.index() >= self.objects.len() {
             return false;
         }
-        self.type_chars.has(self.object_type(o), ch)
+        self.type_has_char(self.object_type(o), ch)
+    }
+
+    /// Whether objects of type `t` (`None`: of no type) have characteristic `ch` (every object
+    /// has every characteristic in a ruleset without types).
+    pub(crate) fn type_has_char(&self, t: Option<crate::model::ids::TypeId>, ch: CharId) -> bool {
+        self.ruleset.types.is_empty() || self.type_chars.has(t, ch)
     }
 
     /// The objects of type `t`, in id order.
