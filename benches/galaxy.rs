@@ -38,6 +38,24 @@ fn effects_pass(c: &mut Criterion) {
             },
         );
     }
+    // A turn whose non-meter effects change what the layers derive from (each change derives
+    // the values again before the next effect fires): at 1,000 systems only, as it grows
+    // faster than the galaxy (docs/galaxy.md, "Scale").
+    let s = support::galaxy_changing(1_000, 7);
+    let objects = s.objects().count();
+    g.bench_function(
+        format!("one turn with changes the layers see, {objects} objects"),
+        |b| {
+            b.iter_batched(
+                || s.clone(),
+                |mut next| {
+                    support::turn(&mut next);
+                    next
+                },
+                BatchSize::LargeInput,
+            )
+        },
+    );
     g.finish();
 }
 

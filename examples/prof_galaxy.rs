@@ -4,7 +4,8 @@
 //! groups fire); under `valgrind --tool=callgrind --collect-atstart=no
 //! --toggle-collect='prof_galaxy::meter_pass'` (or `fire_pass`) it shows where each spends.
 //! `-- SYSTEMS meter` or `-- SYSTEMS turn` runs that part only. With `RC_DIGEST` set it prints
-//! a digest of the derived values, to compare two builds.
+//! a digest of the derived values, to compare two builds; with `RC_CHANGES` set the galaxy has
+//! the techs of `benches/support/galaxy_changes.cards` too (a turn with changes the layers see).
 
 #[path = "../benches/support/galaxy.rs"]
 mod support;
@@ -16,7 +17,11 @@ fn main() {
         .unwrap_or(1_000);
     // `meter` or `turn` as a second argument: that part only.
     let part = std::env::args().nth(2).unwrap_or_default();
-    let s = support::galaxy_firing(systems, 7);
+    let s = if std::env::var("RC_CHANGES").is_ok() {
+        support::galaxy_changing(systems, 7)
+    } else {
+        support::galaxy_firing(systems, 7)
+    };
     if part == "turn" {
         return turn(&s, systems);
     }

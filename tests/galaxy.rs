@@ -378,3 +378,32 @@ fn a_characteristic_set_for_good_keeps_one_effect() {
     sets.dedup();
     assert_eq!(sets.len(), 2);
 }
+
+/// The map's indexes a derivation shares between sources (starlanes, detection ranges, objects
+/// by place, each object's empires) and the narrowing of scopes by place give what a derivation
+/// that shares nothing and visits the objects in another order gives: on a generated galaxy
+/// with positions and starlanes, and again after a turn whose effects set sizes, environments
+/// and star colours and destroy monsters.
+#[test]
+fn shared_map_indexes_give_what_a_derivation_sharing_nothing_gives() {
+    let mut s = support::galaxy_changing(120, 5);
+    let same = |s: &GameState, when: &str| {
+        let shared = format!("{:?}", derive(s, false).sheet);
+        for seed in [1, 2] {
+            assert_eq!(
+                shared,
+                format!(
+                    "{:?}",
+                    rulecraft_core::layers::derive_permuted(s, seed).sheet
+                ),
+                "{when}, order {seed}"
+            );
+        }
+    };
+    same(&s, "generated");
+    for turn in 0..3 {
+        support::turn(&mut s);
+        same(&s, &format!("after turn {turn}"));
+        same_as_full(&s, &format!("after turn {turn}"));
+    }
+}

@@ -39,6 +39,8 @@ pub struct Ctx<'a> {
     pub(crate) near: std::cell::RefCell<
         rustc_hash::FxHashMap<usize, std::rc::Rc<crate::condition::places::NearIndex>>,
     >,
+    /// The map's indexes found in this context, where it shares none with a derivation.
+    pub(crate) maps: std::cell::RefCell<crate::condition::places::Maps>,
 }
 
 /// The values of aggregates (`exists`, `count`, `sum`, `count(... among ...)`) nested inside an
@@ -52,12 +54,19 @@ pub type Memo = std::cell::RefCell<rustc_hash::FxHashMap<(usize, Option<ObjectId
 /// numeric aggregates; for `exists`, how many objects satisfy its condition.
 pub type Overrides = rustc_hash::FxHashMap<usize, Option<i64>>;
 
-/// Counts of objects worked out during a derivation, shared by evaluations that count the same
-/// thing: ten copies of "+1/+0 for each other creature you control" count creatures you control
-/// once, each leaving out itself. Keyed by condition (its address) and "you", each with what it
-/// reads; the deriver drops a count when an effect writes what it read.
-pub type Counts =
-    std::cell::RefCell<rustc_hash::FxHashMap<(usize, Option<PlayerId>), (Footprint, i64)>>;
+/// A shared count's key: its condition (the address) and "you".
+pub(crate) type CountKey = (usize, Option<PlayerId>);
+
+/// What the evaluations of a derivation share, each with what it read, dropped by the deriver
+/// when an effect writes something it read. Counts of objects: ten copies of "+1/+0 for each
+/// other creature you control" count creatures you control once, each leaving out itself (keyed
+/// by condition, its address, and "you"). And the map's indexes (`Maps`): the starlanes and each
+/// empire's detection ranges, found once for every source.
+#[derive(Default)]
+pub struct Counts {
+    pub(crate) counts: std::cell::RefCell<rustc_hash::FxHashMap<CountKey, (Footprint, i64)>>,
+    pub(crate) maps: std::cell::RefCell<crate::condition::places::Maps>,
+}
 
 impl<'a> Ctx<'a> {
     /// A context that records nothing.
@@ -81,6 +90,7 @@ impl<'a> Ctx<'a> {
             outer: None,
             memo: None,
             near: Default::default(),
+            maps: Default::default(),
         }
     }
 
@@ -147,6 +157,7 @@ impl<'a> Ctx<'a> {
             outer: self.outer,
             memo: None,
             near: Default::default(),
+            maps: Default::default(),
         }
     }
 
@@ -181,6 +192,7 @@ impl<'a> Ctx<'a> {
             outer: this_object(this),
             memo: Some(self.memo.unwrap_or(&local)),
             near: Default::default(),
+            maps: Default::default(),
         };
         f(&each)
     }
@@ -672,7 +684,7 @@ impl Ctx<'_> {
             return None;
         }
         let key = (c as *const Cond as usize, self.you);
-        let known = counts.borrow().get(&key).map(|(_, n)| *n);
+        let known = counts.counts.borrow().get(&key).map(|(_, n)| *n);
         let all = match known {
             Some(n) => n,
             None => {
@@ -683,7 +695,7 @@ impl Ctx<'_> {
                     .count() as i64;
                 let mut f = Footprint::default();
                 c.reads(self.state.controller_char, &mut f);
-                counts.borrow_mut().insert(key, (f, n));
+                counts.counts.borrow_mut().insert(key, (f, n));
                 n
             }
         };
@@ -776,6 +788,10 @@ impl Cond {
                         })
                     })
             }
+            // Near the source on the map, or seen by a source of no empire (by its own range):
+            // the objects placed within the distance (FreeOrion's scopes index objects by
+            // location).
+            Cond::Near(_) | Cond::Visible(_) if ctx.reads.is_none() => ctx.placed_near(self),
             _ => None,
         }
     }

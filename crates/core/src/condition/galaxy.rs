@@ -3,14 +3,19 @@
 //! stockpiles, visibility, and distances on the map and along starlanes.
 
 use crate::condition::eval::Ctx;
-use crate::condition::places::{grid_within, square, within_distance, NearIndex, Systems};
+use crate::condition::places::{
+    grid_within, square, within_distance, Detection, Empires, Maps, NearIndex, Placed, Point,
+    Systems,
+};
 use crate::model::condition::{
-    this_object, Affiliation, Cond, EmpireRef, Metric, Nearness, OrderTest, Owners, Places,
-    StockpileTest, Subject, Visibility,
+    this_object, Affiliation, Cond, EmpireRef, Footprint, Metric, Nearness, OrderTest, Owners,
+    Places, StockpileTest, Subject, Visibility,
 };
 use crate::model::ids::{ObjectId, PlayerId};
 use crate::model::value::Value;
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 impl Ctx<'_> {
     /// Tests one of the conditions of this file on `this` (false for any other condition).
@@ -23,26 +28,165 @@ impl Ctx<'_> {
         }
         // What it reads of other objects counts as read of every object.
         let each = self.aggregate(cond, None);
+        let maps = self.shared_maps();
         match cond {
             Cond::Affiliated(a) => each.affiliated(o, a),
             Cond::Chance { num, den, salt } => self.chance(o, *num, *den, *salt),
             Cond::Stockpile(s) => each.stockpile(o, s),
-            Cond::Visible(v) => each.visible(o, v),
+            Cond::Visible(v) => each.visible(o, v, cond, maps),
             // What the condition measures from is the same for every object tested here,
             // unless its condition says `outer`: found once (an index by place).
             Cond::Near(n) if !n.of.refers_outer() => {
                 let key = &**n as *const Nearness as usize;
                 let found = self.near.borrow().get(&key).cloned();
                 let index = found.unwrap_or_else(|| {
-                    let i = std::rc::Rc::new(each.near_index(n));
+                    let i = Rc::new(each.near_index(n, cond, maps));
                     self.near.borrow_mut().insert(key, i.clone());
                     i
                 });
                 each.near(o, n, &index)
             }
-            Cond::Near(n) => each.near(o, n, &each.near_index(n)),
+            Cond::Near(n) => each.near(o, n, &each.near_index(n, cond, maps)),
             _ => false,
         }
+    }
+
+    /// The map's indexes this context uses: the derivation's, shared by every source, else its
+    /// own.
+    fn shared_maps(&self) -> &RefCell<Maps> {
+        match self.counts {
+            Some(c) => &c.maps,
+            None => &self.maps,
+        }
+    }
+
+    /// For `Cond::narrow`: the objects a distance from the source (straight across the map, or
+    /// in starlane jumps), or a source of no empire seeing by its own range, may hold for: those
+    /// placed within the distance of the source; for jumps, those in the systems within the
+    /// jumps, and every object on a starlane. `None` for any other condition.
+    pub(crate) fn placed_near(&self, cond: &Cond) -> Option<Vec<ObjectId>> {
+        if let Cond::Near(n) = cond {
+            if n.metric == Metric::Jumps && matches!(n.of, Cond::IsSource) {
+                return self.jumps_near(n, cond);
+            }
+        }
+        let (places, d) = match cond {
+            Cond::Near(n) if n.metric == Metric::Direct && matches!(n.of, Cond::IsSource) => {
+                (&n.places, n.within)
+            }
+            Cond::Visible(v) if v.source_sees => {
+                let s = self.source?;
+                if !self.empires(s, &v.owners).is_empty() {
+                    return None;
+                }
+                let Some((_, r)) = self.range(s, v) else {
+                    return Some(vec![s]);
+                };
+                (&v.places, r)
+            }
+            _ => return None,
+        };
+        let s = self.source?;
+        let Some(at) = self.position(s, places) else {
+            return Some(match cond {
+                Cond::Visible(_) => vec![s],
+                _ => Vec::new(),
+            });
+        };
+        if d < 0 {
+            return Some(match cond {
+                Cond::Visible(_) => vec![s],
+                _ => Vec::new(),
+            });
+        }
+        let cell = d.max(1);
+        let maps = self.shared_maps();
+        let key = (places.x, cell);
+        let found = maps.borrow().placed.get(&key).map(|(_, p)| p.clone());
+        let placed = found.unwrap_or_else(|| {
+            let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
+            for o in self.state.in_play_ids() {
+                if let Some(p) = self.position(*o, places) {
+                    grid.entry(square(p, cell)).or_default().push((*o, p));
+                }
+            }
+            let placed = Rc::new(Placed { cell, grid });
+            maps.borrow_mut()
+                .placed
+                .insert(key, (self.footprint(cond), placed.clone()));
+            placed
+        });
+        let mut list = placed.within(at, d);
+        if matches!(cond, Cond::Visible(_)) && list.binary_search(&s).is_err() {
+            list.push(s);
+            list.sort_unstable();
+        }
+        Some(list)
+    }
+
+    /// `placed_near` for `within N jumps of source`: the systems N jumps or fewer from where the
+    /// source is, what is attached to them (down the hierarchy), every object that names a
+    /// starlane it is on, and what is at the source's position (0 jumps).
+    fn jumps_near(&self, n: &Nearness, cond: &Cond) -> Option<Vec<ObjectId>> {
+        let s = self.source?;
+        if n.within < 0 {
+            return Some(Vec::new());
+        }
+        let maps = self.shared_maps();
+        let systems = self.lanes(&n.places, cond, maps);
+        let from = self.lane_ends(s, &n.places, &systems);
+        let mut level: Vec<ObjectId> = systems.jumps_from(&from, n.within).into_keys().collect();
+        level.retain(|o| self.state.in_play(*o));
+        level.sort_unstable();
+        let mut list = level.clone();
+        for _ in 0..=self.state.objects.len() {
+            if level.is_empty() {
+                break;
+            }
+            level = self.state.attached_to_any(&level);
+            list.extend_from_slice(&level);
+        }
+        if let Some(l) = n.places.on_lane {
+            let found = maps.borrow().on_lanes.get(&l).map(|(_, v)| v.clone());
+            let on = found.unwrap_or_else(|| {
+                let on: Vec<ObjectId> = self
+                    .state
+                    .in_play_ids()
+                    .iter()
+                    .copied()
+                    .filter(|o| {
+                        self.state.holder(*o, l).is_some_and(
+                            |h| matches!(self.value(h, l), Value::Symbols(v) if !v.is_empty()),
+                        )
+                    })
+                    .collect();
+                let on = Rc::new(on);
+                maps.borrow_mut()
+                    .on_lanes
+                    .insert(l, (self.footprint(cond), on.clone()));
+                on
+            });
+            list.extend_from_slice(&on);
+        }
+        // Co-located with the source: 0 jumps.
+        let here = Nearness {
+            metric: Metric::Direct,
+            within: 0,
+            of: Cond::IsSource,
+            places: n.places.clone(),
+        };
+        list.extend(self.placed_near(&Cond::Near(Box::new(here)))?);
+        list.sort_unstable();
+        list.dedup();
+        list.retain(|o| self.state.in_play(*o));
+        Some(list)
+    }
+
+    /// What `cond` reads, for an index it builds: the index is dropped when an effect writes it.
+    fn footprint(&self, cond: &Cond) -> Footprint {
+        let mut f = Footprint::default();
+        cond.reads(self.state.controller_char, &mut f);
+        f
     }
 
     /// The empires that own `o`: none for an object the ruleset says is unowned; for a type
@@ -50,8 +194,33 @@ impl Ctx<'_> {
     /// (FreeOrion's effects system, Empire Affiliation: "systems containing planets owned by two
     /// or more empires are owned by all empires that own planets in the system"); else its
     /// controller.
-    pub(crate) fn empires(&self, o: ObjectId, ow: &Owners) -> Vec<PlayerId> {
-        let mut out = Vec::new();
+    pub(crate) fn empires(&self, o: ObjectId, ow: &Owners) -> Empires {
+        // Found once per derivation, where it is shared.
+        let Some(shared) = self.counts else {
+            return self.empires_now(o, ow);
+        };
+        let key = (ow as *const Owners as usize, o);
+        if let Some(e) = shared.maps.borrow().empires.get(&key) {
+            return e.clone();
+        }
+        let e = self.empires_now(o, ow);
+        let mut maps = shared.maps.borrow_mut();
+        if !maps.empires_rules.contains(&key.0) {
+            maps.empires_rules.push(key.0);
+            let mut f = Footprint::default();
+            f.add_char(ow.controller);
+            if let Some(u) = &ow.unowned {
+                u.reads(self.state.controller_char, &mut f);
+            }
+            maps.empires_read.union(&f);
+        }
+        maps.empires.insert(key, e.clone());
+        e
+    }
+
+    /// `empires`, worked out.
+    fn empires_now(&self, o: ObjectId, ow: &Owners) -> Empires {
+        let mut out = Empires::new();
         let unowned = |x: ObjectId| {
             ow.unowned
                 .as_ref()
@@ -89,7 +258,7 @@ impl Ctx<'_> {
     /// owned by no empire and Enemies modes to objects owned by any.
     fn affiliated(&self, o: ObjectId, a: &Affiliation) -> bool {
         let theirs = self.empires(o, &a.owners);
-        let named: Option<Vec<PlayerId>> = match a.empire {
+        let named: Option<Empires> = match a.empire {
             EmpireRef::NoEmpire => None,
             EmpireRef::Source => self
                 .source
@@ -226,6 +395,20 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// The systems in play with their starlanes, found once in `maps` (`cond`: the condition
+    /// that reads them).
+    fn lanes(&self, p: &Places, cond: &Cond, maps: &RefCell<Maps>) -> Rc<Systems> {
+        let key = (p.lanes, p.name);
+        if let Some((_, found)) = maps.borrow().lanes.get(&key) {
+            return found.clone();
+        }
+        let found = Rc::new(self.systems(p));
+        maps.borrow_mut()
+            .lanes
+            .insert(key, (self.footprint(cond), found.clone()));
+        found
+    }
+
     /// The systems in play with their starlanes, each lane both ways.
     fn systems(&self, p: &Places) -> Systems {
         let mut by_name: FxHashMap<std::sync::Arc<str>, Vec<ObjectId>> = FxHashMap::default();
@@ -261,7 +444,7 @@ impl Ctx<'_> {
     /// positions in squares of the distance's side (a position within the distance of a point
     /// is in the point's square or one next to it), and for starlane jumps the lanes with the
     /// systems those objects are at or next to.
-    pub(crate) fn near_index(&self, n: &Nearness) -> NearIndex {
+    pub(crate) fn near_index(&self, n: &Nearness, cond: &Cond, maps: &RefCell<Maps>) -> NearIndex {
         let cell = n.within.max(1);
         let mut index = NearIndex {
             cell,
@@ -281,7 +464,7 @@ impl Ctx<'_> {
             }
         }
         if n.metric == Metric::Jumps && index.any {
-            let systems = self.systems(&n.places);
+            let systems = self.lanes(&n.places, cond, maps);
             for c in &candidates {
                 for (e, k) in self.lane_ends(*c, &n.places, &systems) {
                     let least = index.ends.entry(e).or_insert(k);
@@ -326,18 +509,58 @@ impl Ctx<'_> {
     /// FreeOrion's effects system, Scope Object Visible To Source Object (the source sees the
     /// tested object) and Source Object Visible To Scope Object (the tested object sees the
     /// source).
-    fn visible(&self, o: ObjectId, v: &Visibility) -> bool {
+    fn visible(&self, o: ObjectId, v: &Visibility, cond: &Cond, maps: &RefCell<Maps>) -> bool {
         let Some(s) = self.source else { return false };
-        if v.source_sees {
-            self.sees(s, o, v)
-        } else {
-            self.sees(o, s, v)
+        let (viewer, seen) = if v.source_sees { (s, o) } else { (o, s) };
+        self.sees(viewer, seen, v, cond, maps)
+    }
+
+    /// The detection ranges of the objects in play of `empire` (`detection`), found once in
+    /// `maps` for the visibility condition `cond`.
+    fn detection(
+        &self,
+        empire: PlayerId,
+        v: &Visibility,
+        cond: &Cond,
+        maps: &RefCell<Maps>,
+    ) -> Rc<Detection> {
+        let key = (v as *const Visibility as usize, empire);
+        if let Some((_, found)) = maps.borrow().detection.get(&key) {
+            return found.clone();
         }
+        let detectors = self
+            .state
+            .in_play_ids()
+            .iter()
+            .filter(|d| self.empires(**d, &v.owners).contains(&empire))
+            .filter_map(|d| self.range(*d, v))
+            .collect();
+        let found = Rc::new(Detection::new(detectors));
+        maps.borrow_mut()
+            .detection
+            .insert(key, (self.footprint(cond), found.clone()));
+        found
+    }
+
+    /// Where `d` is and how far it detects, if it has both.
+    fn range(&self, d: ObjectId, v: &Visibility) -> Option<((i64, i64), i64)> {
+        let range = self
+            .state
+            .holder(d, v.detection)
+            .and_then(|h| self.value(h, v.detection).number())?;
+        Some((self.position(d, &v.places)?, range))
     }
 
     /// Whether `viewer` sees `seen`: itself; an object of one of its empires; an object within
     /// the detection range of an object of its empires (of itself, for an object of no empire).
-    fn sees(&self, viewer: ObjectId, seen: ObjectId, v: &Visibility) -> bool {
+    fn sees(
+        &self,
+        viewer: ObjectId,
+        seen: ObjectId,
+        v: &Visibility,
+        cond: &Cond,
+        maps: &RefCell<Maps>,
+    ) -> bool {
         if viewer == seen {
             return true;
         }
@@ -352,23 +575,13 @@ impl Ctx<'_> {
         let Some(there) = self.position(seen, &v.places) else {
             return false;
         };
-        let detects = |d: ObjectId| {
-            let range = self
-                .state
-                .holder(d, v.detection)
-                .and_then(|h| self.value(h, v.detection).number());
-            match (range, self.position(d, &v.places)) {
-                (Some(r), Some(at)) => within_distance(at, there, r),
-                _ => false,
-            }
-        };
         if mine.is_empty() {
-            return detects(viewer);
+            return self
+                .range(viewer, v)
+                .is_some_and(|(at, r)| within_distance(at, there, r));
         }
-        self.state
-            .in_play_ids()
-            .iter()
-            .any(|d| self.empires(*d, &v.owners).iter().any(|p| mine.contains(p)) && detects(*d))
+        mine.iter()
+            .any(|p| self.detection(*p, v, cond, maps).covers(there))
     }
 }
 

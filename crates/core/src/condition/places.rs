@@ -1,8 +1,123 @@
 //! Places on a galaxy map, for the distance and starlane-jump conditions (FreeOrion's effects
 //! system): straight-line distance, a grid of positions, and the systems with their starlanes.
 
-use crate::model::ids::ObjectId;
+use crate::model::condition::Footprint;
+use crate::model::ids::{CharId, ObjectId, PlayerId};
 use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// The map's indexes that the conditions tested in a derivation share, whatever their source:
+/// the systems with their starlanes (by the lanes' and names' characteristics), and each
+/// empire's detection ranges (by visibility condition, its address, and empire). Each keeps
+/// what it read, and is dropped, like a shared count, when an effect writes something it read.
+#[derive(Default)]
+pub struct Maps {
+    pub(crate) lanes: FxHashMap<(CharId, CharId), (Footprint, Rc<Systems>)>,
+    pub(crate) detection: FxHashMap<(usize, PlayerId), (Footprint, Rc<Detection>)>,
+    /// Every object in play with a position, by square (of the side in the key, with the `x`
+    /// characteristic).
+    pub(crate) placed: FxHashMap<(CharId, i64), (Footprint, Rc<Placed>)>,
+    /// The objects in play outside any system that name a starlane they are on (by the
+    /// characteristic naming it).
+    pub(crate) on_lanes: FxHashMap<CharId, (Footprint, Rc<Vec<ObjectId>>)>,
+    /// Each object's empires, by the ownership rules (their address) and object; the rules
+    /// used, and all that they read.
+    pub(crate) empires: FxHashMap<(usize, ObjectId), Empires>,
+    pub(crate) empires_rules: Vec<usize>,
+    pub(crate) empires_read: Footprint,
+}
+
+/// The empires of an object: most have one or none, so no allocation.
+pub(crate) type Empires = smallvec::SmallVec<[PlayerId; 4]>;
+
+/// A position on the map.
+pub(crate) type Point = (i64, i64);
+
+/// The objects in play with a position, by square of the grid.
+pub(crate) struct Placed {
+    pub(crate) cell: i64,
+    pub(crate) grid: FxHashMap<Point, Vec<(ObjectId, Point)>>,
+}
+
+impl Placed {
+    /// The objects within `d` of `at` (`d` at most the side of a square), in id order.
+    pub(crate) fn within(&self, at: (i64, i64), d: i64) -> Vec<ObjectId> {
+        let (x, y) = square(at, self.cell);
+        let mut out = Vec::new();
+        for dx in -1..=1i64 {
+            for dy in -1..=1i64 {
+                let sq = (x.saturating_add(dx), y.saturating_add(dy));
+                for (o, p) in self.grid.get(&sq).into_iter().flatten() {
+                    if within_distance(*p, at, d) {
+                        out.push(*o);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
+impl Maps {
+    /// Whether it holds no index.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lanes.is_empty()
+            && self.detection.is_empty()
+            && self.placed.is_empty()
+            && self.on_lanes.is_empty()
+            && self.empires.is_empty()
+    }
+
+    /// Drops the indexes whose reads `stale` says were written.
+    pub(crate) fn forget(&mut self, stale: impl Fn(&Footprint) -> bool) {
+        self.lanes.retain(|_, (f, _)| !stale(f));
+        self.detection.retain(|_, (f, _)| !stale(f));
+        self.placed.retain(|_, (f, _)| !stale(f));
+        self.on_lanes.retain(|_, (f, _)| !stale(f));
+        if !self.empires.is_empty() && stale(&self.empires_read) {
+            self.empires.clear();
+            self.empires_rules.clear();
+            self.empires_read = Footprint::default();
+        }
+    }
+}
+
+/// The detection ranges of one empire's objects (FreeOrion's effects system, visibility): each
+/// object with a position and a range, listed in every square of the grid its range reaches
+/// into (the squares' side the longest range, so at most nine).
+pub(crate) struct Detection {
+    cell: i64,
+    grid: FxHashMap<Point, Vec<(Point, i64)>>,
+}
+
+impl Detection {
+    /// The index of these detectors: (position, range).
+    pub(crate) fn new(detectors: Vec<((i64, i64), i64)>) -> Self {
+        let cell = detectors.iter().map(|(_, r)| *r).max().unwrap_or(1).max(1);
+        let mut grid: FxHashMap<Point, Vec<(Point, i64)>> = FxHashMap::default();
+        for (at, r) in detectors {
+            if r < 0 {
+                continue;
+            }
+            let low = square((at.0.saturating_sub(r), at.1.saturating_sub(r)), cell);
+            let high = square((at.0.saturating_add(r), at.1.saturating_add(r)), cell);
+            for x in low.0..=high.0 {
+                for y in low.1..=high.1 {
+                    grid.entry((x, y)).or_default().push((at, r));
+                }
+            }
+        }
+        Detection { cell, grid }
+    }
+
+    /// Whether some detector's range reaches `at`.
+    pub(crate) fn covers(&self, at: (i64, i64)) -> bool {
+        self.grid
+            .get(&square(at, self.cell))
+            .is_some_and(|v| v.iter().any(|(d, r)| within_distance(*d, at, *r)))
+    }
+}
 
 /// What a distance condition measures from (`Ctx::near_index`).
 pub(crate) struct NearIndex {
@@ -13,7 +128,7 @@ pub(crate) struct NearIndex {
     /// The positions of those objects, by square.
     pub(super) grid: FxHashMap<(i64, i64), Vec<(i64, i64)>>,
     /// For starlane jumps: the systems and their lanes.
-    pub(super) systems: Option<Systems>,
+    pub(super) systems: Option<Rc<Systems>>,
     /// For starlane jumps: each system those objects are at or next to, with the fewest jumps.
     pub(super) ends: FxHashMap<ObjectId, i64>,
 }
@@ -42,7 +157,7 @@ pub(super) fn grid_within(
 }
 
 /// The systems in play by name, and the systems one starlane jump from each.
-pub(super) struct Systems {
+pub(crate) struct Systems {
     pub(super) by_name: FxHashMap<std::sync::Arc<str>, Vec<ObjectId>>,
     pub(super) next: FxHashMap<ObjectId, Vec<ObjectId>>,
 }
@@ -120,6 +235,51 @@ mod tests {
                         "({x}, {y}) within {d}"
                     );
                 }
+            }
+        }
+    }
+
+    /// Detection ranges of different lengths cover what a test of every detector finds; the
+    /// objects placed within a distance are those a test of every object finds, in id order.
+    #[test]
+    fn detection_and_placed_objects_find_what_every_one_finds() {
+        let points: Vec<Point> = (-9..=9)
+            .flat_map(|x| (-9..=9).map(move |y| (x * 3 % 11, y * 5 % 13)))
+            .filter(|(x, y)| (x * 7 + y * 3) % 5 == 0)
+            .collect();
+        let detectors: Vec<(Point, i64)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, [0, 1, 2, 5][i % 4]))
+            .collect();
+        let detection = Detection::new(detectors.clone());
+        for d in 0..=6 {
+            let cell = d.max(1);
+            let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
+            for (i, p) in points.iter().enumerate() {
+                grid.entry(square(*p, cell))
+                    .or_default()
+                    .push((ObjectId(i as u32), *p));
+            }
+            let placed = Placed { cell, grid };
+            for x in -14..=14 {
+                for y in -14..=14 {
+                    let every: Vec<ObjectId> = points
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| within_distance((x, y), **b, d))
+                        .map(|(i, _)| ObjectId(i as u32))
+                        .collect();
+                    assert_eq!(placed.within((x, y), d), every, "({x}, {y}) within {d}");
+                }
+            }
+        }
+        for x in -14..=14 {
+            for y in -14..=14 {
+                let every = detectors
+                    .iter()
+                    .any(|(p, r)| within_distance(*p, (x, y), *r));
+                assert_eq!(detection.covers((x, y)), every, "({x}, {y}) detected");
             }
         }
     }

@@ -223,7 +223,7 @@ impl GameState {
 
     /// Sets a player's base property value, of any kind.
     pub(super) fn set_property_value(&mut self, player: PlayerId, prop: PropId, v: Value) {
-        if crate::layers::props_derived(self) {
+        if crate::layers::prop_derived(self, prop) {
             self.touch();
         } else {
             self.set_derived_property(player, prop, &v);

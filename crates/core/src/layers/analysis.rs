@@ -256,7 +256,8 @@ impl Deriver<'_> {
         // Subjects picked by the source ("itself", "the planet it stands on") are one effect's
         // own: kept, thousands of them would each be tested against every later write.
         if cond.names_source() {
-            let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
+            let ctx = Ctx::new(self.state, &self.sheet, source, you, &[])
+                .counting(self.counting.then_some(&self.counts));
             let mut subs = subjects(&ctx, &def.affects);
             subs.sort();
             return subs.into();
@@ -267,7 +268,8 @@ impl Deriver<'_> {
         if let Some((_, subs)) = self.scans.get(&key) {
             return subs.clone();
         }
-        let ctx = Ctx::new(self.state, &self.sheet, source, you, &[]);
+        let ctx = Ctx::new(self.state, &self.sheet, source, you, &[])
+            .counting(self.counting.then_some(&self.counts));
         let mut subs = subjects(&ctx, &def.affects);
         subs.sort();
         let subs: crate::model::trail::Subjects = subs.into();

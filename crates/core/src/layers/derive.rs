@@ -621,14 +621,21 @@ impl Deriver<'_> {
 
     /// Drops the scans and counts that read what an effect just wrote (a `has X` read sees only X).
     pub(super) fn forget_reads_of(&mut self, cand: &Candidate, lid: LayerId) {
-        if self.scans.is_empty() && self.counts.borrow().is_empty() {
+        if self.scans.is_empty()
+            && self.counts.counts.borrow().is_empty()
+            && self.counts.maps.borrow().is_empty()
+        {
             return;
         }
         let touches = cand.touches(self.state, lid);
         if may_read(&self.scans_read, &touches) {
             self.scans.retain(|_, (f, _)| !may_read(f, &touches));
         }
-        let counts = self.counts.get_mut();
+        let maps = self.counts.maps.get_mut();
+        if !maps.is_empty() {
+            maps.forget(|f| may_read(f, &touches));
+        }
+        let counts = self.counts.counts.get_mut();
         let read = &mut self.counts_read;
         if read.0 != counts.len() {
             // Counts were kept since: all they read, again.

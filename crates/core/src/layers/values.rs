@@ -113,12 +113,13 @@ impl GameState {
     }
 }
 
-/// Whether the layers can read or change a player's property: a layer applies effects to one, or
-/// an effect the content or ruleset can start, or a state-based check of objects, reads one.
-/// Where none can, a player's derived property is its base value, and a change of it reaches
-/// nothing else. Worked out once for the content.
-pub(crate) fn props_derived(state: &GameState) -> bool {
-    *state.content.props_derived.get_or_init(|| {
+/// Whether the layers can read or change the player property `prop`: a layer applies effects to
+/// a property, or an effect the content or ruleset can start, or a state-based check of objects,
+/// reads this one. Where none can, a player's derived property is its base value, and a change of
+/// it reaches nothing else (FreeOrion's stockpiles change many times a turn: a change of one that
+/// nothing reads derives nothing). Worked out once for the content.
+pub(crate) fn prop_derived(state: &GameState, prop: PropId) -> bool {
+    let (written, read) = state.content.props_derived.get_or_init(|| {
         let rs = &state.ruleset;
         let ctl = state.controller_char;
         let layer_writes = rs.layers.iter().any(|l| {
@@ -130,15 +131,14 @@ pub(crate) fn props_derived(state: &GameState) -> bool {
         for c in rs.state_checks.iter().filter(|c| !c.loses) {
             c.condition.reads(ctl, &mut f);
         }
-        layer_writes
-            || f.has_any_prop()
-            || state.content.any_effect_def(rs, &mut |d| {
-                let mut f = Footprint::default();
-                def_scan_reads(d, state, ctl, &mut f);
-                if let Some(w) = &d.while_cond {
-                    w.reads(ctl, &mut f);
-                }
-                f.has_any_prop()
-            })
-    })
+        state.content.any_effect_def(rs, &mut |d| {
+            def_scan_reads(d, state, ctl, &mut f);
+            if let Some(w) = &d.while_cond {
+                w.reads(ctl, &mut f);
+            }
+            false
+        });
+        (layer_writes, f)
+    });
+    *written || read.has_prop(prop)
 }

@@ -158,10 +158,10 @@ pub struct Content {
     /// `has_prohibitions`, worked out once.
     #[serde(skip)]
     prohibiting: std::sync::OnceLock<bool>,
-    /// Whether the layers can read or change a player's property (worked out once by the layer
-    /// system, which knows what an effect reads).
+    /// Whether a layer writes players' properties, and which properties the layers read (worked
+    /// out once by the layer system, which knows what an effect reads: `layers::prop_derived`).
     #[serde(skip)]
-    pub(crate) props_derived: std::sync::OnceLock<bool>,
+    pub(crate) props_derived: std::sync::OnceLock<(bool, crate::model::condition::Footprint)>,
     /// `order_derived`, worked out once.
     #[serde(skip)]
     order_derived: std::sync::OnceLock<bool>,

@@ -477,8 +477,8 @@ impl GameState {
         self.stale_base(None);
     }
 
-    /// A player's property changes where nothing in the layers reads or changes one
-    /// (`layers::props_derived`): its derived value is its new base value, written into the last
+    /// A player's property changes where nothing in the layers reads or changes it
+    /// (`layers::prop_derived`): its derived value is its new base value, written into the last
     /// derivation (or the one the next derivation starts from). The objects' values, and what the
     /// state-based checks found of them, stay.
     pub(crate) fn set_derived_property(&mut self, player: PlayerId, prop: PropId, v: &Value) {
