@@ -1,7 +1,8 @@
 //! Evaluating conditions and numeric expressions against a game state and a sheet of values.
 
 use crate::model::condition::{
-    this_object, Aggregate, Cell, Cond, Footprint, NumExpr, ObjRef, PlayerRef, Reads, Subject, Word,
+    this_object, Aggregate, Cell, Cond, EmpireRef, Footprint, NumExpr, ObjRef, PlayerRef, Reads,
+    Subject, Word,
 };
 use crate::model::ids::{CharId, ObjectId, PlayerId, PropId};
 use crate::model::sheet::Sheet;
@@ -743,6 +744,7 @@ impl Cond {
             ),
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
+            Cond::AnyObject => Some(ctx.state.object_ids().collect()),
             // The objects of the type's classes (FreeOrion's scopes index objects by type).
             Cond::OfType(t) => Some(ctx.state.of_type(*t).to_vec()),
             // Attached to one of the objects the inner condition narrows to (the objects in the
@@ -761,7 +763,8 @@ impl Cond {
             Cond::And(cs) => {
                 // The narrowest of the parts that narrow; the broad ones (every object of a
                 // type, every object in play) only where no other part narrows.
-                let broad = |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay);
+                let broad =
+                    |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay | Cond::AnyObject);
                 cs.iter()
                     .filter(|c| !broad(c))
                     .filter_map(|c| c.narrow(ctx))
@@ -779,13 +782,31 @@ impl Cond {
                         let yours = cs
                             .iter()
                             .any(|c| matches!(c, Cond::ControlledBy(PlayerRef::You)));
-                        Some(match ctx.you {
+                        let list = match ctx.you {
                             Some(y) if yours && ctx.reads.is_none() => list
                                 .into_iter()
                                 .filter(|o| ctx.controller(*o) == Some(y))
                                 .collect(),
                             _ => list,
-                        })
+                        };
+                        // "Owned by you" (FreeOrion's Empire Affiliation, the source's empires):
+                        // of those, the ones such an empire controls, and those of a type owned
+                        // through what is attached to them.
+                        Some(
+                            match cs.iter().find_map(|c| match c {
+                                Cond::Affiliated(a)
+                                    if a.empire == EmpireRef::Source
+                                        && !a.enemies
+                                        && ctx.reads.is_none() =>
+                                {
+                                    Some(a)
+                                }
+                                _ => None,
+                            }) {
+                                Some(a) => ctx.owned_by_source(list, &a.owners),
+                                None => list,
+                            },
+                        )
                     })
             }
             // Near the source on the map, or seen by a source of no empire (by its own range):

@@ -218,6 +218,24 @@ impl Ctx<'_> {
         e
     }
 
+    /// For `Cond::narrow`: of `list`, the objects an empire of the source may own: those such an
+    /// empire controls, and those of a type owned through what is attached to them. All of
+    /// `list` where the source has no empire ("owned by you" is then "owned by no empire").
+    pub(crate) fn owned_by_source(&self, list: Vec<ObjectId>, ow: &Owners) -> Vec<ObjectId> {
+        let Some(s) = self.source else { return list };
+        let mine = self.empires(s, ow);
+        if mine.is_empty() {
+            return list;
+        }
+        list.into_iter()
+            .filter(|o| {
+                let t = self.state.object_type(*o);
+                ow.through.iter().any(|(a, _)| Some(*a) == t)
+                    || matches!(self.value(*o, ow.controller), Value::Player(Some(p)) if mine.contains(p))
+            })
+            .collect()
+    }
+
     /// `empires`, worked out.
     fn empires_now(&self, o: ObjectId, ow: &Owners) -> Empires {
         let mut out = Empires::new();
@@ -451,7 +469,7 @@ impl Ctx<'_> {
             any: false,
             grid: FxHashMap::default(),
             systems: None,
-            ends: FxHashMap::default(),
+            reach: FxHashMap::default(),
         };
         if n.within < 0 {
             return index;
@@ -465,12 +483,18 @@ impl Ctx<'_> {
         }
         if n.metric == Metric::Jumps && index.any {
             let systems = self.lanes(&n.places, cond, maps);
+            let mut ends: FxHashMap<ObjectId, i64> = FxHashMap::default();
             for c in &candidates {
                 for (e, k) in self.lane_ends(*c, &n.places, &systems) {
-                    let least = index.ends.entry(e).or_insert(k);
+                    let least = ends.entry(e).or_insert(k);
                     *least = (*least).min(k);
                 }
             }
+            // The fewest jumps from those objects to each system, up to the distance: found
+            // once, as jumps are the same both ways.
+            let mut from: Vec<(ObjectId, i64)> = ends.into_iter().collect();
+            from.sort_unstable();
+            index.reach = systems.jumps_from(&from, n.within);
             index.systems = Some(systems);
         }
         index
@@ -494,14 +518,9 @@ impl Ctx<'_> {
                 let Some(systems) = &index.systems else {
                     return false;
                 };
-                let from = self.lane_ends(o, &n.places, systems);
-                if from.is_empty() {
-                    return false;
-                }
-                let jumps = systems.jumps_from(&from, n.within);
-                jumps
+                self.lane_ends(o, &n.places, systems)
                     .iter()
-                    .any(|(e, j)| index.ends.get(e).is_some_and(|k| j + k <= n.within))
+                    .any(|(e, j)| index.reach.get(e).is_some_and(|k| j + k <= n.within))
             }
         }
     }

@@ -129,8 +129,9 @@ pub(crate) struct NearIndex {
     pub(super) grid: FxHashMap<(i64, i64), Vec<(i64, i64)>>,
     /// For starlane jumps: the systems and their lanes.
     pub(super) systems: Option<Rc<Systems>>,
-    /// For starlane jumps: each system those objects are at or next to, with the fewest jumps.
-    pub(super) ends: FxHashMap<ObjectId, i64>,
+    /// For starlane jumps: each system within the distance of those objects, with the fewest
+    /// jumps (an object on a starlane is one jump from either end).
+    pub(super) reach: FxHashMap<ObjectId, i64>,
 }
 
 /// The square of side `cell` that a position is in.
