@@ -36,12 +36,9 @@ pub struct Ctx<'a> {
     /// Inside an aggregate: the values of the aggregates nested in it (see `Memo`).
     pub memo: Option<&'a Memo>,
     /// What each distance condition tested in this context measures from, found once (see
-    /// `NearIndex`), by the condition's address.
-    pub(crate) near: std::cell::RefCell<
-        rustc_hash::FxHashMap<usize, std::rc::Rc<crate::condition::places::NearIndex>>,
-    >,
-    /// The map's indexes found in this context, where it shares none with a derivation.
-    pub(crate) maps: std::cell::RefCell<crate::condition::places::Maps>,
+    /// `NearIndex`), by the condition's address; and the map's indexes found in this context,
+    /// where it shares none with a derivation (see `Counts`).
+    pub(crate) near: std::cell::RefCell<crate::condition::places::Local>,
 }
 
 /// The values of aggregates (`exists`, `count`, `sum`, `count(... among ...)`) nested inside an
@@ -66,7 +63,8 @@ pub(crate) type CountKey = (usize, Option<PlayerId>);
 #[derive(Default)]
 pub struct Counts {
     pub(crate) counts: std::cell::RefCell<rustc_hash::FxHashMap<CountKey, (Footprint, i64)>>,
-    pub(crate) maps: std::cell::RefCell<crate::condition::places::Maps>,
+    pub(crate) maps:
+        std::cell::OnceCell<std::rc::Rc<std::cell::RefCell<crate::condition::places::Maps>>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -91,7 +89,6 @@ impl<'a> Ctx<'a> {
             outer: None,
             memo: None,
             near: Default::default(),
-            maps: Default::default(),
         }
     }
 
@@ -158,7 +155,6 @@ impl<'a> Ctx<'a> {
             outer: self.outer,
             memo: None,
             near: Default::default(),
-            maps: Default::default(),
         }
     }
 
@@ -193,7 +189,6 @@ impl<'a> Ctx<'a> {
             outer: this_object(this),
             memo: Some(self.memo.unwrap_or(&local)),
             near: Default::default(),
-            maps: Default::default(),
         };
         f(&each)
     }

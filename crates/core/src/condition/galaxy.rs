@@ -33,30 +33,35 @@ impl Ctx<'_> {
             Cond::Affiliated(a) => each.affiliated(o, a),
             Cond::Chance { num, den, salt } => self.chance(o, *num, *den, *salt),
             Cond::Stockpile(s) => each.stockpile(o, s),
-            Cond::Visible(v) => each.visible(o, v, cond, maps),
+            Cond::Visible(v) => each.visible(o, v, cond, &maps),
             // What the condition measures from is the same for every object tested here,
             // unless its condition says `outer`: found once (an index by place).
             Cond::Near(n) if !n.of.refers_outer() => {
                 let key = &**n as *const Nearness as usize;
-                let found = self.near.borrow().get(&key).cloned();
+                let found = self.near.borrow().near.get(&key).cloned();
                 let index = found.unwrap_or_else(|| {
-                    let i = Rc::new(each.near_index(n, cond, maps));
-                    self.near.borrow_mut().insert(key, i.clone());
+                    let i = Rc::new(each.near_index(n, cond, &maps));
+                    self.near.borrow_mut().near.insert(key, i.clone());
                     i
                 });
                 each.near(o, n, &index)
             }
-            Cond::Near(n) => each.near(o, n, &each.near_index(n, cond, maps)),
+            Cond::Near(n) => each.near(o, n, &each.near_index(n, cond, &maps)),
             _ => false,
         }
     }
 
     /// The map's indexes this context uses: the derivation's, shared by every source, else its
     /// own.
-    fn shared_maps(&self) -> &RefCell<Maps> {
+    fn shared_maps(&self) -> Rc<RefCell<Maps>> {
         match self.counts {
-            Some(c) => &c.maps,
-            None => &self.maps,
+            Some(c) => c.maps.get_or_init(Default::default).clone(),
+            None => self
+                .near
+                .borrow_mut()
+                .maps
+                .get_or_insert_with(Default::default)
+                .clone(),
         }
     }
 
@@ -133,7 +138,7 @@ impl Ctx<'_> {
             return Some(Vec::new());
         }
         let maps = self.shared_maps();
-        let systems = self.lanes(&n.places, cond, maps);
+        let systems = self.lanes(&n.places, cond, &maps);
         let from = self.lane_ends(s, &n.places, &systems);
         let mut level: Vec<ObjectId> = systems.jumps_from(&from, n.within).into_keys().collect();
         level.retain(|o| self.state.in_play(*o));
@@ -196,15 +201,15 @@ impl Ctx<'_> {
     /// controller.
     pub(crate) fn empires(&self, o: ObjectId, ow: &Owners) -> Empires {
         // Found once per derivation, where it is shared.
-        let Some(shared) = self.counts else {
+        let Some(shared) = self.counts.map(|c| c.maps.get_or_init(Default::default)) else {
             return self.empires_now(o, ow);
         };
         let key = (ow as *const Owners as usize, o);
-        if let Some(e) = shared.maps.borrow().empires.get(&key) {
+        if let Some(e) = shared.borrow().empires.get(&key) {
             return e.clone();
         }
         let e = self.empires_now(o, ow);
-        let mut maps = shared.maps.borrow_mut();
+        let mut maps = shared.borrow_mut();
         if !maps.empires_rules.contains(&key.0) {
             maps.empires_rules.push(key.0);
             let mut f = Footprint::default();

@@ -6,6 +6,15 @@ use crate::model::ids::{CharId, ObjectId, PlayerId};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
+/// What one context keeps of the map: each distance condition's `NearIndex` (by the
+/// condition's address), and the map's indexes where the context shares none with a
+/// derivation (made when first asked for).
+#[derive(Default)]
+pub(crate) struct Local {
+    pub(crate) near: FxHashMap<usize, Rc<NearIndex>>,
+    pub(crate) maps: Option<Rc<std::cell::RefCell<Maps>>>,
+}
+
 /// The map's indexes that the conditions tested in a derivation share, whatever their source:
 /// the systems with their starlanes (by the lanes' and names' characteristics), and each
 /// empire's detection ranges (by visibility condition, its address, and empire). Each keeps

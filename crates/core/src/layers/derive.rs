@@ -623,7 +623,7 @@ impl Deriver<'_> {
     pub(super) fn forget_reads_of(&mut self, cand: &Candidate, lid: LayerId) {
         if self.scans.is_empty()
             && self.counts.counts.borrow().is_empty()
-            && self.counts.maps.borrow().is_empty()
+            && self.counts.maps.get().is_none_or(|m| m.borrow().is_empty())
         {
             return;
         }
@@ -631,9 +631,11 @@ impl Deriver<'_> {
         if may_read(&self.scans_read, &touches) {
             self.scans.retain(|_, (f, _)| !may_read(f, &touches));
         }
-        let maps = self.counts.maps.get_mut();
-        if !maps.is_empty() {
-            maps.forget(|f| may_read(f, &touches));
+        if let Some(maps) = self.counts.maps.get() {
+            let mut maps = maps.borrow_mut();
+            if !maps.is_empty() {
+                maps.forget(|f| may_read(f, &touches));
+            }
         }
         let counts = self.counts.counts.get_mut();
         let read = &mut self.counts_read;
