@@ -730,6 +730,8 @@ impl Cond {
                     .collect(),
             ),
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
+            // A condition of players holds for no object.
+            Cond::IsPlayer(_) | Cond::AnyPlayer => Some(Vec::new()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
             // The objects of the type's classes (FreeOrion's scopes index objects by type).
             Cond::OfType(t) => Some(ctx.state.of_type(*t).to_vec()),

@@ -715,7 +715,7 @@ impl GameState {
                             }
                         }
                         out.push(PlayOption {
-                            label: format!("{} {}", play.label, self.obj(o).name),
+                            label: label(&[&play.label, " ", &self.obj(o).name]),
                             play: k as u16,
                             card: Some(o),
                             ability: None,
@@ -766,7 +766,7 @@ impl GameState {
                                 continue;
                             }
                             out.push(PlayOption {
-                                label: format!("{}: {}", self.obj(o).name, def.text),
+                                label: label(&[&self.obj(o).name, ": ", &def.text]),
                                 play: k as u16,
                                 card: Some(o),
                                 ability: Some(i as u16),
@@ -1219,4 +1219,14 @@ fn names_no_object(cost: &Deed) -> bool {
         }),
         _ => false,
     }
+}
+
+/// A play's label from its parts, written out without the formatting machinery (labels are made
+/// for every legal play before each play decision).
+fn label(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
 }
