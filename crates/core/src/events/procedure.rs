@@ -1233,11 +1233,13 @@ impl GameState {
     ) -> bool {
         let sheet = &self.derived().sheet;
         let ctx = Ctx::new(self, sheet, source, you, &[]).with_params(params);
-        let players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
-        players
-            .chain(self.target_objects(cond, &ctx).map(Subject::Object))
-            .filter(|s| keep(*s))
-            .any(|s| ctx.test(cond, s))
+        let mut players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
+        // The objects are listed only where no player is a legal target.
+        players.any(|s| keep(s) && ctx.test(cond, s))
+            || self
+                .target_objects(cond, &ctx)
+                .map(Subject::Object)
+                .any(|s| keep(s) && ctx.test(cond, s))
     }
 
     /// The objects a target condition may hold for, in id order: only those it narrows to (the
