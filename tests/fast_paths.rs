@@ -38,6 +38,13 @@ fn games_without_effects_derive_as_a_full_derivation_does() {
             };
             let p = req.player().index();
             let options = g.decision_options();
+            // `answer` takes the request's choices in the options' order, without their labels.
+            let choices: Vec<_> = options.iter().map(|o| o.choice.clone()).collect();
+            assert_eq!(
+                choices,
+                req.choices(),
+                "seed {seed}, answer {n}: the same answers"
+            );
             let i = agents[p].choose(&g, &options);
             g.answer(i).expect("a legal answer");
             same_as_full(&g, &format!("seed {seed}, answer {n}"));
