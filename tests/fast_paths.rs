@@ -48,6 +48,10 @@ fn games_without_effects_derive_as_a_full_derivation_does() {
             let i = agents[p].choose(&g, &options);
             g.answer(i).expect("a legal answer");
             same_as_full(&g, &format!("seed {seed}, answer {n}"));
+            assert!(
+                g.indexes_hold(),
+                "seed {seed}, answer {n}: the kept indexes"
+            );
             n += 1;
         }
         assert!(g.is_over(), "seed {seed}: the game ends");

@@ -257,8 +257,10 @@ impl Ctx<'_> {
             ObjRef::Top(z) => {
                 let you = self.you?;
                 self.state
-                    .objects()
-                    .filter(|o| o.zone == z && o.owner == you)
+                    .objects_in_zone(z)
+                    .iter()
+                    .map(|&o| self.state.obj(o))
+                    .filter(|o| o.owner == you)
                     .max_by_key(|o| o.timestamp)
                     .map(|o| o.id)
             }

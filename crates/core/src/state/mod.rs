@@ -72,6 +72,10 @@ pub struct GameState {
     /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
     /// date by `set_attached`, so that what is attached to an object is found without a search.
     attachments: Arc<Vec<(ObjectId, ObjectId)>>,
+    /// The objects in each zone (by zone index), in id order: kept up to date as objects are
+    /// made and change zones, so that a player's hand is listed without going through every
+    /// object.
+    by_zone: Arc<Vec<Vec<ObjectId>>>,
     /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
     /// The last base values computed, and the objects changed since: the next are that sheet
@@ -190,6 +194,7 @@ impl GameState {
             in_play: Arc::new(Vec::new()),
             in_play_bits: Arc::new(Vec::new()),
             attachments: Arc::new(Vec::new()),
+            by_zone: Arc::new(vec![Vec::new(); ruleset.zones.len()]),
             base: OnceLock::new(),
             base_prev: None,
             by_class: Default::default(),
@@ -551,15 +556,17 @@ impl GameState {
         player: PlayerId,
         zone: crate::model::ids::ZoneId,
     ) -> Vec<ObjectId> {
-        let mut cards: Vec<ObjectId> = self
-            .objects
-            .iter()
-            .filter(|o| o.owner == player && o.zone == zone)
-            .map(|o| o.id)
-            .collect();
+        let all = self.objects_in_zone(zone);
+        let mut cards: Vec<ObjectId> = Vec::with_capacity(all.len());
+        cards.extend(all.iter().copied().filter(|o| self.obj(*o).owner == player));
         // In timestamp order (then id), sorted in place.
         cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
         cards
+    }
+
+    /// The objects in a zone, in id order.
+    pub(crate) fn objects_in_zone(&self, zone: crate::model::ids::ZoneId) -> &[ObjectId] {
+        self.by_zone.get(zone.index()).map_or(&[], |v| v.as_slice())
     }
 
     /// `NoSuchPlayer` unless the id names a player of this game.
@@ -611,6 +618,19 @@ impl GameState {
 
     /// Moves an object to a zone, keeping the objects in play up to date.
     pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
+        let was = self.objects[id.index()].zone;
+        if was != zone {
+            let lists = Arc::make_mut(&mut self.by_zone);
+            if let Some(Ok(i)) = lists.get(was.index()).map(|l| l.binary_search(&id)) {
+                lists[was.index()].remove(i);
+            }
+            if lists.len() <= zone.index() {
+                lists.resize(zone.index() + 1, Vec::new());
+            }
+            if let Err(i) = lists[zone.index()].binary_search(&id) {
+                lists[zone.index()].insert(i, id);
+            }
+        }
         self.object_mut(id).zone = zone;
         let in_play = self.ruleset.zone_def(zone).in_play;
         if in_play != self.in_play(id) {
@@ -666,6 +686,7 @@ impl GameState {
             in_play: self.in_play.clone(),
             in_play_bits: self.in_play_bits.clone(),
             attachments: self.attachments.clone(),
+            by_zone: self.by_zone.clone(),
             base: OnceLock::new(),
             base_prev: None,
             by_class: self.by_class.clone(),
@@ -737,6 +758,7 @@ impl GameState {
             }
         }
         old.attachments = Arc::new(pairs);
+        old.by_zone = Arc::new(zone_lists(&old.ruleset, &old.objects));
         old.base = OnceLock::new();
         old.base_prev = None;
         old
@@ -815,6 +837,12 @@ impl GameState {
             }
             by_type[t.index()].push(id);
         }
+        let lists = Arc::make_mut(&mut self.by_zone);
+        if lists.len() <= o.zone.index() {
+            lists.resize(o.zone.index() + 1, Vec::new());
+        }
+        // A new object has the highest id: the list stays in id order.
+        lists[o.zone.index()].push(id);
         Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
@@ -880,10 +908,42 @@ impl GameState {
         self.in_play = Arc::new(in_play);
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
+        self.by_zone = Arc::new(zone_lists(&self.ruleset, &self.objects));
         self.base = OnceLock::new();
         self.base_prev = None;
         self.touch();
     }
+
+    /// Whether the indexes kept as objects are made and change zones (the objects in play, in
+    /// each zone, and attached to each) are those the objects give.
+    #[cfg(feature = "test-hooks")]
+    pub fn indexes_hold(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.rebuild_indexes();
+        let zones = |g: &GameState| {
+            let mut l = (*g.by_zone).clone();
+            while l.last().is_some_and(|v| v.is_empty()) {
+                l.pop();
+            }
+            l
+        };
+        fresh.in_play == self.in_play
+            && fresh.in_play_bits == self.in_play_bits
+            && fresh.attachments == self.attachments
+            && zones(&fresh) == zones(self)
+    }
+}
+
+/// The objects in each zone, by zone index, in id order.
+fn zone_lists(ruleset: &Ruleset, objects: &[Arc<GameObject>]) -> Vec<Vec<ObjectId>> {
+    let mut lists = vec![Vec::new(); ruleset.zones.len()];
+    for o in objects {
+        if lists.len() <= o.zone.index() {
+            lists.resize(o.zone.index() + 1, Vec::new());
+        }
+        lists[o.zone.index()].push(o.id);
+    }
+    lists
 }
 
 // What is under way in a game: the task stack of occurrences being taken through their timing
