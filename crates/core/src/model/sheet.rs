@@ -104,6 +104,21 @@ impl Rows {
         self.len += 1;
     }
 
+    /// Adds a row for a new object from its values, moved in as they are made.
+    pub fn push_values(&mut self, row: impl IntoIterator<Item = Value>) {
+        if self.len.is_multiple_of(BLOCK) {
+            self.blocks
+                .push(Block::Own(Vec::with_capacity(BLOCK * self.width)));
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            let v = b.values_mut();
+            let before = v.len();
+            v.extend(row);
+            debug_assert_eq!(v.len() - before, self.width);
+        }
+        self.len += 1;
+    }
+
     /// Makes every block shareable, so that copies of the sheet share them until written.
     pub fn share(&mut self) {
         for b in &mut self.blocks {

@@ -407,15 +407,20 @@ impl GameState {
                     sheet.objects[id.index()].clone_from_slice(&row);
                 }
                 for o in &self.objects[known..] {
-                    sheet.objects.push_row(&self.base_row(o));
+                    sheet.objects.push_values(self.base_values(o));
                 }
                 sheet.objects.share();
                 sheet.players = (*self.player_props).clone();
                 return sheet;
             }
         }
-        let rows = self.objects.iter().map(|o| self.base_row(o));
-        let mut objects = crate::model::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
+        let mut objects = crate::model::sheet::Rows::new(
+            self.ruleset.characteristics.len(),
+            std::iter::empty::<Vec<Value>>(),
+        );
+        for o in self.objects.iter() {
+            objects.push_values(self.base_values(o));
+        }
         objects.share();
         Sheet {
             objects,
@@ -426,6 +431,11 @@ impl GameState {
     /// An object's values before any effect applies: printed characteristics (else the ruleset's
     /// number defaults), its name, its base controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
+        self.base_values(o).collect()
+    }
+
+    /// An object's base values ([`GameState::base_row`]), one by one as they are made.
+    pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
         let class = self.content.class_def(o.class);
         let state = self.ruleset.state_char();
         // Each value made once: the object's state, else its controller, else the printed value
@@ -434,7 +444,7 @@ impl GameState {
             .characteristics
             .iter()
             .enumerate()
-            .map(|(i, c)| {
+            .map(move |(i, c)| {
                 let id = CharId(i as u16);
                 if state == Some(id) {
                     return Value::Symbols(o.state.clone());
@@ -452,7 +462,6 @@ impl GameState {
                     k => k.empty(),
                 }
             })
-            .collect()
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
