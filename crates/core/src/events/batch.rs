@@ -1073,8 +1073,10 @@ impl GameState {
                     _ => None,
                 };
                 (
-                    self.announcement(card, play.from, into.is_some())
-                        .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                    Arc::new(
+                        self.announcement(card, play.from, into.is_some())
+                            .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                    ),
                     Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)),
                 )
             }
@@ -1087,7 +1089,7 @@ impl GameState {
                     self.flow_mut().handled.push((card, i as u16));
                 }
                 let announce = batched(&play.kind, &def).then(|| ItemKind::Ability(def.clone()));
-                ((*def).clone(), announce)
+                (def, announce)
             }
             PlayKind::PhaseCost => {
                 let card = card.ok_or(ActionError::BadChoice("a play names its card".into()))?;
@@ -1095,10 +1097,10 @@ impl GameState {
                 let parts = self.phase_cost_due(card, &sources).unwrap_or_default();
                 let def = Arc::new(self.phase_cost_item(&parts, option.ability == Some(0)));
                 self.flow_mut().handled.push((card, u16::MAX));
-                ((*def).clone(), Some(ItemKind::Ability(def)))
+                (def.clone(), Some(ItemKind::Ability(def)))
             }
             PlayKind::Deeds(deeds) => (
-                ResponseDef::of_deeds(
+                Arc::new(ResponseDef::of_deeds(
                     ResponseKind::Spell,
                     play.label.clone(),
                     Trigger {
@@ -1106,7 +1108,7 @@ impl GameState {
                         patterns: Vec::new(),
                     },
                     deeds.clone(),
-                ),
+                )),
                 None,
             ),
         };
@@ -1154,7 +1156,7 @@ impl GameState {
         let mut run = Run::new(
             frame,
             0,
-            Arc::new(def),
+            def,
             card,
             Some(player),
             Vec::new(),

@@ -292,7 +292,7 @@ impl Log {
             }
         }
         let prev = self.last.take();
-        let mut entries = Vec::with_capacity(4);
+        let mut entries = Vec::with_capacity(16);
         entries.push(entry);
         self.last = Some(Arc::new(LogChunk { entries, prev }));
     }
