@@ -44,8 +44,12 @@ impl Block {
     }
     fn values_mut(&mut self) -> &mut Vec<Value> {
         if let Block::Shared(a) = self {
-            let a = std::mem::take(a);
-            *self = Block::Own(std::sync::Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()));
+            // Held alone: its values are taken out, with no copy and no new allocation.
+            let v = match std::sync::Arc::get_mut(a) {
+                Some(v) => std::mem::take(v),
+                None => (**a).clone(),
+            };
+            *self = Block::Own(v);
         }
         match self {
             Block::Own(v) => v,
