@@ -183,6 +183,9 @@ pub struct Content {
     /// `checks_read_locally`, worked out once.
     #[serde(skip)]
     checks_local: std::sync::OnceLock<bool>,
+    /// `player_checks_read_props`, worked out once.
+    #[serde(skip)]
+    player_checks_props: std::sync::OnceLock<bool>,
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
@@ -339,6 +342,39 @@ impl Content {
                 .iter()
                 .filter(|c| !c.loses)
                 .all(|c| c.condition.is_local_or_host(attach_local))
+        })
+    }
+
+    /// Whether the ruleset's player checks (`player loses`) read nothing but players'
+    /// properties (`life <= 0`): numbers, comparisons and properties of the player tested or of
+    /// no player, not of the active player. Then a player none of them found stays unfound until
+    /// a property changes.
+    pub fn player_checks_read_props(&self, rs: &Ruleset) -> bool {
+        use crate::model::condition::{Cond, Node, NumExpr, PlayerRef};
+        *self.player_checks_props.get_or_init(|| {
+            let plain = |n: Node, _| match n {
+                Node::Cond(c) => !matches!(
+                    c,
+                    Cond::True | Cond::And(_) | Cond::Or(_) | Cond::Not(_) | Cond::Cmp(..)
+                ),
+                Node::Num(e) => match e {
+                    NumExpr::Prop(r, _) => *r == PlayerRef::Active,
+                    NumExpr::Const(_)
+                    | NumExpr::Nothing
+                    | NumExpr::Max(..)
+                    | NumExpr::Min(..)
+                    | NumExpr::Add(..)
+                    | NumExpr::Sub(..)
+                    | NumExpr::Mul(..)
+                    | NumExpr::Div(..)
+                    | NumExpr::Neg(_) => false,
+                    _ => true,
+                },
+            };
+            rs.state_checks
+                .iter()
+                .filter(|c| c.loses)
+                .all(|c| !c.condition.any_node(plain))
         })
     }
 

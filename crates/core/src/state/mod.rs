@@ -62,6 +62,10 @@ pub struct GameState {
     pub(crate) since: Option<Since>,
     /// Whether no state-based check applies to any object now (found by the last checks).
     pub(crate) settled: bool,
+    /// Whether the last player checks found no player, no player's property has changed since,
+    /// and those checks read only players' properties, which no layer changes: then they find
+    /// none again (`events::state_checks`).
+    pub(crate) players_settled: bool,
     /// Whether no state-based check applied when the derivation the current one started from was
     /// made (false after a full derivation).
     pub(crate) settled_before: bool,
@@ -190,6 +194,7 @@ impl GameState {
             derived: OnceLock::new(),
             since: None,
             settled: false,
+            players_settled: false,
             settled_before: false,
             in_play: Arc::new(Vec::new()),
             in_play_bits: Arc::new(Vec::new()),
@@ -487,6 +492,7 @@ impl GameState {
         self.derived = OnceLock::new();
         self.since = None;
         self.settled = false;
+        self.players_settled = false;
         self.settled_before = false;
         self.stale_base(None);
     }
@@ -691,6 +697,7 @@ impl GameState {
             derived: OnceLock::new(),
             since: None,
             settled: false,
+            players_settled: self.players_settled,
             settled_before: false,
             in_play: self.in_play.clone(),
             in_play_bits: self.in_play_bits.clone(),
@@ -921,6 +928,15 @@ impl GameState {
         self.base = OnceLock::new();
         self.base_prev = None;
         self.touch();
+    }
+
+    /// Whether the player checks, taken as found while `players_settled` holds, find what they
+    /// would find in full: none.
+    #[cfg(feature = "test-hooks")]
+    pub fn player_checks_hold(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.refresh();
+        !self.players_settled || fresh.losing_players().is_empty()
     }
 
     /// Whether the indexes kept as objects are made and change zones (the objects in play, in
