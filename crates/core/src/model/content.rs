@@ -192,6 +192,9 @@ pub struct Content {
     /// `class_name`, made once per class.
     #[serde(skip)]
     class_names: std::sync::OnceLock<Vec<Arc<str>>>,
+    /// `printed_at`, made once per class.
+    #[serde(skip)]
+    printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
 }
 
 impl Content {
@@ -215,6 +218,24 @@ impl Content {
         })[id.index()]
         .clone()
     }
+    /// For each of a ruleset's `chars` characteristics, where a class's printed values hold it:
+    /// 0 for none, else the place of the last printed for it, plus one. Made once per class.
+    pub(crate) fn printed_at(&self, chars: usize, id: ClassId) -> &[u16] {
+        &self.printed_at.get_or_init(|| {
+            self.classes
+                .iter()
+                .map(|c| {
+                    let mut at = vec![0u16; chars];
+                    for (k, (ch, _)) in c.printed.iter().enumerate() {
+                        if let Some(slot) = at.get_mut(ch.index()) {
+                            *slot = k as u16 + 1;
+                        }
+                    }
+                    at
+                })
+                .collect()
+        })[id.index()]
+    }
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -225,6 +246,7 @@ impl Content {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
+        self.printed_at = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;

@@ -443,13 +443,15 @@ impl GameState {
     pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
         let class = self.content.class_def(o.class);
         let state = self.ruleset.state_char();
+        let chars = &self.ruleset.characteristics;
+        let printed_at = self.content.printed_at(chars.len(), o.class);
         // Each value made once: the object's state, else its controller, else the printed value
         // (the last printed for it), else the empty value or the ruleset's default number.
-        self.ruleset
-            .characteristics
+        chars
             .iter()
+            .zip(printed_at)
             .enumerate()
-            .map(move |(i, c)| {
+            .map(move |(i, (c, &at))| {
                 let id = CharId(i as u16);
                 if state == Some(id) {
                     return Value::Symbols(o.state.clone());
@@ -457,8 +459,8 @@ impl GameState {
                 if self.controller_char == Some(id) {
                     return Value::Player(Some(o.controller));
                 }
-                if let Some((_, v)) = class.printed.iter().rev().find(|(p, _)| *p == id) {
-                    return v.clone();
+                if at > 0 {
+                    return class.printed[at as usize - 1].1.clone();
                 }
                 match c.kind {
                     CharKind::Name => Value::Text(self.content.class_name(o.class)),
