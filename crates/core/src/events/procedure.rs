@@ -170,7 +170,7 @@ impl GameState {
     }
 
     pub(crate) fn timing_mut(&mut self) -> &mut Timing {
-        Arc::make_mut(&mut self.timing)
+        &mut self.timing
     }
 
     pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {

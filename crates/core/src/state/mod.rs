@@ -94,8 +94,10 @@ pub struct GameState {
     by_type: Arc<Vec<Vec<ObjectId>>>,
     /// Which characteristics the objects of each type have, worked out once from the ruleset.
     type_chars: Arc<TypeChars>,
-    /// Occurrences under way, delayed effects, open periods and the log.
-    pub(crate) timing: Arc<crate::state::Timing>,
+    /// Occurrences under way, delayed effects, open periods and the log: this state's own (a
+    /// copy of the state copies it; its log's entries are shared), so that changing it costs no
+    /// test of whether it is shared.
+    pub(crate) timing: Box<crate::state::Timing>,
     /// The seeded random source shuffles draw from.
     pub(crate) random: crate::model::random::Random,
 }
@@ -885,7 +887,7 @@ impl GameState {
         g.next_timestamp = p.next_timestamp;
         g.next_effect_id = p.next_effect_id;
         g.pending = p.pending;
-        g.timing = Arc::new(p.timing);
+        g.timing = Box::new(p.timing);
         g.random = p.random;
         g.rebuild_indexes();
         g
