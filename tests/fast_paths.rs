@@ -38,9 +38,24 @@ fn games_without_effects_derive_as_a_full_derivation_does() {
             };
             let p = req.player().index();
             let options = g.decision_options();
+            // `answer` takes the request's choices in the options' order, without their labels.
+            let choices: Vec<_> = options.iter().map(|o| o.choice.clone()).collect();
+            assert_eq!(
+                choices,
+                req.choices(),
+                "seed {seed}, answer {n}: the same answers"
+            );
             let i = agents[p].choose(&g, &options);
             g.answer(i).expect("a legal answer");
             same_as_full(&g, &format!("seed {seed}, answer {n}"));
+            assert!(
+                g.indexes_hold(),
+                "seed {seed}, answer {n}: the kept indexes"
+            );
+            assert!(
+                g.player_checks_hold(),
+                "seed {seed}, answer {n}: the player checks found none"
+            );
             n += 1;
         }
         assert!(g.is_over(), "seed {seed}: the game ends");
@@ -108,4 +123,22 @@ fn a_change_of_life_is_seen_where_nothing_reads_it() {
     assert_eq!(g.property(PlayerId(1), life).unwrap().number(), Some(7));
     assert_eq!(g.property(PlayerId(0), life).unwrap().number(), Some(20));
     same_as_full(&g, "after the change");
+}
+
+/// After the player checks found no one, a change of life to 0 is still found.
+#[test]
+fn a_player_at_no_life_loses_after_the_checks_found_none() {
+    let mut g = common::classic_game();
+    let life = g.ruleset().prop_id("life").unwrap();
+    for (value, over) in [(5, false), (0, true)] {
+        g.apply(Action::SetProperty {
+            player: PlayerId(1),
+            prop: life,
+            value: Some(value),
+        })
+        .expect("sets");
+        assert!(g.player_checks_hold(), "at {value} life");
+        assert_eq!(g.is_over(), over, "at {value} life");
+    }
+    assert_eq!(g.winner(), Some(Some(PlayerId(0))), "Ben at no life loses");
 }

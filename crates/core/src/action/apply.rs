@@ -149,12 +149,28 @@ impl GameState {
 
     /// Answers the pending decision.
     pub fn decide(&mut self, choice: Choice) -> Result<Outcome, ActionError> {
+        self.decide_guarded(choice, true)
+    }
+
+    /// [`GameState::decide`], with or without the backup copy that puts the state back on an
+    /// error. Without it (`guarded` false) an answer that is not legal is still refused before
+    /// anything changes, but an error the occurrences meet on their way (a loop of responses)
+    /// leaves the state where it stopped: for whole games, which stop at an error.
+    pub(crate) fn decide_guarded(
+        &mut self,
+        choice: Choice,
+        guarded: bool,
+    ) -> Result<Outcome, ActionError> {
         let Some(req) = self.pending.clone() else {
             return Err(ActionError::NoDecisionPending);
         };
         if !matches!(&*req, DecisionRequest::OrderTimestamps { .. }) {
             // A decision of the timing procedure: checked, then the occurrence goes on. On an
             // error nothing has changed: the state is put back from a copy of it.
+            if !guarded {
+                self.decide_timing(choice)?;
+                return Ok(Outcome::default());
+            }
             let backup = self.backup();
             if let Err(e) = self.decide_timing(choice) {
                 *self = backup;

@@ -101,13 +101,18 @@ impl GameState {
     /// Takes option `index` of [`GameState::decision_options`]. An index past them is an error that
     /// changes nothing.
     pub fn answer(&mut self, index: usize) -> Result<Outcome, ActionError> {
-        let mut options = self.decision_options();
-        if index >= options.len() {
+        // The options' answers in their order, without their labels: the request's choices
+        // (none listed for ordering timestamps).
+        let mut choices = match self.pending_decision() {
+            None | Some(DecisionRequest::OrderTimestamps { .. }) => Vec::new(),
+            Some(d) => d.choices(),
+        };
+        if index >= choices.len() {
             return Err(ActionError::BadChoice(format!(
                 "option {index} of {}: there is no such option",
-                options.len()
+                choices.len()
             )));
         }
-        self.decide(options.swap_remove(index).choice)
+        self.decide(choices.swap_remove(index))
     }
 }

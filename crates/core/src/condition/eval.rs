@@ -265,8 +265,10 @@ impl Ctx<'_> {
             ObjRef::Top(z) => {
                 let you = self.you?;
                 self.state
-                    .objects()
-                    .filter(|o| o.zone == z && o.owner == you)
+                    .objects_in_zone(z)
+                    .iter()
+                    .map(|&o| self.state.obj(o))
+                    .filter(|o| o.owner == you)
                     .max_by_key(|o| o.timestamp)
                     .map(|o| o.id)
             }
@@ -543,13 +545,24 @@ impl Ctx<'_> {
                     if let Some(n) = each.shared_count(c) {
                         return Some(n);
                     }
-                    Some(
-                        each.state
+                    // Only the objects the condition can hold for are tried (those in a zone,
+                    // for "in hand"), each once.
+                    let n = match c.narrow(each) {
+                        Some(mut list) => {
+                            list.sort_unstable();
+                            list.dedup();
+                            list.into_iter()
+                                .filter(|o| each.test(c, Subject::Object(*o)))
+                                .count()
+                        }
+                        None => each
+                            .state
                             .object_ids()
                             .filter(|o| each.test(c, Subject::Object(*o)))
-                            .count() as i64,
-                    )
-                })
+                            .count(),
+                    };
+                    Some(n as i64)
+                });
             }
             NumExpr::Sum(ch, c) => {
                 return self.aggregate_value(c, Some(*ch), this, |each| {
@@ -738,8 +751,11 @@ impl Cond {
                     .collect(),
             ),
             Cond::IsOuter => Some(ctx.outer.into_iter().collect()),
+            // A condition of players holds for no object.
+            Cond::IsPlayer(_) | Cond::AnyPlayer => Some(Vec::new()),
             Cond::InPlay => Some(ctx.state.in_play_ids().to_vec()),
             Cond::AnyObject => Some(ctx.state.object_ids().collect()),
+            Cond::InZone(z) => Some(ctx.state.objects_in_zone(*z).to_vec()),
             // The objects of the type's classes (FreeOrion's scopes index objects by type).
             Cond::OfType(t) => Some(ctx.state.of_type(*t).to_vec()),
             // Attached to one of the objects the inner condition narrows to (the objects in the

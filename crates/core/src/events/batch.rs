@@ -169,16 +169,23 @@ impl GameState {
 
     /// The turn structure goes on: nothing is under way.
     pub(super) fn advance_flow(&mut self) -> Result<(), ActionError> {
-        let Some(ts) = self.ruleset.turn_structure.clone() else {
+        let rs = self.ruleset.clone();
+        let Some(ts) = rs.turn_structure.as_ref() else {
             self.timing_mut().flow = None;
             return Ok(());
         };
-        let Some(flow) = self.timing.flow.clone() else {
+        // Where the turn structure stands, read without copying its lists.
+        let Some(flow) = self.timing.flow.as_ref() else {
             return Ok(());
+        };
+        let (phase_at, stage, flow_turn, passes) = (flow.phase, flow.stage, flow.turn, flow.passes);
+        let announced = match stage {
+            FlowStage::Neutral => flow.announced.clone(),
+            _ => None,
         };
         let active = self.active;
         let occ = |event, p: PlayerId| Occurrence::new(event, smallvec::smallvec![Arg::Player(p)]);
-        match flow.stage {
+        match stage {
             FlowStage::TurnBegins => {
                 let player = if self.timing.turns_begun == 0 {
                     active
@@ -195,7 +202,7 @@ impl GameState {
                 self.push_frame(vec![occ(ts.turn, player)], Mode::Begin, 0);
             }
             FlowStage::PhaseBegins => {
-                let Some(phase) = ts.phases.get(flow.phase) else {
+                let Some(phase) = ts.phases.get(phase_at) else {
                     self.flow_mut().stage = FlowStage::TurnEnds;
                     return Ok(());
                 };
@@ -208,8 +215,8 @@ impl GameState {
                 self.push_frame(vec![occ(phase.event, active)], Mode::Begin, 0);
             }
             FlowStage::Neutral => {
-                if let Some((by, option)) = flow.announced.clone() {
-                    if flow.passes + 1 >= self.players_in_game() {
+                if let Some((by, option)) = announced {
+                    if passes + 1 >= self.players_in_game() {
                         // No other player began a batch: what was announced happens; then the
                         // phase is neutral again, its player first.
                         let f = self.flow_mut();
@@ -219,9 +226,9 @@ impl GameState {
                         return self.play_now(by, option, false);
                     }
                 }
-                let fast = ts.phases.get(flow.phase).is_some_and(|p| p.fast);
-                let mut turn = flow.turn;
-                if fast && flow.passes >= self.players_in_game() {
+                let fast = ts.phases.get(phase_at).is_some_and(|p| p.fast);
+                let mut turn = flow_turn;
+                if fast && passes >= self.players_in_game() {
                     // No player can let a phase end without dealing with his or her mandatory
                     // phase effects and phase costs: the first such player in turn order, from
                     // the active player, is asked again.
@@ -249,7 +256,7 @@ impl GameState {
                 }));
             }
             FlowStage::PhaseEnds => {
-                let event = ts.phases.get(flow.phase).map(|p| p.event);
+                let event = ts.phases.get(phase_at).map(|p| p.event);
                 self.flow_mut().stage = FlowStage::PhaseOver;
                 if let Some(occ) = event.and_then(|e| self.latest_open(e)) {
                     self.push_frame(vec![occ], Mode::End, 0);
@@ -257,7 +264,7 @@ impl GameState {
             }
             FlowStage::PhaseOver => {
                 let f = self.flow_mut();
-                if flow.phase + 1 < ts.phases.len() {
+                if phase_at + 1 < ts.phases.len() {
                     f.phase += 1;
                     f.stage = FlowStage::PhaseBegins;
                 } else {
@@ -715,7 +722,7 @@ impl GameState {
                             }
                         }
                         out.push(PlayOption {
-                            label: format!("{} {}", play.label, self.obj(o).name),
+                            label: label(&[&play.label, " ", &self.obj(o).name]),
                             play: k as u16,
                             card: Some(o),
                             ability: None,
@@ -766,7 +773,7 @@ impl GameState {
                                 continue;
                             }
                             out.push(PlayOption {
-                                label: format!("{}: {}", self.obj(o).name, def.text),
+                                label: label(&[&self.obj(o).name, ": ", &def.text]),
                                 play: k as u16,
                                 card: Some(o),
                                 ability: Some(i as u16),
@@ -1066,8 +1073,10 @@ impl GameState {
                     _ => None,
                 };
                 (
-                    self.announcement(card, play.from, into.is_some())
-                        .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                    Arc::new(
+                        self.announcement(card, play.from, into.is_some())
+                            .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
+                    ),
                     Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)),
                 )
             }
@@ -1080,7 +1089,7 @@ impl GameState {
                     self.flow_mut().handled.push((card, i as u16));
                 }
                 let announce = batched(&play.kind, &def).then(|| ItemKind::Ability(def.clone()));
-                ((*def).clone(), announce)
+                (def, announce)
             }
             PlayKind::PhaseCost => {
                 let card = card.ok_or(ActionError::BadChoice("a play names its card".into()))?;
@@ -1088,10 +1097,10 @@ impl GameState {
                 let parts = self.phase_cost_due(card, &sources).unwrap_or_default();
                 let def = Arc::new(self.phase_cost_item(&parts, option.ability == Some(0)));
                 self.flow_mut().handled.push((card, u16::MAX));
-                ((*def).clone(), Some(ItemKind::Ability(def)))
+                (def.clone(), Some(ItemKind::Ability(def)))
             }
             PlayKind::Deeds(deeds) => (
-                ResponseDef::of_deeds(
+                Arc::new(ResponseDef::of_deeds(
                     ResponseKind::Spell,
                     play.label.clone(),
                     Trigger {
@@ -1099,7 +1108,7 @@ impl GameState {
                         patterns: Vec::new(),
                     },
                     deeds.clone(),
-                ),
+                )),
                 None,
             ),
         };
@@ -1147,7 +1156,7 @@ impl GameState {
         let mut run = Run::new(
             frame,
             0,
-            Arc::new(def),
+            def,
             card,
             Some(player),
             Vec::new(),
@@ -1219,4 +1228,14 @@ fn names_no_object(cost: &Deed) -> bool {
         }),
         _ => false,
     }
+}
+
+/// A play's label from its parts, written out without the formatting machinery (labels are made
+/// for every legal play before each play decision).
+fn label(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
 }

@@ -215,8 +215,10 @@ impl GameState {
     /// The state just before a change that takes an object out of play, for the "after"
     /// responses to look back to (last-known information).
     pub(super) fn take_snapshot(&mut self, fi: usize) {
+        // Copied without the timing state, which it does not need.
+        let timing = std::mem::take(&mut self.timing);
         let mut snap = self.clone();
-        snap.timing = Default::default();
+        self.timing = timing;
         snap.refresh();
         self.frame_mut(fi).snapshot = Some(Arc::new(snap));
     }

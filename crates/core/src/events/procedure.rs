@@ -170,7 +170,7 @@ impl GameState {
     }
 
     pub(crate) fn timing_mut(&mut self) -> &mut Timing {
-        Arc::make_mut(&mut self.timing)
+        &mut self.timing
     }
 
     pub(crate) fn push_frame(&mut self, occurrences: Vec<Occurrence>, mode: Mode, depth: u16) {
@@ -450,13 +450,16 @@ impl GameState {
     /// Who orders conflicts: the active player; between turns, the player who takes the next
     /// turn.
     pub fn orderer(&self) -> PlayerId {
-        let has_turns = self.ruleset.events.iter().any(|e| e.turn);
-        let in_turn = self
-            .timing
-            .periods
-            .iter()
-            .any(|o| self.ruleset.event_kind(o.event).turn);
-        if has_turns && !in_turn && self.timing.turns_begun > 0 {
+        // Asked in the order of their cost: a turn has begun only where the ruleset has turns.
+        let between_turns = || {
+            !self
+                .timing
+                .periods
+                .iter()
+                .any(|o| self.ruleset.event_kind(o.event).turn)
+                && self.ruleset.events.iter().any(|e| e.turn)
+        };
+        if self.timing.turns_begun > 0 && between_turns() {
             self.next_player(self.active)
         } else {
             self.active
@@ -800,6 +803,10 @@ impl GameState {
                         "internal error: a delayed effect that has happened is offered again"
                             .into(),
                     ));
+                }
+                if valid.is_empty() {
+                    self.end_step(fi, point);
+                    return Ok(());
                 }
                 // Responses joined from a later step (`any order:`) stay optional: the orderer
                 // may take them or leave them.
@@ -1226,12 +1233,30 @@ impl GameState {
     ) -> bool {
         let sheet = &self.derived().sheet;
         let ctx = Ctx::new(self, sheet, source, you, &[]).with_params(params);
-        let players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
-        let objects = self.object_ids().map(Subject::Object);
-        players
-            .chain(objects)
-            .filter(|s| keep(*s))
-            .any(|s| ctx.test(cond, s))
+        let mut players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
+        // The objects are listed only where no player is a legal target.
+        players.any(|s| keep(s) && ctx.test(cond, s))
+            || self
+                .target_objects(cond, &ctx)
+                .map(Subject::Object)
+                .any(|s| keep(s) && ctx.test(cond, s))
+    }
+
+    /// The objects a target condition may hold for, in id order: only those it narrows to (the
+    /// objects in play, for "creature or player"), else every object.
+    fn target_objects<'s>(
+        &'s self,
+        cond: &crate::model::condition::Cond,
+        ctx: &Ctx,
+    ) -> Box<dyn Iterator<Item = ObjectId> + 's> {
+        match cond.narrow(ctx) {
+            Some(mut list) => {
+                list.sort_unstable();
+                list.dedup();
+                Box::new(list.into_iter())
+            }
+            None => Box::new(self.object_ids()),
+        }
     }
 
     /// Whether a response's costs can be paid: a cost that names no target and would change
@@ -1292,9 +1317,8 @@ impl GameState {
         let sheet = &self.derived().sheet;
         let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
         let players = (0..self.players.len()).map(|p| Subject::Player(PlayerId(p as u8)));
-        let objects = self.object_ids().map(Subject::Object);
         players
-            .chain(objects)
+            .chain(self.target_objects(cond, &ctx).map(Subject::Object))
             .filter(|s| ctx.test(cond, *s))
             .collect()
     }

@@ -100,8 +100,9 @@ impl GameState {
                 return Ok(());
             }
             self.run_mut(ri).part += 1;
-            let deed = r.def.costs[r.part - nt].clone();
-            if let Deed::Occur { event, args, .. } = &deed {
+            // Read from the run's copy: no copy of the deed.
+            let deed = &r.def.costs[r.part - nt];
+            if let Deed::Occur { event, args, .. } = deed {
                 let params = self.params_of(&r);
                 let v: Option<crate::model::occurrence::Args> =
                     args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
@@ -114,7 +115,7 @@ impl GameState {
             if pushes {
                 self.run_mut(ri).awaiting_cost = true;
             }
-            self.do_deed(&r, &deed)?;
+            self.do_deed(&r, deed)?;
         } else if r.announce.is_some() {
             // Announced: its deeds wait for its resolution.
             return self.finish_announce(ri, &r);
@@ -122,11 +123,11 @@ impl GameState {
             return self.fire_next(ri, &r, f.clone());
         } else if r.part < nt + nc + nd {
             self.run_mut(ri).part += 1;
-            let deed = r.def.deeds[r.part - nt - nc].clone();
-            if let Deed::Group(g) = &deed {
+            let deed = &r.def.deeds[r.part - nt - nc];
+            if let Deed::Group(g) = deed {
                 return self.begin_group(ri, &r, g);
             }
-            self.do_deed(&r, &deed)?;
+            self.do_deed(&r, deed)?;
         } else {
             self.end_run(ri);
         }

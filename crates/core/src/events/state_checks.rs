@@ -89,7 +89,14 @@ impl GameState {
         }
         // CR 704.5a: a player's checks, tested on each player still in the game, in the same
         // round (CR 704.3: every check that applies is made at once).
-        let losing = self.losing_players();
+        let losing = if self.players_settled {
+            Vec::new()
+        } else {
+            self.losing_players()
+        };
+        self.players_settled = losing.is_empty()
+            && self.content.player_checks_read_props(&self.ruleset)
+            && !crate::layers::props_written(self);
         if found.is_empty() && losing.is_empty() && happening.is_empty() {
             self.settled = true;
             return Ok(());
@@ -119,7 +126,7 @@ impl GameState {
     }
 
     /// The players still in the game that a player check (`player loses`) finds.
-    fn losing_players(&self) -> Vec<PlayerId> {
+    pub(crate) fn losing_players(&self) -> Vec<PlayerId> {
         if !self.ruleset.state_checks.iter().any(|c| c.loses) {
             return Vec::new();
         }

@@ -25,7 +25,7 @@ impl GameState {
             .iter()
             .any(|d| d.turn.is_some_and(|t| t <= turn))
         {
-            Arc::make_mut(&mut self.timing)
+            self.timing
                 .delayed
                 .retain(|d| d.turn.is_none_or(|t| t > turn));
         }

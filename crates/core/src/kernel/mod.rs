@@ -212,6 +212,7 @@ impl GameState {
             }
             Change::ThisTurnEnds => self.this_turn_ends(),
             Change::Loses(p) => {
+                self.players_settled = false;
                 let mut players = self.players.to_vec();
                 if let Some(pl) = players.get_mut(p.index()) {
                     pl.lost = true;

@@ -223,6 +223,7 @@ impl GameState {
 
     /// Sets a player's base property value, of any kind.
     pub(super) fn set_property_value(&mut self, player: PlayerId, prop: PropId, v: Value) {
+        self.players_settled = false;
         if crate::layers::prop_derived(self, prop) {
             self.touch();
         } else {

@@ -165,9 +165,11 @@ fn nothing_applies<'a>(
         } = prev;
         for (&x, row) in dirty.iter().zip(rows) {
             if x.index() < sheet.objects.len() {
-                sheet.objects[x.index()].clone_from_slice(&row);
+                for (cell, v) in sheet.objects[x.index()].iter_mut().zip(row) {
+                    *cell = v;
+                }
             } else {
-                sheet.objects.push_row(&row);
+                sheet.objects.push_values(row);
             }
         }
         sheet.objects.share();

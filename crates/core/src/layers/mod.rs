@@ -28,4 +28,4 @@ pub use derive::derive;
 pub use hooks::{derive_permuted, derive_upto, recomputation_outcomes, verify_recomputation};
 pub use start::subjects;
 pub use values::copiable_values;
-pub(crate) use values::prop_derived;
+pub(crate) use values::{prop_derived, props_written};

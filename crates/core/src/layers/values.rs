@@ -119,7 +119,19 @@ impl GameState {
 /// it reaches nothing else (FreeOrion's stockpiles change many times a turn: a change of one that
 /// nothing reads derives nothing). Worked out once for the content.
 pub(crate) fn prop_derived(state: &GameState, prop: PropId) -> bool {
-    let (written, read) = state.content.props_derived.get_or_init(|| {
+    let (written, read) = props_read(state);
+    *written || read.has_prop(prop)
+}
+
+/// Whether a layer applies effects to players' properties: where none does, a player's derived
+/// property is always its base value.
+pub(crate) fn props_written(state: &GameState) -> bool {
+    props_read(state).0
+}
+
+/// Whether a layer writes players' properties, and which properties the layers read.
+fn props_read(state: &GameState) -> &(bool, Footprint) {
+    state.content.props_derived.get_or_init(|| {
         let rs = &state.ruleset;
         let ctl = state.controller_char;
         let layer_writes = rs.layers.iter().any(|l| {
@@ -139,6 +151,5 @@ pub(crate) fn prop_derived(state: &GameState, prop: PropId) -> bool {
             false
         });
         (layer_writes, f)
-    });
-    *written || read.has_prop(prop)
+    })
 }

@@ -183,12 +183,18 @@ pub struct Content {
     /// `checks_read_locally`, worked out once.
     #[serde(skip)]
     checks_local: std::sync::OnceLock<bool>,
+    /// `player_checks_read_props`, worked out once.
+    #[serde(skip)]
+    player_checks_props: std::sync::OnceLock<bool>,
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
     /// `class_name`, made once per class.
     #[serde(skip)]
     class_names: std::sync::OnceLock<Vec<Arc<str>>>,
+    /// `printed_at`, made once per class.
+    #[serde(skip)]
+    printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
 }
 
 impl Content {
@@ -212,6 +218,24 @@ impl Content {
         })[id.index()]
         .clone()
     }
+    /// For each of a ruleset's `chars` characteristics, where a class's printed values hold it:
+    /// 0 for none, else the place of the last printed for it, plus one. Made once per class.
+    pub(crate) fn printed_at(&self, chars: usize, id: ClassId) -> &[u16] {
+        &self.printed_at.get_or_init(|| {
+            self.classes
+                .iter()
+                .map(|c| {
+                    let mut at = vec![0u16; chars];
+                    for (k, (ch, _)) in c.printed.iter().enumerate() {
+                        if let Some(slot) = at.get_mut(ch.index()) {
+                            *slot = k as u16 + 1;
+                        }
+                    }
+                    at
+                })
+                .collect()
+        })[id.index()]
+    }
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -222,6 +246,7 @@ impl Content {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
+        self.printed_at = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -339,6 +364,39 @@ impl Content {
                 .iter()
                 .filter(|c| !c.loses)
                 .all(|c| c.condition.is_local_or_host(attach_local))
+        })
+    }
+
+    /// Whether the ruleset's player checks (`player loses`) read nothing but players'
+    /// properties (`life <= 0`): numbers, comparisons and properties of the player tested or of
+    /// no player, not of the active player. Then a player none of them found stays unfound until
+    /// a property changes.
+    pub fn player_checks_read_props(&self, rs: &Ruleset) -> bool {
+        use crate::model::condition::{Cond, Node, NumExpr, PlayerRef};
+        *self.player_checks_props.get_or_init(|| {
+            let plain = |n: Node, _| match n {
+                Node::Cond(c) => !matches!(
+                    c,
+                    Cond::True | Cond::And(_) | Cond::Or(_) | Cond::Not(_) | Cond::Cmp(..)
+                ),
+                Node::Num(e) => match e {
+                    NumExpr::Prop(r, _) => *r == PlayerRef::Active,
+                    NumExpr::Const(_)
+                    | NumExpr::Nothing
+                    | NumExpr::Max(..)
+                    | NumExpr::Min(..)
+                    | NumExpr::Add(..)
+                    | NumExpr::Sub(..)
+                    | NumExpr::Mul(..)
+                    | NumExpr::Div(..)
+                    | NumExpr::Neg(_) => false,
+                    _ => true,
+                },
+            };
+            rs.state_checks
+                .iter()
+                .filter(|c| c.loses)
+                .all(|c| !c.condition.any_node(plain))
         })
     }
 

@@ -262,25 +262,39 @@ pub struct LogEntry {
     pub what: Logged,
 }
 
-/// The log: shared between copies of a state, appended in constant time.
+/// The log: shared between copies of a state, appended in constant time. Its entries lie in
+/// chunks of up to [`CHUNK`]: a copy shares them all, and an entry goes into the last chunk only
+/// while no other log shares it (else into a new one), so a copy never sees a later entry and
+/// most entries cost no allocation of their own.
 #[derive(Clone, Debug, Default)]
 pub struct Log {
-    last: Option<Arc<LogCell>>,
+    last: Option<Arc<LogChunk>>,
     len: usize,
 }
 
+/// The most entries a chunk of the log holds.
+const CHUNK: usize = 64;
+
 #[derive(Debug)]
-struct LogCell {
-    entry: LogEntry,
-    prev: Option<Arc<LogCell>>,
+struct LogChunk {
+    entries: Vec<LogEntry>,
+    prev: Option<Arc<LogChunk>>,
 }
 
 impl Log {
     /// Appends an entry, in constant time; copies of the log taken before do not see it.
     pub fn push(&mut self, entry: LogEntry) {
-        let prev = self.last.take();
-        self.last = Some(Arc::new(LogCell { entry, prev }));
         self.len += 1;
+        if let Some(c) = self.last.as_mut().and_then(Arc::get_mut) {
+            if c.entries.len() < CHUNK {
+                c.entries.push(entry);
+                return;
+            }
+        }
+        let prev = self.last.take();
+        let mut entries = Vec::with_capacity(16);
+        entries.push(entry);
+        self.last = Some(Arc::new(LogChunk { entries, prev }));
     }
 
     /// How many entries it holds.
@@ -295,13 +309,16 @@ impl Log {
 
     /// The entries, first to last.
     pub fn entries(&self) -> Vec<&LogEntry> {
-        let mut out = Vec::with_capacity(self.len);
+        let mut chunks = Vec::new();
         let mut at = self.last.as_deref();
         while let Some(c) = at {
-            out.push(&c.entry);
+            chunks.push(c);
             at = c.prev.as_deref();
         }
-        out.reverse();
+        let mut out = Vec::with_capacity(self.len);
+        for c in chunks.into_iter().rev() {
+            out.extend(c.entries.iter());
+        }
         out
     }
 }
@@ -327,12 +344,63 @@ impl Drop for Log {
     /// Drops a long chain without deep recursion.
     fn drop(&mut self) {
         let mut at = self.last.take();
-        // Each cell no other log shares is dropped where it lies (not moved out first).
+        // Each chunk no other log shares is dropped where it lies (not moved out first).
         while let Some(mut c) = at {
             match Arc::get_mut(&mut c) {
-                Some(cell) => at = cell.prev.take(),
+                Some(chunk) => at = chunk.prev.take(),
                 None => break,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passed(i: usize) -> LogEntry {
+        LogEntry {
+            depth: i as u16,
+            what: Logged::Passed {
+                player: PlayerId(0),
+                step: "C".into(),
+            },
+        }
+    }
+
+    fn depths(log: &Log) -> Vec<u16> {
+        log.entries().iter().map(|e| e.depth).collect()
+    }
+
+    /// A copy sees the entries before it was taken and none after, on either side, across the
+    /// chunks' boundaries.
+    #[test]
+    fn a_copy_sees_no_later_entry() {
+        let mut log = Log::default();
+        for i in 0..CHUNK + 3 {
+            log.push(passed(i));
+        }
+        let copy = log.clone();
+        let mut other = log.clone();
+        log.push(passed(1000));
+        other.push(passed(2000));
+        for i in 0..2 * CHUNK {
+            other.push(passed(3000 + i));
+        }
+        let first: Vec<u16> = (0..CHUNK as u16 + 3).collect();
+        assert_eq!(depths(&copy), first);
+        assert_eq!(copy.len(), CHUNK + 3);
+        let mut with = first.clone();
+        with.push(1000);
+        assert_eq!(depths(&log), with);
+        assert_eq!(log.len(), CHUNK + 4);
+        let mut other_list = first;
+        other_list.push(2000);
+        other_list.extend((0..2 * CHUNK as u16).map(|i| 3000 + i));
+        assert_eq!(depths(&other), other_list);
+        assert_eq!(other.len(), other_list.len());
+        drop(log);
+        drop(copy);
+        assert_eq!(depths(&other), other_list);
     }
 }

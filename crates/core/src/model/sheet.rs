@@ -44,8 +44,12 @@ impl Block {
     }
     fn values_mut(&mut self) -> &mut Vec<Value> {
         if let Block::Shared(a) = self {
-            let a = std::mem::take(a);
-            *self = Block::Own(std::sync::Arc::try_unwrap(a).unwrap_or_else(|a| (*a).clone()));
+            // Held alone: its values are taken out, with no copy and no new allocation.
+            let v = match std::sync::Arc::get_mut(a) {
+                Some(v) => std::mem::take(v),
+                None => (**a).clone(),
+            };
+            *self = Block::Own(v);
         }
         match self {
             Block::Own(v) => v,
@@ -100,6 +104,21 @@ impl Rows {
         }
         if let Some(b) = self.blocks.last_mut() {
             b.values_mut().extend_from_slice(row);
+        }
+        self.len += 1;
+    }
+
+    /// Adds a row for a new object from its values, moved in as they are made.
+    pub fn push_values(&mut self, row: impl IntoIterator<Item = Value>) {
+        if self.len.is_multiple_of(BLOCK) {
+            self.blocks
+                .push(Block::Own(Vec::with_capacity(BLOCK * self.width)));
+        }
+        if let Some(b) = self.blocks.last_mut() {
+            let v = b.values_mut();
+            let before = v.len();
+            v.extend(row);
+            debug_assert_eq!(v.len() - before, self.width);
         }
         self.len += 1;
     }

@@ -47,7 +47,9 @@ impl GameSummary {
 }
 
 /// Plays a game to its end (at most [`MAX_DECISIONS`] decisions), each decision answered by the
-/// agent of the player who must answer it (`agents[p]` for player `p`).
+/// agent of the player who must answer it (`agents[p]` for player `p`). An agent's answer out of
+/// the options changes nothing; an error on the way after a legal answer (a loop of responses)
+/// stops the game where it stands.
 pub fn play_game(
     state: &mut GameState,
     agents: &mut [Box<dyn Agent + Send>],
@@ -74,7 +76,7 @@ pub fn play_game_limited(
             return Err(ActionError::NoDecisionPending);
         };
         let player = pending.player();
-        let options = state.decision_options();
+        let mut options = state.decision_options();
         if options.is_empty() {
             // CR 613.7: an order of timestamps is the only answer listed as no options; the
             // objects' order as offered is one of the legal answers.
@@ -99,7 +101,9 @@ pub fn play_game_limited(
                 answers.len() + 1
             )));
         }
-        state.answer(i)?;
+        // The answer is one of the options: taken without the backup copy that would put the
+        // state back after an error, since the game stops at one.
+        state.decide_guarded(options.swap_remove(i).choice, false)?;
         answers.push((player, i));
     }
     let finished = state.is_over();

@@ -62,6 +62,10 @@ pub struct GameState {
     pub(crate) since: Option<Since>,
     /// Whether no state-based check applies to any object now (found by the last checks).
     pub(crate) settled: bool,
+    /// Whether the last player checks found no player, no player's property has changed since,
+    /// and those checks read only players' properties, which no layer changes: then they find
+    /// none again (`events::state_checks`).
+    pub(crate) players_settled: bool,
     /// Whether no state-based check applied when the derivation the current one started from was
     /// made (false after a full derivation).
     pub(crate) settled_before: bool,
@@ -72,6 +76,10 @@ pub struct GameState {
     /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
     /// date by `set_attached`, so that what is attached to an object is found without a search.
     attachments: Arc<Vec<(ObjectId, ObjectId)>>,
+    /// The objects in each zone (by zone index), in id order: kept up to date as objects are
+    /// made and change zones, so that a player's hand is listed without going through every
+    /// object.
+    by_zone: Arc<Vec<Vec<ObjectId>>>,
     /// The base values, computed once and kept until an object changes.
     base: OnceLock<Arc<Sheet>>,
     /// The last base values computed, and the objects changed since: the next are that sheet
@@ -86,8 +94,10 @@ pub struct GameState {
     by_type: Arc<Vec<Vec<ObjectId>>>,
     /// Which characteristics the objects of each type have, worked out once from the ruleset.
     type_chars: Arc<TypeChars>,
-    /// Occurrences under way, delayed effects, open periods and the log.
-    pub(crate) timing: Arc<crate::state::Timing>,
+    /// Occurrences under way, delayed effects, open periods and the log: this state's own (a
+    /// copy of the state copies it; its log's entries are shared), so that changing it costs no
+    /// test of whether it is shared.
+    pub(crate) timing: Box<crate::state::Timing>,
     /// The seeded random source shuffles draw from.
     pub(crate) random: crate::model::random::Random,
 }
@@ -186,10 +196,12 @@ impl GameState {
             derived: OnceLock::new(),
             since: None,
             settled: false,
+            players_settled: false,
             settled_before: false,
             in_play: Arc::new(Vec::new()),
             in_play_bits: Arc::new(Vec::new()),
             attachments: Arc::new(Vec::new()),
+            by_zone: Arc::new(vec![Vec::new(); ruleset.zones.len()]),
             base: OnceLock::new(),
             base_prev: None,
             by_class: Default::default(),
@@ -402,15 +414,20 @@ impl GameState {
                     sheet.objects[id.index()].clone_from_slice(&row);
                 }
                 for o in &self.objects[known..] {
-                    sheet.objects.push_row(&self.base_row(o));
+                    sheet.objects.push_values(self.base_values(o));
                 }
                 sheet.objects.share();
                 sheet.players = (*self.player_props).clone();
                 return sheet;
             }
         }
-        let rows = self.objects.iter().map(|o| self.base_row(o));
-        let mut objects = crate::model::sheet::Rows::new(self.ruleset.characteristics.len(), rows);
+        let mut objects = crate::model::sheet::Rows::new(
+            self.ruleset.characteristics.len(),
+            std::iter::empty::<Vec<Value>>(),
+        );
+        for o in self.objects.iter() {
+            objects.push_values(self.base_values(o));
+        }
         objects.share();
         Sheet {
             objects,
@@ -421,15 +438,22 @@ impl GameState {
     /// An object's values before any effect applies: printed characteristics (else the ruleset's
     /// number defaults), its name, its base controller.
     pub(crate) fn base_row(&self, o: &GameObject) -> Vec<Value> {
+        self.base_values(o).collect()
+    }
+
+    /// An object's base values ([`GameState::base_row`]), one by one as they are made.
+    pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
         let class = self.content.class_def(o.class);
         let state = self.ruleset.state_char();
+        let chars = &self.ruleset.characteristics;
+        let printed_at = self.content.printed_at(chars.len(), o.class);
         // Each value made once: the object's state, else its controller, else the printed value
         // (the last printed for it), else the empty value or the ruleset's default number.
-        self.ruleset
-            .characteristics
+        chars
             .iter()
+            .zip(printed_at)
             .enumerate()
-            .map(|(i, c)| {
+            .map(move |(i, (c, &at))| {
                 let id = CharId(i as u16);
                 if state == Some(id) {
                     return Value::Symbols(o.state.clone());
@@ -437,8 +461,8 @@ impl GameState {
                 if self.controller_char == Some(id) {
                     return Value::Player(Some(o.controller));
                 }
-                if let Some((_, v)) = class.printed.iter().rev().find(|(p, _)| *p == id) {
-                    return v.clone();
+                if at > 0 {
+                    return class.printed[at as usize - 1].1.clone();
                 }
                 match c.kind {
                     CharKind::Name => Value::Text(self.content.class_name(o.class)),
@@ -447,7 +471,6 @@ impl GameState {
                     k => k.empty(),
                 }
             })
-            .collect()
     }
 
     // ---- mutation helpers for `action`: each notes what changed for the next derivation ----
@@ -473,6 +496,7 @@ impl GameState {
         self.derived = OnceLock::new();
         self.since = None;
         self.settled = false;
+        self.players_settled = false;
         self.settled_before = false;
         self.stale_base(None);
     }
@@ -551,15 +575,17 @@ impl GameState {
         player: PlayerId,
         zone: crate::model::ids::ZoneId,
     ) -> Vec<ObjectId> {
-        let mut cards: Vec<ObjectId> = self
-            .objects
-            .iter()
-            .filter(|o| o.owner == player && o.zone == zone)
-            .map(|o| o.id)
-            .collect();
+        let all = self.objects_in_zone(zone);
+        let mut cards: Vec<ObjectId> = Vec::with_capacity(all.len());
+        cards.extend(all.iter().copied().filter(|o| self.obj(*o).owner == player));
         // In timestamp order (then id), sorted in place.
         cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
         cards
+    }
+
+    /// The objects in a zone, in id order.
+    pub(crate) fn objects_in_zone(&self, zone: crate::model::ids::ZoneId) -> &[ObjectId] {
+        self.by_zone.get(zone.index()).map_or(&[], |v| v.as_slice())
     }
 
     /// `NoSuchPlayer` unless the id names a player of this game.
@@ -611,6 +637,19 @@ impl GameState {
 
     /// Moves an object to a zone, keeping the objects in play up to date.
     pub(crate) fn set_zone(&mut self, id: ObjectId, zone: crate::model::ids::ZoneId) {
+        let was = self.objects[id.index()].zone;
+        if was != zone {
+            let lists = Arc::make_mut(&mut self.by_zone);
+            if let Some(Ok(i)) = lists.get(was.index()).map(|l| l.binary_search(&id)) {
+                lists[was.index()].remove(i);
+            }
+            if lists.len() <= zone.index() {
+                lists.resize(zone.index() + 1, Vec::new());
+            }
+            if let Err(i) = lists[zone.index()].binary_search(&id) {
+                lists[zone.index()].insert(i, id);
+            }
+        }
         self.object_mut(id).zone = zone;
         let in_play = self.ruleset.zone_def(zone).in_play;
         if in_play != self.in_play(id) {
@@ -662,10 +701,12 @@ impl GameState {
             derived: OnceLock::new(),
             since: None,
             settled: false,
+            players_settled: self.players_settled,
             settled_before: false,
             in_play: self.in_play.clone(),
             in_play_bits: self.in_play_bits.clone(),
             attachments: self.attachments.clone(),
+            by_zone: self.by_zone.clone(),
             base: OnceLock::new(),
             base_prev: None,
             by_class: self.by_class.clone(),
@@ -737,6 +778,7 @@ impl GameState {
             }
         }
         old.attachments = Arc::new(pairs);
+        old.by_zone = Arc::new(zone_lists(&old.ruleset, &old.objects));
         old.base = OnceLock::new();
         old.base_prev = None;
         old
@@ -815,6 +857,12 @@ impl GameState {
             }
             by_type[t.index()].push(id);
         }
+        let lists = Arc::make_mut(&mut self.by_zone);
+        if lists.len() <= o.zone.index() {
+            lists.resize(o.zone.index() + 1, Vec::new());
+        }
+        // A new object has the highest id: the list stays in id order.
+        lists[o.zone.index()].push(id);
         Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
@@ -839,7 +887,7 @@ impl GameState {
         g.next_timestamp = p.next_timestamp;
         g.next_effect_id = p.next_effect_id;
         g.pending = p.pending;
-        g.timing = Arc::new(p.timing);
+        g.timing = Box::new(p.timing);
         g.random = p.random;
         g.rebuild_indexes();
         g
@@ -880,10 +928,51 @@ impl GameState {
         self.in_play = Arc::new(in_play);
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
+        self.by_zone = Arc::new(zone_lists(&self.ruleset, &self.objects));
         self.base = OnceLock::new();
         self.base_prev = None;
         self.touch();
     }
+
+    /// Whether the player checks, taken as found while `players_settled` holds, find what they
+    /// would find in full: none.
+    #[cfg(feature = "test-hooks")]
+    pub fn player_checks_hold(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.refresh();
+        !self.players_settled || fresh.losing_players().is_empty()
+    }
+
+    /// Whether the indexes kept as objects are made and change zones (the objects in play, in
+    /// each zone, and attached to each) are those the objects give.
+    #[cfg(feature = "test-hooks")]
+    pub fn indexes_hold(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.rebuild_indexes();
+        let zones = |g: &GameState| {
+            let mut l = (*g.by_zone).clone();
+            while l.last().is_some_and(|v| v.is_empty()) {
+                l.pop();
+            }
+            l
+        };
+        fresh.in_play == self.in_play
+            && fresh.in_play_bits == self.in_play_bits
+            && fresh.attachments == self.attachments
+            && zones(&fresh) == zones(self)
+    }
+}
+
+/// The objects in each zone, by zone index, in id order.
+fn zone_lists(ruleset: &Ruleset, objects: &[Arc<GameObject>]) -> Vec<Vec<ObjectId>> {
+    let mut lists = vec![Vec::new(); ruleset.zones.len()];
+    for o in objects {
+        if lists.len() <= o.zone.index() {
+            lists.resize(o.zone.index() + 1, Vec::new());
+        }
+        lists[o.zone.index()].push(o.id);
+    }
+    lists
 }
 
 // What is under way in a game: the task stack of occurrences being taken through their timing
