@@ -8,7 +8,8 @@
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rulecraft_core::{play_game, play_many, Agent, Plan, PlayerId, RandomAgent, Start};
+use rulecraft_core::play::playout::MAX_DECISIONS;
+use rulecraft_core::{play_many, play_out, Agent, Plan, PlayerId, RandomAgent, Start};
 
 /// The benchmark's deck: 20 Mountain, 40 Lightning Bolt.
 pub fn bolt() -> Vec<(String, u32)> {
@@ -24,10 +25,13 @@ pub fn agents(seed: u64, p: PlayerId) -> Box<dyn Agent + Send> {
 
 /// Plays game `i` of `start` with random agents; its decisions.
 pub fn one(start: &Start, i: usize) -> usize {
-    let mut g = start.game(0, i).expect("deals");
+    let g = start.game(0, i).expect("deals");
     let s = Start::game_seed(0, i);
     let mut list = [agents(s, PlayerId(0)), agents(s, PlayerId(1))];
-    play_game(&mut g, &mut list).expect("plays").decisions
+    play_out(g, &mut list, MAX_DECISIONS)
+        .expect("plays")
+        .0
+        .decisions
 }
 
 fn bench(c: &mut Criterion) {

@@ -36,7 +36,7 @@ pub use model::ruleset::Ruleset;
 pub use model::value::{Ability, AbilityKind, Arg, Symbol, SymbolSet, Value};
 pub use play::agents::{Agent, FirstAgent, RandomAgent, ScriptedAgent};
 pub use play::playout::{
-    play_game, play_game_limited, play_many, GameSummary, ManySummary, Plan, Start,
+    play_game, play_game_limited, play_many, play_out, GameSummary, ManySummary, Plan, Start,
 };
 pub use state::save::{SaveError, SAVE_MAGIC, SAVE_VERSION};
 pub use state::GameState;

@@ -47,9 +47,9 @@ impl GameSummary {
 }
 
 /// Plays a game to its end (at most [`MAX_DECISIONS`] decisions), each decision answered by the
-/// agent of the player who must answer it (`agents[p]` for player `p`). An agent's answer out of
-/// the options changes nothing; an error on the way after a legal answer (a loop of responses)
-/// stops the game where it stands.
+/// agent of the player who must answer it (`agents[p]` for player `p`). On an error the state is
+/// as it was before the answer that met it (an agent's answer out of the options, or an error on
+/// the way after a legal one, such as a loop of responses).
 pub fn play_game(
     state: &mut GameState,
     agents: &mut [Box<dyn Agent + Send>],
@@ -62,6 +62,29 @@ pub fn play_game_limited(
     state: &mut GameState,
     agents: &mut [Box<dyn Agent + Send>],
     max_decisions: usize,
+) -> Result<GameSummary, ActionError> {
+    play(state, agents, max_decisions, true)
+}
+
+/// [`play_game_limited`] on a state the caller gives up: on an error the state is dropped, so
+/// each answer is taken without the backup copy that would put the state back (whole games for
+/// search and benchmarks). Gives the summary and the final state.
+pub fn play_out(
+    mut state: GameState,
+    agents: &mut [Box<dyn Agent + Send>],
+    max_decisions: usize,
+) -> Result<(GameSummary, GameState), ActionError> {
+    let summary = play(&mut state, agents, max_decisions, false)?;
+    Ok((summary, state))
+}
+
+/// The agents' game; `guarded`: each answer with a backup copy that puts the state back on an
+/// error (else an error may leave the state where it stopped, for a caller that drops it).
+fn play(
+    state: &mut GameState,
+    agents: &mut [Box<dyn Agent + Send>],
+    max_decisions: usize,
+    guarded: bool,
 ) -> Result<GameSummary, ActionError> {
     if agents.len() != state.players().len() {
         return Err(ActionError::BadChoice(format!(
@@ -101,9 +124,7 @@ pub fn play_game_limited(
                 answers.len() + 1
             )));
         }
-        // The answer is one of the options: taken without the backup copy that would put the
-        // state back after an error, since the game stops at one.
-        state.decide_guarded(options.swap_remove(i).choice, false)?;
+        state.decide_guarded(options.swap_remove(i).choice, guarded)?;
         answers.push((player, i));
     }
     let finished = state.is_over();
@@ -226,11 +247,11 @@ where
     let threads = plan.threads.clamp(1, plan.games.max(1));
     let clock = Instant::now();
     let one = |i: usize| -> Result<GameSummary, ActionError> {
-        let mut g = start.game(plan.seed, i)?;
+        let g = start.game(plan.seed, i)?;
         let s = Start::game_seed(plan.seed, i);
         let mut list: Vec<Box<dyn Agent + Send>> =
             (0..players).map(|p| agents(s, PlayerId(p as u8))).collect();
-        play_game_limited(&mut g, &mut list, plan.max_decisions)
+        play_out(g, &mut list, plan.max_decisions).map(|(summary, _)| summary)
     };
     // Thread t plays games t, t + T, t + 2T, ...
     let parts: Vec<Result<Vec<(usize, GameSummary)>, ActionError>> = if threads == 1 {
