@@ -734,8 +734,8 @@ impl GameState {
     }
 
     pub(super) fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
-        let rs = self.ruleset.clone();
-        let procedure = &rs.timing;
+        // The step's parts are read out, not the ruleset's pointer copied: games on other
+        // threads share that pointer, and its count would pass between cores at every point.
         let f = self.frame(fi);
         if f.step == 0 && matches!(f.st, StepState::Fresh) && !self.point_has_listeners(fi, point) {
             let f = self.frame_mut(fi);
@@ -743,13 +743,16 @@ impl GameState {
             return Ok(());
         }
         let f = self.frame(fi);
-        let Some(step) = procedure.steps.get(f.step) else {
+        let si = f.step;
+        let Some(step) = self.ruleset.timing.steps.get(si) else {
             let f = self.frame_mut(fi);
             f.stage += 1;
             f.step = 0;
             f.st = StepState::Fresh;
             return Ok(());
         };
+        let (responds, taking) = (step.responds, step.taking);
+        let name = |s: &Self| s.ruleset.timing.steps[si].name.clone();
         if !f.occs.iter().any(|o| o.alive) {
             let f = self.frame_mut(fi);
             f.stage = f.mode.stages().len();
@@ -757,18 +760,17 @@ impl GameState {
         }
         match &f.st {
             StepState::Fresh => {
-                let st = match step.taking {
+                let st = match taking {
                     Taking::Ordered | Taking::EachPlayerInTurn | Taking::Declared => {
-                        let mut cands = self.candidates(fi, point, step.responds, None);
+                        let mut cands = self.candidates(fi, point, responds, None);
                         // `any order:` the orderer's own responses of the later steps it names
                         // come in the same order, which the orderer chooses.
                         let joined = self.any_order(fi);
-                        if joined.contains(&step.responds) {
+                        if joined.contains(&responds) {
                             let who = self.orderer_of(fi);
-                            for later in &procedure.steps[f.step + 1..] {
-                                if later.responds != step.responds
-                                    && joined.contains(&later.responds)
-                                {
+                            let steps = &self.ruleset.timing.steps;
+                            for later in &steps[si + 1..] {
+                                if later.responds != responds && joined.contains(&later.responds) {
                                     for c in self.candidates(fi, point, later.responds, Some(who)) {
                                         if !cands.contains(&c) {
                                             cands.push(c);
@@ -810,31 +812,32 @@ impl GameState {
                 }
                 // Responses joined from a later step (`any order:`) stay optional: the orderer
                 // may take them or leave them.
-                let optional =
-                    |c: &Cand| self.response_of(c.key).0.kind.responds() != step.responds;
+                let optional = |c: &Cand| self.response_of(c.key).0.kind.responds() != responds;
                 // Player by player: only the first player in turn order who has any.
-                let (valid, player) = if step.taking == Taking::EachPlayerInTurn {
+                let (valid, player) = if taking == Taking::EachPlayerInTurn {
                     self.first_players(fi, valid)
                 } else {
                     (valid, self.orderer_of(fi))
                 };
                 // In declared order no one chooses: the first by the declared rule happens.
-                let declared = (step.taking == Taking::Declared)
+                let declared = (taking == Taking::Declared)
                     .then(|| valid.iter().copied().min_by_key(|c| self.declared_key(*c)))
                     .flatten();
                 match (valid.len(), declared) {
                     (0, _) => self.end_step(fi, point),
                     (_, Some(c)) => {
                         self.drop_cand(fi, c);
-                        self.start_run(fi, point, c, Why::Only, &step.name)?;
+                        let step = name(self);
+                        self.start_run(fi, point, c, Why::Only, &step)?;
                     }
                     (1, None) if !optional(&valid[0]) => {
                         self.drop_cand(fi, valid[0]);
-                        self.start_run(fi, point, valid[0], Why::Only, &step.name)?;
+                        let step = name(self);
+                        self.start_run(fi, point, valid[0], Why::Only, &step)?;
                     }
                     _ => {
                         let options = self.options(fi, &valid);
-                        let step = step.name.clone();
+                        let step = name(self);
                         let request = if valid.iter().all(optional) {
                             DecisionRequest::React {
                                 player,
@@ -858,7 +861,7 @@ impl GameState {
                     self.end_step(fi, point);
                     return Ok(());
                 }
-                let mine = self.candidates(fi, point, step.responds, Some(turn));
+                let mine = self.candidates(fi, point, responds, Some(turn));
                 if mine.is_empty() {
                     // A player with no Reaction to take passes without being asked.
                     let next = self.next_player(turn);
@@ -871,7 +874,7 @@ impl GameState {
                     self.timing_mut().offered = mine;
                     self.pending = Some(Arc::new(DecisionRequest::React {
                         player: turn,
-                        step: step.name.clone(),
+                        step: name(self),
                         options,
                     }));
                 }

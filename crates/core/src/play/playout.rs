@@ -153,6 +153,16 @@ impl Start {
         mix(seed ^ mix(index as u64 + 1))
     }
 
+    /// The same start with its own copy of the ruleset and the content, for one thread: games
+    /// on different threads then share no pointer whose count every occurrence touches (the
+    /// count's cache line would pass between cores).
+    fn for_thread(&self) -> Start {
+        match self {
+            Start::Decks(state, decks) => Start::Decks(state.with_own_rules(), decks.clone()),
+            Start::Dealt(state) => Start::Dealt(state.with_own_rules()),
+        }
+    }
+
     /// The state game `index` begins in (seeded with [`Start::game_seed`]).
     pub fn game(&self, seed: u64, index: usize) -> Result<GameState, ActionError> {
         let s = Self::game_seed(seed, index);
@@ -246,7 +256,7 @@ where
     };
     let threads = plan.threads.clamp(1, plan.games.max(1));
     let clock = Instant::now();
-    let one = |i: usize| -> Result<GameSummary, ActionError> {
+    let one = |start: &Start, i: usize| -> Result<GameSummary, ActionError> {
         let g = start.game(plan.seed, i)?;
         let s = Start::game_seed(plan.seed, i);
         let mut list: Vec<Box<dyn Agent + Send>> =
@@ -255,16 +265,19 @@ where
     };
     // Thread t plays games t, t + T, t + 2T, ...
     let parts: Vec<Result<Vec<(usize, GameSummary)>, ActionError>> = if threads == 1 {
-        vec![(0..plan.games).map(|i| one(i).map(|g| (i, g))).collect()]
+        vec![(0..plan.games)
+            .map(|i| one(start, i).map(|g| (i, g)))
+            .collect()]
     } else {
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
                     let one = &one;
                     scope.spawn(move || {
+                        let start = start.for_thread();
                         (t..plan.games)
                             .step_by(threads)
-                            .map(|i| one(i).map(|g| (i, g)))
+                            .map(|i| one(&start, i).map(|g| (i, g)))
                             .collect::<Result<Vec<_>, _>>()
                     })
                 })

@@ -213,6 +213,15 @@ impl GameState {
         }
     }
 
+    /// A copy with its own ruleset and content (equal to these), sharing no pointer to them
+    /// with this state: for a thread of its own.
+    pub(crate) fn with_own_rules(&self) -> GameState {
+        let mut s = self.clone();
+        s.ruleset = Arc::new(Ruleset::clone(&self.ruleset));
+        s.content = Arc::new(Content::clone(&self.content));
+        s
+    }
+
     /// The game's rules.
     pub fn ruleset(&self) -> &Arc<Ruleset> {
         &self.ruleset
