@@ -6,10 +6,26 @@
 //! the max meters derived through the layers from 0), and one turn's processing (current meters
 //! grow and are capped, then the non-meter groups fire, each effect an occurrence).
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
+use rulecraft_core::GameState;
 
 #[path = "support/galaxy.rs"]
 mod support;
+
+/// Times one turn from `s` (each sample from a copy of it).
+fn bench_turn(g: &mut BenchmarkGroup<'_, WallTime>, name: String, s: &GameState) {
+    g.bench_function(name, |b| {
+        b.iter_batched(
+            || s.clone(),
+            |mut next| {
+                support::turn(&mut next);
+                next
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
 
 fn effects_pass(c: &mut Criterion) {
     let mut g = c.benchmark_group("galaxy");
@@ -24,18 +40,10 @@ fn effects_pass(c: &mut Criterion) {
         g.bench_function(format!("meter groups, {objects} objects"), |b| {
             b.iter(|| black_box(rulecraft_core::layers::derive(&s, false)))
         });
-        g.bench_function(
+        bench_turn(
+            &mut g,
             format!("non-meter groups (one turn), {objects} objects"),
-            |b| {
-                b.iter_batched(
-                    || s.clone(),
-                    |mut next| {
-                        support::turn(&mut next);
-                        next
-                    },
-                    BatchSize::LargeInput,
-                )
-            },
+            &s,
         );
     }
     // A turn whose non-meter effects change what the layers derive from (each change derives
@@ -43,18 +51,10 @@ fn effects_pass(c: &mut Criterion) {
     // faster than the galaxy (docs/galaxy.md, "Scale").
     let s = support::galaxy_changing(1_000, 7);
     let objects = s.objects().count();
-    g.bench_function(
+    bench_turn(
+        &mut g,
         format!("one turn with changes the layers see, {objects} objects"),
-        |b| {
-            b.iter_batched(
-                || s.clone(),
-                |mut next| {
-                    support::turn(&mut next);
-                    next
-                },
-                BatchSize::LargeInput,
-            )
-        },
+        &s,
     );
     g.finish();
 }
