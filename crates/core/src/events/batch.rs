@@ -169,12 +169,12 @@ impl GameState {
 
     /// The turn structure goes on: nothing is under way.
     pub(super) fn advance_flow(&mut self) -> Result<(), ActionError> {
-        let rs = self.ruleset.clone();
-        let Some(ts) = rs.turn_structure.as_ref() else {
+        if self.ruleset.turn_structure.is_none() {
             self.timing_mut().flow = None;
             return Ok(());
-        };
-        // Where the turn structure stands, read without copying its lists.
+        }
+        // Where the turn structure stands, read without copying its lists, nor the ruleset's
+        // pointer (games on other threads share it: its count would pass between cores).
         let Some(flow) = self.timing.flow.as_ref() else {
             return Ok(());
         };
@@ -182,6 +182,15 @@ impl GameState {
         let announced = match stage {
             FlowStage::Neutral => flow.announced.clone(),
             _ => None,
+        };
+        let Some(ts) = self.ruleset.turn_structure.as_ref() else {
+            return Ok(());
+        };
+        let (turn_event, phases) = (ts.turn, ts.phases.len());
+        let phase = ts.phases.get(phase_at).map(|p| (p.event, p.fast));
+        let phase_ends = match stage {
+            FlowStage::PhaseOver => ts.phase_ends.clone(),
+            _ => Vec::new(),
         };
         let active = self.active;
         let occ = |event, p: PlayerId| Occurrence::new(event, smallvec::smallvec![Arg::Player(p)]);
@@ -199,10 +208,10 @@ impl GameState {
                 }
                 f.used.clear();
                 f.stage = FlowStage::PhaseBegins;
-                self.push_frame(vec![occ(ts.turn, player)], Mode::Begin, 0);
+                self.push_frame(vec![occ(turn_event, player)], Mode::Begin, 0);
             }
             FlowStage::PhaseBegins => {
-                let Some(phase) = ts.phases.get(phase_at) else {
+                let Some((phase_event, _)) = phase else {
                     self.flow_mut().stage = FlowStage::TurnEnds;
                     return Ok(());
                 };
@@ -212,7 +221,7 @@ impl GameState {
                 f.passes = 0;
                 f.handled.clear();
                 f.settled.clear();
-                self.push_frame(vec![occ(phase.event, active)], Mode::Begin, 0);
+                self.push_frame(vec![occ(phase_event, active)], Mode::Begin, 0);
             }
             FlowStage::Neutral => {
                 if let Some((by, option)) = announced {
@@ -226,7 +235,7 @@ impl GameState {
                         return self.play_now(by, option, false);
                     }
                 }
-                let fast = ts.phases.get(phase_at).is_some_and(|p| p.fast);
+                let fast = phase.is_some_and(|(_, fast)| fast);
                 let mut turn = flow_turn;
                 if fast && passes >= self.players_in_game() {
                     // No player can let a phase end without dealing with his or her mandatory
@@ -256,7 +265,7 @@ impl GameState {
                 }));
             }
             FlowStage::PhaseEnds => {
-                let event = ts.phases.get(phase_at).map(|p| p.event);
+                let event = phase.map(|(event, _)| event);
                 self.flow_mut().stage = FlowStage::PhaseOver;
                 if let Some(occ) = event.and_then(|e| self.latest_open(e)) {
                     self.push_frame(vec![occ], Mode::End, 0);
@@ -264,13 +273,13 @@ impl GameState {
             }
             FlowStage::PhaseOver => {
                 let f = self.flow_mut();
-                if phase_at + 1 < ts.phases.len() {
+                if phase_at + 1 < phases {
                     f.phase += 1;
                     f.stage = FlowStage::PhaseBegins;
                 } else {
                     f.stage = FlowStage::TurnEnds;
                 }
-                if !ts.phase_ends.is_empty() {
+                if !phase_ends.is_empty() {
                     // Each player in turn order, from the active player.
                     let mut players = Vec::new();
                     let mut p = active;
@@ -280,8 +289,7 @@ impl GameState {
                         }
                         p = PlayerId(((p.index() + 1) % self.players.len()) as u8);
                     }
-                    let occs: Vec<Occurrence> = ts
-                        .phase_ends
+                    let occs: Vec<Occurrence> = phase_ends
                         .iter()
                         .flat_map(|e| players.iter().map(move |p| occ(*e, *p)))
                         .collect();
@@ -290,7 +298,7 @@ impl GameState {
             }
             FlowStage::TurnEnds => {
                 self.flow_mut().stage = FlowStage::TurnBegins;
-                if let Some(occ) = self.latest_open(ts.turn) {
+                if let Some(occ) = self.latest_open(turn_event) {
                     self.push_frame(vec![occ], Mode::End, 0);
                 }
             }
