@@ -4,7 +4,7 @@
 
 use crate::condition::eval::Ctx;
 use crate::condition::places::{
-    grid_within, square, within_distance, Detection, Empires, Maps, NearIndex, Placed, Point,
+    grid_within, square, within_distance, Detection, Empires, Kept, Maps, NearIndex, Placed, Point,
     Systems,
 };
 use crate::model::condition::{
@@ -75,58 +75,54 @@ impl Ctx<'_> {
                 return self.jumps_near(n, cond);
             }
         }
-        let (places, d) = match cond {
+        let s = self.source?;
+        match cond {
             Cond::Near(n) if n.metric == Metric::Direct && matches!(n.of, Cond::IsSource) => {
-                (&n.places, n.within)
+                Some(self.placed_around(s, &n.places, n.within, cond))
             }
+            // The source sees itself, wherever it is.
             Cond::Visible(v) if v.source_sees => {
-                let s = self.source?;
                 if !self.empires(s, &v.owners).is_empty() {
                     return None;
                 }
-                let Some((_, r)) = self.range(s, v) else {
-                    return Some(vec![s]);
+                let mut list = match self.range(s, v) {
+                    Some((_, r)) => self.placed_around(s, &v.places, r, cond),
+                    None => Vec::new(),
                 };
-                (&v.places, r)
+                if let Err(i) = list.binary_search(&s) {
+                    list.insert(i, s);
+                }
+                Some(list)
             }
-            _ => return None,
-        };
-        let s = self.source?;
-        let Some(at) = self.position(s, places) else {
-            return Some(match cond {
-                Cond::Visible(_) => vec![s],
-                _ => Vec::new(),
-            });
-        };
-        if d < 0 {
-            return Some(match cond {
-                Cond::Visible(_) => vec![s],
-                _ => Vec::new(),
-            });
+            _ => None,
         }
+    }
+
+    /// The objects in play placed within `d` of where the source `s` is, in id order (none where
+    /// it has no place): through the derivation's grid of every object in play, by squares of
+    /// side `d`, found once (`cond`: the condition that reads the places).
+    fn placed_around(&self, s: ObjectId, places: &Places, d: i64, cond: &Cond) -> Vec<ObjectId> {
+        let Some(at) = self.position(s, places).filter(|_| d >= 0) else {
+            return Vec::new();
+        };
         let cell = d.max(1);
         let maps = self.shared_maps();
-        let key = (places.x, cell);
-        let found = maps.borrow().placed.get(&key).map(|(_, p)| p.clone());
-        let placed = found.unwrap_or_else(|| {
-            let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
-            for o in self.state.in_play_ids() {
-                if let Some(p) = self.position(*o, places) {
-                    grid.entry(square(p, cell)).or_default().push((*o, p));
+        let placed = self.kept(
+            &maps,
+            |m| &mut m.placed,
+            (places.x, cell),
+            cond,
+            || {
+                let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
+                for o in self.state.in_play_ids() {
+                    if let Some(p) = self.position(*o, places) {
+                        grid.entry(square(p, cell)).or_default().push((*o, p));
+                    }
                 }
-            }
-            let placed = Rc::new(Placed { cell, grid });
-            maps.borrow_mut()
-                .placed
-                .insert(key, (self.footprint(cond), placed.clone()));
-            placed
-        });
-        let mut list = placed.within(at, d);
-        if matches!(cond, Cond::Visible(_)) && list.binary_search(&s).is_err() {
-            list.push(s);
-            list.sort_unstable();
-        }
-        Some(list)
+                Placed { cell, grid }
+            },
+        );
+        placed.within(at, d)
     }
 
     /// `placed_near` for `within N jumps of source`: the systems N jumps or fewer from where the
@@ -152,46 +148,53 @@ impl Ctx<'_> {
             list.extend_from_slice(&level);
         }
         if let Some(l) = n.places.on_lane {
-            let found = maps.borrow().on_lanes.get(&l).map(|(_, v)| v.clone());
-            let on = found.unwrap_or_else(|| {
-                let on: Vec<ObjectId> = self
-                    .state
-                    .in_play_ids()
-                    .iter()
-                    .copied()
-                    .filter(|o| {
-                        self.state.holder(*o, l).is_some_and(
-                            |h| matches!(self.value(h, l), Value::Symbols(v) if !v.is_empty()),
-                        )
-                    })
-                    .collect();
-                let on = Rc::new(on);
-                maps.borrow_mut()
-                    .on_lanes
-                    .insert(l, (self.footprint(cond), on.clone()));
-                on
-            });
+            let on = self.kept(
+                &maps,
+                |m| &mut m.on_lanes,
+                l,
+                cond,
+                || {
+                    self.state
+                        .in_play_ids()
+                        .iter()
+                        .copied()
+                        .filter(|o| {
+                            self.state.holder(*o, l).is_some_and(
+                                |h| matches!(self.value(h, l), Value::Symbols(v) if !v.is_empty()),
+                            )
+                        })
+                        .collect()
+                },
+            );
             list.extend_from_slice(&on);
         }
         // Co-located with the source: 0 jumps.
-        let here = Nearness {
-            metric: Metric::Direct,
-            within: 0,
-            of: Cond::IsSource,
-            places: n.places.clone(),
-        };
-        list.extend(self.placed_near(&Cond::Near(Box::new(here)))?);
+        list.extend(self.placed_around(s, &n.places, 0, cond));
         list.sort_unstable();
         list.dedup();
         list.retain(|o| self.state.in_play(*o));
         Some(list)
     }
 
-    /// What `cond` reads, for an index it builds: the index is dropped when an effect writes it.
-    fn footprint(&self, cond: &Cond) -> Footprint {
+    /// The index `select` picks of `maps` under `key`, built by `build` the first time and kept
+    /// with what `cond` reads (it is dropped when an effect writes that). No index is borrowed
+    /// while `build` runs: it may ask for another.
+    fn kept<K: std::hash::Hash + Eq, V>(
+        &self,
+        maps: &RefCell<Maps>,
+        select: fn(&mut Maps) -> &mut Kept<K, V>,
+        key: K,
+        cond: &Cond,
+        build: impl FnOnce() -> V,
+    ) -> Rc<V> {
+        if let Some((_, found)) = select(&mut maps.borrow_mut()).get(&key) {
+            return found.clone();
+        }
+        let found = Rc::new(build());
         let mut f = Footprint::default();
         cond.reads(self.state.controller_char, &mut f);
-        f
+        select(&mut maps.borrow_mut()).insert(key, (f, found.clone()));
+        found
     }
 
     /// The empires that own `o`: none for an object the ruleset says is unowned; for a type
@@ -421,15 +424,13 @@ impl Ctx<'_> {
     /// The systems in play with their starlanes, found once in `maps` (`cond`: the condition
     /// that reads them).
     fn lanes(&self, p: &Places, cond: &Cond, maps: &RefCell<Maps>) -> Rc<Systems> {
-        let key = (p.lanes, p.name);
-        if let Some((_, found)) = maps.borrow().lanes.get(&key) {
-            return found.clone();
-        }
-        let found = Rc::new(self.systems(p));
-        maps.borrow_mut()
-            .lanes
-            .insert(key, (self.footprint(cond), found.clone()));
-        found
+        self.kept(
+            maps,
+            |m| &mut m.lanes,
+            (p.lanes, p.name),
+            cond,
+            || self.systems(p),
+        )
     }
 
     /// The systems in play with their starlanes, each lane both ways.
@@ -549,21 +550,22 @@ impl Ctx<'_> {
         maps: &RefCell<Maps>,
     ) -> Rc<Detection> {
         let key = (v as *const Visibility as usize, empire);
-        if let Some((_, found)) = maps.borrow().detection.get(&key) {
-            return found.clone();
-        }
-        let detectors = self
-            .state
-            .in_play_ids()
-            .iter()
-            .filter(|d| self.empires(**d, &v.owners).contains(&empire))
-            .filter_map(|d| self.range(*d, v))
-            .collect();
-        let found = Rc::new(Detection::new(detectors));
-        maps.borrow_mut()
-            .detection
-            .insert(key, (self.footprint(cond), found.clone()));
-        found
+        self.kept(
+            maps,
+            |m| &mut m.detection,
+            key,
+            cond,
+            || {
+                Detection::new(
+                    self.state
+                        .in_play_ids()
+                        .iter()
+                        .filter(|d| self.empires(**d, &v.owners).contains(&empire))
+                        .filter_map(|d| self.range(*d, v))
+                        .collect(),
+                )
+            },
+        )
     }
 
     /// Where `d` is and how far it detects, if it has both.

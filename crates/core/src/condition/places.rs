@@ -21,20 +21,23 @@ pub(crate) struct Local {
 /// what it read, and is dropped, like a shared count, when an effect writes something it read.
 #[derive(Default)]
 pub struct Maps {
-    pub(crate) lanes: FxHashMap<(CharId, CharId), (Footprint, Rc<Systems>)>,
-    pub(crate) detection: FxHashMap<(usize, PlayerId), (Footprint, Rc<Detection>)>,
+    pub(crate) lanes: Kept<(CharId, CharId), Systems>,
+    pub(crate) detection: Kept<(usize, PlayerId), Detection>,
     /// Every object in play with a position, by square (of the side in the key, with the `x`
     /// characteristic).
-    pub(crate) placed: FxHashMap<(CharId, i64), (Footprint, Rc<Placed>)>,
+    pub(crate) placed: Kept<(CharId, i64), Placed>,
     /// The objects in play outside any system that name a starlane they are on (by the
     /// characteristic naming it).
-    pub(crate) on_lanes: FxHashMap<CharId, (Footprint, Rc<Vec<ObjectId>>)>,
+    pub(crate) on_lanes: Kept<CharId, Vec<ObjectId>>,
     /// Each object's empires, by the ownership rules (their address) and object; the rules
     /// used, and all that they read.
     pub(crate) empires: FxHashMap<(usize, ObjectId), Empires>,
     pub(crate) empires_rules: Vec<usize>,
     pub(crate) empires_read: Footprint,
 }
+
+/// Indexes of one kind, by key, each with what it read.
+pub(crate) type Kept<K, V> = FxHashMap<K, (Footprint, Rc<V>)>;
 
 /// The empires of an object: most have one or none, so no allocation.
 pub(crate) type Empires = smallvec::SmallVec<[PlayerId; 4]>;
@@ -51,18 +54,11 @@ pub(crate) struct Placed {
 impl Placed {
     /// The objects within `d` of `at` (`d` at most the side of a square), in id order.
     pub(crate) fn within(&self, at: (i64, i64), d: i64) -> Vec<ObjectId> {
-        let (x, y) = square(at, self.cell);
-        let mut out = Vec::new();
-        for dx in -1..=1i64 {
-            for dy in -1..=1i64 {
-                let sq = (x.saturating_add(dx), y.saturating_add(dy));
-                for (o, p) in self.grid.get(&sq).into_iter().flatten() {
-                    if within_distance(*p, at, d) {
-                        out.push(*o);
-                    }
-                }
-            }
-        }
+        let mut out: Vec<ObjectId> = around(at, self.cell)
+            .flat_map(|sq| self.grid.get(&sq).into_iter().flatten())
+            .filter(|(_, p)| within_distance(*p, at, d))
+            .map(|(o, _)| *o)
+            .collect();
         out.sort_unstable();
         out
     }
@@ -156,14 +152,18 @@ pub(super) fn grid_within(
     a: (i64, i64),
     d: i64,
 ) -> bool {
-    let (x, y) = square(a, cell);
-    (-1..=1).any(|dx: i64| {
-        (-1..=1).any(|dy: i64| {
-            let at = (x.saturating_add(dx), y.saturating_add(dy));
-            grid.get(&at)
-                .is_some_and(|v| v.iter().any(|b| within_distance(a, *b, d)))
-        })
+    around(a, cell).any(|sq| {
+        grid.get(&sq)
+            .is_some_and(|v| v.iter().any(|b| within_distance(a, *b, d)))
     })
+}
+
+/// The square of side `cell` that `at` is in and the eight next to it: where every position
+/// within `cell` of `at` lies.
+fn around(at: Point, cell: i64) -> impl Iterator<Item = Point> {
+    let (x, y) = square(at, cell);
+    (-1..=1i64)
+        .flat_map(move |dx| (-1..=1i64).map(move |dy| (x.saturating_add(dx), y.saturating_add(dy))))
 }
 
 /// The systems in play by name, and the systems one starlane jump from each.
