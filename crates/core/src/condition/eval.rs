@@ -119,10 +119,8 @@ impl<'a> Ctx<'a> {
     /// The objects in play that meet `c`, in id order: only those `c` narrows to are tested
     /// (FreeOrion's scopes index objects by type and owner).
     pub fn in_play_meeting(&self, c: &Cond) -> Vec<ObjectId> {
-        let mut list = match c.narrow(self) {
+        let mut list = match self.narrowed(c) {
             Some(mut list) => {
-                list.sort_unstable();
-                list.dedup();
                 list.retain(|o| self.state.in_play(*o));
                 list
             }
@@ -130,6 +128,14 @@ impl<'a> Ctx<'a> {
         };
         list.retain(|o| self.test(c, Subject::Object(*o)));
         list
+    }
+
+    /// The objects `c` narrows to (`Cond::narrow`), in id order, each once.
+    fn narrowed(&self, c: &Cond) -> Option<Vec<ObjectId>> {
+        let mut list = c.narrow(self)?;
+        list.sort_unstable();
+        list.dedup();
+        Some(list)
     }
 
     /// For an aggregate over every object testing `c` (and reading `ch` of those that pass): notes
@@ -547,14 +553,11 @@ impl Ctx<'_> {
                     }
                     // Only the objects the condition can hold for are tried (those in a zone,
                     // for "in hand"), each once.
-                    let n = match c.narrow(each) {
-                        Some(mut list) => {
-                            list.sort_unstable();
-                            list.dedup();
-                            list.into_iter()
-                                .filter(|o| each.test(c, Subject::Object(*o)))
-                                .count()
-                        }
+                    let n = match each.narrowed(c) {
+                        Some(list) => list
+                            .into_iter()
+                            .filter(|o| each.test(c, Subject::Object(*o)))
+                            .count(),
                         None => each
                             .state
                             .object_ids()
