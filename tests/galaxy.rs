@@ -407,3 +407,24 @@ fn shared_map_indexes_give_what_a_derivation_sharing_nothing_gives() {
         same_as_full(&s, &format!("after turn {turn}"));
     }
 }
+
+/// Every recomputation while turns with changes are processed (sizes, environments and star
+/// colours set, objects created and destroyed, all under stacking numbers and scopes that read
+/// other objects) gives what a full derivation gives; and some of them are replays, not full
+/// derivations.
+#[test]
+fn recomputations_during_turns_with_changes_equal_full_derivations() {
+    let mut s = support::galaxy_changing(60, 11);
+    let _ = s.derived();
+    let before = rulecraft_core::layers::recomputation_outcomes();
+    rulecraft_core::layers::verify_recomputation(true);
+    for _ in 0..3 {
+        support::turn(&mut s);
+    }
+    rulecraft_core::layers::verify_recomputation(false);
+    let after = rulecraft_core::layers::recomputation_outcomes();
+    assert!(
+        after[0] > before[0],
+        "no recomputation was replayed to the end: {before:?} -> {after:?}"
+    );
+}

@@ -206,8 +206,7 @@ impl GameState {
             }
             Change::EndEffects(ids) => {
                 if self.effects.iter().any(|e| ids.contains(&e.id)) {
-                    self.touch();
-                    self.effects.retain(|e| !ids.contains(&e.id));
+                    self.effects_mut().retain(|e| !ids.contains(&e.id));
                 }
             }
             Change::ThisTurnEnds => self.this_turn_ends(),

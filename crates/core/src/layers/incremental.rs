@@ -15,8 +15,11 @@
 //! - order (CR 613.8): no effect may come to wait for a later one through a dirty object (each
 //!   later effect of its group that writes what it reads is tried on the dirty objects), and an
 //!   effect that waited, or one of a dependency loop, must not be reached at all;
-//! - effects that start (a spell resolves, a counter is put) go where their timestamp puts them
-//!   and make their subjects dirty; effects that end make theirs dirty.
+//! - effects that start (a spell resolves, a counter is put, an object with static abilities
+//!   enters) go where their timestamp puts them and make their subjects dirty; effects that end
+//!   (an object with static abilities leaves) make theirs dirty;
+//! - stacking numbers, and scopes that read other objects (distance to the source, the object
+//!   attached to), are decided again before a layer's steps (`rescan`).
 //!
 //! What it cannot show is derived in full from the layer where it met it (`Fail`).
 //!
@@ -30,10 +33,11 @@ use super::dirty::members_into;
 use super::footprint::may_read;
 use super::order::{later_in_group, Entry, Later, LaterOf};
 use super::replay::{fail, Fail, Replay, Res};
-use super::start::start_with;
+use super::rescan::written_from;
+use super::start::{condition_aggregates, start_with, static_exists, subjects};
 use super::step::{is_fresh, op_reads_others, ops_of, params_for, reads_counters};
 use super::trail::trail_of;
-use crate::condition::eval::Overrides;
+use crate::condition::eval::{Ctx, Overrides};
 use crate::model::changes::Changes;
 use crate::model::condition::{Cell, Footprint, Subject};
 use crate::model::derived::Derived;
@@ -51,7 +55,6 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     if trail_of(&prev).is_none_or(|t| t.len() != n)
         || n == 0
         || prev.sheet.objects.len() != changes.known
-        || state.content.stacks(&state.ruleset)
     {
         return derive(state, false);
     }
@@ -217,6 +220,7 @@ impl Replay<'_> {
             }
         }
         self.counter_changes(&old_lt, lid, &mut gone, &mut fresh_new);
+        self.statics_moving(&old_lt, lid, &mut gone, &mut fresh_new);
         if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
             return Err(fail!());
         }
@@ -237,6 +241,9 @@ impl Replay<'_> {
         // granted ability): their effects would start or end.
         if let Some(ac) = state.abilities_char {
             for (x, d) in &self.dirty {
+                if self.entering.contains(x) {
+                    continue;
+                }
                 let statics = |row: &[Value]| -> Vec<Ability> {
                     match &row[ac.index()] {
                         Value::Abilities(l) => l
@@ -326,6 +333,9 @@ impl Replay<'_> {
                 None => group_writes.push((*g, w.clone())),
             }
         }
+        // Stacking numbers and scopes that read other objects: decided before any step applies.
+        self.decided.clear();
+        self.decide_ahead(&old_lt, lid, &seq, counters_read)?;
         let writes_of =
             |g: &(bool, usize)| group_writes.iter().find(|(x, _)| x == g).map(|(_, f)| f);
         let mut new_steps: Vec<Arc<Applied>> = Vec::with_capacity(seq.len());
@@ -343,7 +353,8 @@ impl Replay<'_> {
                     let later = later_in_group(&seq, &groups, k, &old_lt);
                     let applied = Arc::new(self.insert(&c, lid, &later, &old_lt, old_pos)?);
                     if applied.started_here {
-                        self.started.insert(c.key, Some(applied.subjects.clone()));
+                        let s = applied.exists.then(|| applied.subjects.clone());
+                        self.started.insert(c.key, s);
                     }
                     new_steps.push(applied);
                 }
@@ -465,6 +476,66 @@ impl Replay<'_> {
         gone.extend(before.into_values());
     }
 
+    /// The static abilities of objects that entered, left or changed zone (`Replay::entering`):
+    /// the steps of their effects end, and the effects they have now (as their abilities stand
+    /// at this layer's start, in play or in a zone the ability names) start here, or go on where
+    /// they started in an earlier layer of this replay.
+    fn statics_moving(
+        &self,
+        old_lt: &LayerTrail,
+        lid: LayerId,
+        gone: &mut FxHashSet<usize>,
+        fresh: &mut Vec<Candidate>,
+    ) {
+        if self.entering.is_empty() {
+            return;
+        }
+        let state = self.state;
+        for (i, s) in old_lt.steps.iter().enumerate() {
+            if let EffectKey::Static { object, .. } = s.cand.key {
+                if self.entering.contains(&object) {
+                    gone.insert(i);
+                }
+            }
+        }
+        let Some(ac) = state.abilities_char else {
+            return;
+        };
+        for &x in &self.entering {
+            let o = state.obj(x);
+            let Value::Abilities(list) = &self.sheet.objects[x.index()][ac.index()] else {
+                continue;
+            };
+            for a in list.iter() {
+                let Ability::Static { class, index, .. } = a else {
+                    continue;
+                };
+                let def = &state.content.class_def(*class).statics[*index as usize];
+                if !state.in_play(x) && !def.zones.contains(&o.zone) {
+                    continue;
+                }
+                let key = EffectKey::Static {
+                    object: x,
+                    class: *class,
+                    index: *index,
+                };
+                let starts_here = def.first_layer() == Some(lid);
+                let started = matches!(self.started.get(&key), Some(Some(_)));
+                if def.has_layer(lid) && (starts_here || started) {
+                    fresh.push(Candidate {
+                        key,
+                        body: Body::Effect(def.clone()),
+                        timestamp: o.timestamp,
+                        defining: def.defining,
+                        source: Some(x),
+                        source_name: o.name.clone(),
+                        created: None,
+                    });
+                }
+            }
+        }
+    }
+
     /// A layer the change does not reach: the dirty objects' values, the same as before, go
     /// through its steps as they did.
     fn apply_unreached(&mut self, old_lt: &LayerTrail, lid: LayerId) -> Res<()> {
@@ -516,17 +587,43 @@ impl Replay<'_> {
         {
             return Err(fail!());
         }
+        let mut exists = true;
+        let mut you = c.created.as_ref().map(|c| c.you);
         let subjects: Vec<Subject> = match self.started.get(&c.key) {
             Some(Some(s)) => s.to_vec(),
-            Some(None) => Vec::new(),
-            None => {
-                if let Body::Effect(def) = &c.body {
-                    if def.while_cond.is_some() || c.created.is_none() {
+            Some(None) => {
+                exists = false;
+                Vec::new()
+            }
+            None => match (&c.body, &c.created) {
+                // A static ability of an object that entered: whether it exists and whom it
+                // applies to, as a full derivation decides them here. They read values where
+                // they stand here (nothing this layer or a later one writes), and no aggregate
+                // (whose value a later replay would need).
+                (Body::Effect(def), None) => {
+                    if reads.intersects(&written_from(state, lid.index()))
+                        || !condition_aggregates(def, true).is_empty()
+                        || def.stacking != 0
+                    {
                         return Err(fail!());
                     }
+                    match static_exists(state, &self.sheet, c, None) {
+                        None => {
+                            exists = false;
+                            Vec::new()
+                        }
+                        Some(y) => {
+                            you = y;
+                            let ctx = Ctx::new(state, &self.sheet, c.source, y, &[]);
+                            subjects(&ctx, &def.affects)
+                        }
+                    }
                 }
-                start_with(state, &self.sheet, c, None, None).ok_or(fail!())?
-            }
+                (Body::Effect(def), Some(_)) if def.while_cond.is_some() => {
+                    return Err(fail!());
+                }
+                _ => start_with(state, &self.sheet, c, None, None).ok_or(fail!())?,
+            },
         };
         if ops_of(c, lid).any(op_reads_others) {
             return Err(fail!());
@@ -536,11 +633,11 @@ impl Replay<'_> {
             cand: c.clone(),
             subjects: subjects.into(),
             started_here: is_fresh(c, lid, &self.state.ruleset),
-            exists: true,
+            exists,
             looped: false,
             known: Arc::default(),
             params: None,
-            you: c.created.as_ref().map(|c| c.you),
+            you,
             waited: false,
             aggs: None,
             partners: None,

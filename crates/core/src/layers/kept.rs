@@ -5,6 +5,7 @@ use super::change::op_params;
 use super::dirty::{any_member, toggled};
 use super::order::LaterOf;
 use super::replay::{fail, Fail, Replay, Res};
+use super::rescan::written_from;
 use super::start::{condition_aggregates, start_with, static_exists_with};
 use super::step::{
     is_fresh, op_reads_others, ops_in, ops_of, reads_own, shift_params, Now, StepRef,
@@ -150,7 +151,13 @@ impl Replay<'_> {
             let while_moves = in_list(&shape.while_aggs, &moved_aggs)
                 || (shape.while_refers && !moved.is_empty());
             if source_moved || while_moves {
-                if shape.while_refers {
+                // An "as long as" that reads other objects is tested again where they hold the
+                // values they have here: it reads nothing this layer or a later one writes.
+                if shape.while_refers
+                    && shape
+                        .tested_reads
+                        .intersects(&written_from(state, lid.index()))
+                {
                     return Err(fail!());
                 }
                 let now = match &cand.created {
@@ -182,8 +189,11 @@ impl Replay<'_> {
             Affects::Objects(c) | Affects::Players(c) => c,
         };
         let on_objects = matches!(def.affects, Affects::Objects(_));
-        // Whom it applies to, where decided here.
-        if fresh && on_objects {
+        // Whom it applies to, where decided here: before the layer's steps (`decide_ahead`), or
+        // by testing the moved objects again.
+        if let Some(s) = self.decided.remove(&cand.key) {
+            out.subjects = Some(s);
+        } else if fresh && on_objects {
             match &cand.created {
                 None => {
                     if in_list(&shape.affects_aggs, &moved_aggs) {

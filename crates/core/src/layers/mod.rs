@@ -18,6 +18,7 @@ mod incremental;
 mod kept;
 mod order;
 mod replay;
+mod rescan;
 mod start;
 mod step;
 mod trail;

@@ -80,7 +80,7 @@ impl StateDiff {
 
     /// Whether an effect's conditions or amounts can see this difference: every condition may
     /// test the zone, the attachment or the top of a zone; only some read counters.
-    fn seen_by(self, reads_counters: bool) -> bool {
+    pub(super) fn seen_by(self, reads_counters: bool) -> bool {
         self.new
             || self.zone
             || self.attached
@@ -128,6 +128,11 @@ pub(super) struct Replay<'a> {
     /// The dirty members with old values of previous steps' subject lists (`list_key`), while the
     /// dirty objects stay the same.
     pub(super) old_members: FxHashMap<(usize, usize), std::rc::Rc<[Subject]>>,
+    /// Whom effects of the current layer apply to, decided before its steps (`decide_ahead`).
+    pub(super) decided: FxHashMap<EffectKey, Subjects>,
+    /// Objects with static abilities that entered, left or changed zone: their effects' old
+    /// steps end and the ones they have now start.
+    pub(super) entering: std::collections::BTreeSet<ObjectId>,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -198,6 +203,8 @@ impl<'a> Replay<'a> {
             moved_list: Vec::new(),
             alone: FxHashMap::default(),
             old_members: FxHashMap::default(),
+            decided: FxHashMap::default(),
+            entering: Default::default(),
         };
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
@@ -250,7 +257,12 @@ impl<'a> Replay<'a> {
 
     /// An object whose static abilities could start, end or move (it entered, left, turned, was
     /// attached) is beyond this replay, and so is a change of face, choices or class.
-    fn refuse_moving_statics(&self, changes: &Changes, x: ObjectId, diff: StateDiff) -> Res<()> {
+    fn refuse_moving_statics(
+        &mut self,
+        changes: &Changes,
+        x: ObjectId,
+        diff: StateDiff,
+    ) -> Res<()> {
         if diff.other {
             return Err(fail!());
         }
@@ -259,15 +271,21 @@ impl<'a> Replay<'a> {
             return Err(fail!());
         }
         let statics = |o: &GameObject| !self.state.content.class_def(o.class).statics.is_empty();
-        let has_statics = statics(now)
-            || changes.old_object(x).is_some_and(statics)
-            || self
-                .prev
-                .iter()
-                .any(|lt| lt.grants.iter().any(|((o, _), _)| *o == x));
+        let has_statics = statics(now) || changes.old_object(x).is_some_and(statics);
+        let granted = self
+            .prev
+            .iter()
+            .any(|lt| lt.grants.iter().any(|((o, _), _)| *o == x));
         let sources = self.state.effects.iter().any(|e| e.source == x);
-        if (has_statics || sources) && (diff.new || diff.zone || diff.attached || diff.timestamp) {
+        let moves = diff.new || diff.zone || diff.attached || diff.timestamp;
+        if moves && (sources || granted) {
             return Err(fail!());
+        }
+        // It entered, left, changed zone, was attached or took a new timestamp: its static
+        // abilities' effects end, and those it has now start (`Replay::layer`) where their
+        // timestamps put them.
+        if moves && has_statics {
+            self.entering.insert(x);
         }
         Ok(())
     }

@@ -1,0 +1,279 @@
+//! Whom a layer's effects apply to, decided again before a replay applies its steps, where a
+//! dirty object's own test cannot show it: effects with a stacking number (FreeOrion's effects
+//! system, Stacking Number: an object joins an effect only where no effect with its number took it
+//! before, so one object's move can hand it from one effect to another), and effects whose scope
+//! reads other objects (distance to the source, the object a building stands on), whose whole
+//! scope may move with one object.
+//!
+//! This is what a full derivation decides before a layer applies anything (`Deriver::stack`),
+//! for the objects that can differ: the dirty objects that moved, and those a new scan of an
+//! effect that reads other objects puts in or takes out. It holds only where these scopes read
+//! nothing this layer or a later one writes: the objects the replay does not follow hold their
+//! final values, which are then their values here.
+
+use super::dirty::toggled;
+use super::order::Entry;
+use super::replay::{fail, Fail, Replay, Res};
+use super::start::start_with;
+use super::step::is_fresh;
+use crate::condition::eval::Ctx;
+use crate::model::condition::{Footprint, Subject};
+use crate::model::effect::{Affects, EffectDef};
+use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
+use crate::model::trail::{Applied, Body, LayerTrail, Shape, Subjects};
+use crate::state::GameState;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+impl Replay<'_> {
+    /// Decides again, before layer `lid`'s steps, whom its stacking effects and its effects whose
+    /// scope reads other objects apply to (`Replay::decided`), and makes dirty the objects whose
+    /// part in them changed.
+    pub(super) fn decide_ahead(
+        &mut self,
+        old_lt: &LayerTrail,
+        lid: LayerId,
+        seq: &[Entry],
+        counters_read: bool,
+    ) -> Res<()> {
+        let state = self.state;
+        let rs = &state.ruleset;
+        let li = lid.index();
+        // The static effects that start here and whose part may have to be decided again.
+        let mut stacking: Vec<usize> = Vec::new();
+        let mut referring: Vec<usize> = Vec::new();
+        for e in seq {
+            let i = match e {
+                Entry::Kept(i) => *i,
+                Entry::Gone(i) => {
+                    if stacking_of(&old_lt.steps[*i]) != 0 {
+                        return Err(fail!());
+                    }
+                    continue;
+                }
+                Entry::New(c) => {
+                    if matches!(&c.body, Body::Effect(d) if d.stacking != 0) {
+                        return Err(fail!());
+                    }
+                    continue;
+                }
+            };
+            let step = &old_lt.steps[i];
+            let Body::Effect(def) = &step.cand.body else {
+                continue;
+            };
+            let fresh = is_fresh(&step.cand, lid, rs);
+            if !fresh || step.cand.created.is_some() || !step.exists {
+                continue;
+            }
+            if !matches!(def.affects, Affects::Objects(_)) {
+                if def.stacking != 0 {
+                    return Err(fail!());
+                }
+                continue;
+            }
+            let shape = shape_of(step, state, def, lid);
+            if def.stacking != 0 {
+                stacking.push(i);
+            } else if shape.affects_refers {
+                referring.push(i);
+            }
+        }
+        if stacking.is_empty() && referring.is_empty() {
+            return Ok(());
+        }
+        // The dirty objects that moved, and what of them: the characteristics whose values
+        // differ, and whether their own state did (which any condition may see).
+        let moved: Vec<ObjectId> = self
+            .dirty_list
+            .iter()
+            .copied()
+            .filter(|x| self.moved(*x, counters_read))
+            .collect();
+        let mut differ = Footprint::default();
+        // Whether an object's own state moved, as a scope that does not read counters and one
+        // that does see it.
+        let mut state_moved = [false, false];
+        for x in &moved {
+            let d = &self.dirty[x];
+            state_moved[0] |= d.diff.seen_by(false);
+            state_moved[1] |= d.diff.seen_by(true);
+            match &d.old {
+                None => state_moved = [true, true],
+                Some(old) => {
+                    let now = &self.sheet.objects[x.index()];
+                    for (c, (a, b)) in old.iter().zip(now.iter()).enumerate() {
+                        if a != b {
+                            differ.add_char(CharId(c as u16));
+                        }
+                    }
+                }
+            }
+        }
+        let later_writes = written_from(state, li);
+        let mut redo: BTreeSet<ObjectId> = moved.iter().copied().collect();
+        let mut new_scopes: Vec<(usize, Subjects)> = Vec::new();
+        for &i in stacking.iter().chain(&referring) {
+            let step = &old_lt.steps[i];
+            let Body::Effect(def) = &step.cand.body else {
+                continue;
+            };
+            let shape = shape_of(step, state, def, lid);
+            if shape.tested_reads.intersects(&later_writes)
+                || shape.open_aggregates
+                || !shape.affects_aggs.is_empty()
+                || step.aggs.is_some()
+            {
+                return Err(fail!());
+            }
+            let reached = state_moved[usize::from(shape.reads_counters)]
+                || shape.tested_reads.intersects(&differ);
+            if !shape.affects_refers {
+                continue;
+            }
+            if !reached || moved.is_empty() {
+                // Nothing it reads moved: its scope is the same (with a number, each object
+                // `redo` holds is tested below).
+                if def.stacking == 0 {
+                    new_scopes.push((i, step.subjects.clone()));
+                }
+                continue;
+            }
+            // A new scan: the objects whose part changed are followed from here.
+            let scope = start_with(state, &self.sheet, &step.cand, None, None).ok_or(fail!())?;
+            let old = &step.subjects;
+            let (mut a, mut b) = (0, 0);
+            while a < old.len() || b < scope.len() {
+                let pick = match (old.get(a), scope.get(b)) {
+                    (Some(x), Some(y)) if x == y => {
+                        a += 1;
+                        b += 1;
+                        continue;
+                    }
+                    (Some(x), Some(y)) if x < y => {
+                        a += 1;
+                        *x
+                    }
+                    (Some(x), None) => {
+                        a += 1;
+                        *x
+                    }
+                    (_, Some(y)) => {
+                        b += 1;
+                        *y
+                    }
+                    (None, None) => break,
+                };
+                match pick {
+                    Subject::Object(o) => {
+                        redo.insert(o);
+                    }
+                    Subject::Player(_) => return Err(fail!()),
+                }
+            }
+            new_scopes.push((i, scope.into()));
+        }
+        if redo.len() > self.most_dirty() {
+            return Err(fail!());
+        }
+        let fresh_dirty: Vec<Subject> = redo
+            .iter()
+            .filter(|x| !self.dirty.contains_key(x))
+            .map(|x| Subject::Object(*x))
+            .collect();
+        self.make_dirty(&fresh_dirty, li, old_lt, 0)?;
+        // Effects that read other objects and have no number: their scope, scanned again where
+        // what it reads moved.
+        for (i, scope) in &new_scopes {
+            let step = &old_lt.steps[*i];
+            if stacking_of(step) == 0 {
+                self.decided.insert(step.cand.key, scope.clone());
+            }
+        }
+        if stacking.is_empty() {
+            return Ok(());
+        }
+        // Stacking numbers, as `Deriver::stack` takes them: higher priority first, then the
+        // layers' order; a number an earlier layer's effect took an object for stays taken.
+        stacking.sort_by_key(|&i| {
+            let s = &old_lt.steps[i];
+            let p = match &s.cand.body {
+                Body::Effect(d) => d.priority,
+                _ => 0,
+            };
+            (std::cmp::Reverse(p), s.cand.order_key())
+        });
+        let mut subjects: Vec<Subjects> = stacking
+            .iter()
+            .map(|&i| old_lt.steps[i].subjects.clone())
+            .collect();
+        for &x in &redo {
+            let s = Subject::Object(x);
+            let mut taken: Vec<u32> = self
+                .trail
+                .iter()
+                .flat_map(|lt| lt.steps.iter())
+                .filter(|a| a.started_here && stacking_of(a) != 0)
+                .filter(|a| a.subjects.binary_search(&s).is_ok())
+                .map(stacking_of)
+                .collect();
+            for (k, &i) in stacking.iter().enumerate() {
+                let step = &old_lt.steps[i];
+                let Body::Effect(def) = &step.cand.body else {
+                    continue;
+                };
+                let n = def.stacking;
+                let in_scope = match new_scopes.iter().find(|(j, _)| *j == i) {
+                    Some((_, scope)) => scope.binary_search(&s).is_ok(),
+                    None => {
+                        let Affects::Objects(c) = &def.affects else {
+                            return Err(fail!());
+                        };
+                        Ctx::new(state, &self.sheet, step.cand.source, step.you, &[]).test(c, s)
+                    }
+                };
+                let now = in_scope && !taken.contains(&n);
+                if now {
+                    taken.push(n);
+                }
+                let at = subjects[k].binary_search(&s);
+                if now != at.is_ok() {
+                    subjects[k] = toggled(&subjects[k], at, s);
+                }
+            }
+        }
+        for (&i, s) in stacking.iter().zip(subjects) {
+            self.decided.insert(old_lt.steps[i].cand.key, s);
+        }
+        Ok(())
+    }
+}
+
+/// A step's stacking number (0 for none).
+fn stacking_of(step: &Arc<Applied>) -> u32 {
+    match &step.cand.body {
+        Body::Effect(d) => d.stacking,
+        _ => 0,
+    }
+}
+
+/// A step's `Shape`, worked out once.
+fn shape_of<'s>(step: &'s Applied, state: &GameState, def: &EffectDef, lid: LayerId) -> &'s Shape {
+    step.known
+        .shape
+        .get_or_init(|| Shape::of(&step.cand, state, def, lid, true))
+}
+
+/// What layer `from` and the later layers write.
+pub(super) fn written_from(state: &GameState, from: usize) -> Footprint {
+    let mut f = Footprint::default();
+    for layer in &state.ruleset.layers[from..] {
+        for slot in &layer.slots {
+            match slot.target {
+                SlotTarget::Char(c) => f.add_char(c),
+                SlotTarget::Prop(p) => f.add_prop(p),
+            }
+        }
+    }
+    f
+}
