@@ -224,8 +224,10 @@ impl GameState {
     /// Sets a player's base property value, of any kind.
     pub(super) fn set_property_value(&mut self, player: PlayerId, prop: PropId, v: Value) {
         self.players_settled = false;
-        if crate::layers::prop_derived(self, prop) {
+        if crate::layers::props_written(self) {
             self.touch();
+        } else if crate::layers::prop_derived(self, prop) {
+            self.prop_read_changes(player, prop);
         } else {
             self.set_derived_property(player, prop, &v);
         }

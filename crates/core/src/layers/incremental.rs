@@ -162,10 +162,12 @@ fn nothing_applies<'a>(
     if others_static {
         return None;
     }
+    let props = changes.props.clone();
     Some(move |prev: Derived| {
         let Derived {
             mut sheet, trail, ..
         } = prev;
+        props_into(state, &props, &mut sheet);
         for (&x, row) in dirty.iter().zip(rows) {
             if x.index() < sheet.objects.len() {
                 for (cell, v) in sheet.objects[x.index()].iter_mut().zip(row) {
@@ -187,6 +189,18 @@ fn nothing_applies<'a>(
             stacked: None,
         }
     })
+}
+
+/// The players' properties that changed (where no layer writes one): their derived values are
+/// their new base values.
+pub(super) fn props_into(
+    state: &GameState,
+    props: &[(crate::model::ids::PlayerId, crate::model::ids::PropId)],
+    sheet: &mut crate::model::sheet::Sheet,
+) {
+    for &(p, q) in props {
+        sheet.players[p.index()][q.index()] = state.player_props[p.index()][q.index()].clone();
+    }
 }
 
 impl Replay<'_> {
@@ -221,6 +235,7 @@ impl Replay<'_> {
         }
         self.counter_changes(&old_lt, lid, &mut gone, &mut fresh_new);
         self.statics_moving(&old_lt, lid, &mut gone, &mut fresh_new);
+        let props_read = self.props_flip(&old_lt, lid, &mut gone, &mut fresh_new)?;
         if layer_def.face_down && self.dirty.values().any(|d| d.diff.other) {
             return Err(fail!());
         }
@@ -228,6 +243,7 @@ impl Replay<'_> {
         let counters_read = counters_moved && old_lt.steps.iter().any(|s| reads_counters(&s.cand));
         let reached = !gone.is_empty()
             || !fresh_new.is_empty()
+            || props_read
             || self
                 .dirty_list
                 .iter()

@@ -133,6 +133,8 @@ pub(super) struct Replay<'a> {
     /// Objects with static abilities that entered, left or changed zone: their effects' old
     /// steps end and the ones they have now start.
     pub(super) entering: std::collections::BTreeSet<ObjectId>,
+    /// The players' properties that changed (`Changes::props`).
+    pub(super) props_changed: crate::model::condition::Footprint,
 }
 
 /// What the order trials need to know of a later static effect in a layer, worked out once.
@@ -205,7 +207,14 @@ impl<'a> Replay<'a> {
             old_members: FxHashMap::default(),
             decided: FxHashMap::default(),
             entering: Default::default(),
+            props_changed: Default::default(),
         };
+        for &(_, q) in &changes.props {
+            r.props_changed.add_prop(q);
+        }
+        if !changes.props.is_empty() && crate::layers::props_written(state) {
+            return Err(fail!());
+        }
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
             return Err(fail!());
         }
@@ -250,6 +259,7 @@ impl<'a> Replay<'a> {
                 },
             );
         }
+        super::incremental::props_into(state, &changes.props, &mut sheet);
         r.sheet = sheet;
         r.dirty_list = r.dirty.keys().copied().collect();
         Ok(r)

@@ -14,14 +14,15 @@
 use super::dirty::toggled;
 use super::order::Entry;
 use super::replay::{fail, Fail, Replay, Res};
-use super::start::start_with;
+use super::start::{start_with, static_exists};
 use super::step::is_fresh;
 use crate::condition::eval::Ctx;
 use crate::model::condition::{Footprint, Subject};
-use crate::model::effect::{Affects, EffectDef};
+use crate::model::effect::{Affects, Change, EffectDef};
 use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
-use crate::model::trail::{Applied, Body, LayerTrail, Shape, Subjects};
+use crate::model::trail::{Applied, Body, Candidate, LayerTrail, Shape, Subjects};
 use crate::state::GameState;
+use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -75,7 +76,7 @@ impl Replay<'_> {
             let shape = shape_of(step, state, def, lid);
             if def.stacking != 0 {
                 stacking.push(i);
-            } else if shape.affects_refers {
+            } else if shape.affects_refers || self.scope_reads_props(def) {
                 referring.push(i);
             }
         }
@@ -128,10 +129,12 @@ impl Replay<'_> {
             }
             let reached = state_moved[usize::from(shape.reads_counters)]
                 || shape.tested_reads.intersects(&differ);
-            if !shape.affects_refers {
+            // A player's property it reads changed: its whole scope may move.
+            let props_hit = self.scope_reads_props(def);
+            if !shape.affects_refers && !props_hit {
                 continue;
             }
-            if !reached || moved.is_empty() {
+            if !props_hit && (!reached || moved.is_empty()) {
                 // Nothing it reads moved: its scope is the same (with a number, each object
                 // `redo` holds is tested below).
                 if def.stacking == 0 {
@@ -246,6 +249,79 @@ impl Replay<'_> {
             self.decided.insert(old_lt.steps[i].cand.key, s);
         }
         Ok(())
+    }
+}
+
+impl Replay<'_> {
+    /// Whether an effect's scope reads a player's property that changed.
+    fn scope_reads_props(&self, def: &EffectDef) -> bool {
+        if self.props_changed.is_empty() {
+            return false;
+        }
+        let mut f = Footprint::default();
+        match &def.affects {
+            Affects::Objects(c) | Affects::Players(c) => {
+                c.reads(self.state.controller_char, &mut f)
+            }
+        }
+        f.intersects(&self.props_changed)
+    }
+
+    /// The effects of a layer that read a player's property that changed (`Changes::props`):
+    /// where whether one exists moves (its "as long as" reads the property), its old step ends
+    /// and it starts again where its timestamp puts it; whom the others apply to is scanned
+    /// again (`decide_ahead`). An amount that reads one, an effect on players, a created effect
+    /// and an effect with parts in several layers that read one are beyond this replay. True if
+    /// any step of the layer reads one.
+    pub(super) fn props_flip(
+        &self,
+        old_lt: &LayerTrail,
+        lid: LayerId,
+        gone: &mut FxHashSet<usize>,
+        fresh: &mut Vec<Candidate>,
+    ) -> Res<bool> {
+        if self.props_changed.is_empty() {
+            return Ok(false);
+        }
+        let state = self.state;
+        let ctl = state.controller_char;
+        let later = written_from(state, lid.index());
+        let mut any = false;
+        for (i, step) in old_lt.steps.iter().enumerate() {
+            if gone.contains(&i) {
+                continue;
+            }
+            let reads = step.known.reads.get_or_init(|| step.cand.reads(state, ctl));
+            if !reads.intersects(&self.props_changed) {
+                continue;
+            }
+            any = true;
+            let Body::Effect(def) = &step.cand.body else {
+                return Err(fail!());
+            };
+            if step.cand.created.is_some()
+                || !matches!(def.affects, Affects::Objects(_))
+                || reads.intersects(&later)
+                || def.ops.iter().any(|o| o.layer != lid)
+            {
+                return Err(fail!());
+            }
+            let mut amounts = Footprint::default();
+            for op in &def.ops {
+                if let Change::SetNumber(e) | Change::Modify(e) = &op.change {
+                    e.reads(ctl, &mut amounts);
+                }
+            }
+            if amounts.intersects(&self.props_changed) {
+                return Err(fail!());
+            }
+            let now = static_exists(state, &self.sheet, &step.cand, None).is_some();
+            if now != step.exists {
+                gone.insert(i);
+                fresh.push(step.cand.clone());
+            }
+        }
+        Ok(any)
     }
 }
 

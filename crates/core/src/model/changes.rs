@@ -2,7 +2,7 @@
 //! changes reach.
 
 use crate::model::effect::CreatedEffect;
-use crate::model::ids::ObjectId;
+use crate::model::ids::{ObjectId, PlayerId, PropId};
 use crate::model::object::GameObject;
 use std::sync::Arc;
 
@@ -17,6 +17,9 @@ pub struct Changes {
     pub(crate) old_objects: Vec<(ObjectId, Arc<GameObject>)>,
     /// The created effects as they were, if they changed.
     pub(crate) old_effects: Option<Vec<Arc<CreatedEffect>>>,
+    /// Players' properties that changed, where the layers read them but write none
+    /// (`layers::prop_derived`): their derived values are their new base values.
+    pub(crate) props: Vec<(PlayerId, PropId)>,
 }
 
 impl Changes {
@@ -39,6 +42,13 @@ impl Changes {
                 self.objects.insert(i, id);
                 true
             }
+        }
+    }
+
+    /// Notes that a player's property changed.
+    pub(crate) fn note_prop(&mut self, player: PlayerId, prop: PropId) {
+        if !self.props.contains(&(player, prop)) {
+            self.props.push((player, prop));
         }
     }
 

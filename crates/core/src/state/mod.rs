@@ -510,6 +510,21 @@ impl GameState {
         self.stale_base(None);
     }
 
+    /// A player's property that effects read, and no layer writes, changes: the next derivation
+    /// works out what it reaches from the last one. The state-based checks test every object
+    /// again (one may read the property).
+    pub(crate) fn prop_read_changes(&mut self, player: PlayerId, prop: PropId) {
+        match self.changes() {
+            Some(ch) => ch.note_prop(player, prop),
+            None => self.touch(),
+        }
+        if let Some(s) = self.since.as_mut() {
+            s.settled = false;
+        }
+        self.players_settled = false;
+        self.stale_base(None);
+    }
+
     /// A player's property changes where nothing in the layers reads or changes it
     /// (`layers::prop_derived`): its derived value is its new base value, written into the last
     /// derivation (or the one the next derivation starts from). The objects' values, and what the
