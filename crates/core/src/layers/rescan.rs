@@ -14,9 +14,9 @@
 use super::dirty::toggled;
 use super::order::Entry;
 use super::replay::{fail, Fail, Replay, Res};
-use super::start::{start_with, static_exists};
+use super::start::{static_exists, subjects};
 use super::step::is_fresh;
-use crate::condition::eval::Ctx;
+use crate::condition::eval::{Counts, Ctx};
 use crate::model::condition::{Footprint, Subject};
 use crate::model::effect::{Affects, Change, EffectDef};
 use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
@@ -112,6 +112,9 @@ impl Replay<'_> {
             }
         }
         let later_writes = written_from(state, li);
+        // The scans below read values that stay as they are through this layer: they share
+        // the map's indexes (starlanes, objects by place) and counts.
+        let counts = Counts::default();
         let mut redo: BTreeSet<ObjectId> = moved.iter().copied().collect();
         let mut new_scopes: Vec<(usize, Subjects)> = Vec::new();
         for &i in stacking.iter().chain(&referring) {
@@ -143,7 +146,10 @@ impl Replay<'_> {
                 continue;
             }
             // A new scan: the objects whose part changed are followed from here.
-            let scope = start_with(state, &self.sheet, &step.cand, None, None).ok_or(fail!())?;
+            let you = static_exists(state, &self.sheet, &step.cand, None).ok_or(fail!())?;
+            let ctx =
+                Ctx::new(state, &self.sheet, step.cand.source, you, &[]).counting(Some(&counts));
+            let scope = subjects(&ctx, &def.affects);
             let old = &step.subjects;
             let (mut a, mut b) = (0, 0);
             while a < old.len() || b < scope.len() {
@@ -232,7 +238,9 @@ impl Replay<'_> {
                         let Affects::Objects(c) = &def.affects else {
                             return Err(fail!());
                         };
-                        Ctx::new(state, &self.sheet, step.cand.source, step.you, &[]).test(c, s)
+                        Ctx::new(state, &self.sheet, step.cand.source, step.you, &[])
+                            .counting(Some(&counts))
+                            .test(c, s)
                     }
                 };
                 let now = in_scope && !taken.contains(&n);
