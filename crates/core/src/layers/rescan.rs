@@ -17,10 +17,11 @@ use super::replay::{fail, Fail, Replay, Res};
 use super::start::{static_exists, subjects};
 use super::step::is_fresh;
 use crate::condition::eval::{Counts, Ctx};
-use crate::model::condition::{Footprint, Subject};
+use crate::model::condition::{Cond, Footprint, Metric, Node, NumExpr, ObjRef, Owners, Subject};
 use crate::model::effect::{Affects, Change, EffectDef};
 use crate::model::ids::{CharId, LayerId, ObjectId, SlotTarget};
 use crate::model::trail::{Applied, Body, Candidate, LayerTrail, Shape, Subjects};
+use crate::model::value::Value;
 use crate::state::GameState;
 use rustc_hash::FxHashSet;
 use std::collections::BTreeSet;
@@ -76,7 +77,7 @@ impl Replay<'_> {
             let shape = shape_of(step, state, def, lid);
             if def.stacking != 0 {
                 stacking.push(i);
-            } else if shape.affects_refers || self.scope_reads_props(def) {
+            } else if shape.affects_refers || self.scope_reads_props(def, shape) {
                 referring.push(i);
             }
         }
@@ -91,14 +92,13 @@ impl Replay<'_> {
             .copied()
             .filter(|x| self.moved(*x, counters_read))
             .collect();
-        let mut differ = Footprint::default();
-        // Whether an object's own state moved, as a scope that does not read counters and one
-        // that does see it.
-        let mut state_moved = [false, false];
+        // What of each moved object moved: the characteristics whose values differ, and whether
+        // its own state did (as a scope that does not read counters and one that does see it).
+        let mut moves: Vec<(ObjectId, Footprint, [bool; 2])> = Vec::with_capacity(moved.len());
         for x in &moved {
             let d = &self.dirty[x];
-            state_moved[0] |= d.diff.seen_by(false);
-            state_moved[1] |= d.diff.seen_by(true);
+            let mut differ = Footprint::default();
+            let mut state_moved = [d.diff.seen_by(false), d.diff.seen_by(true)];
             match &d.old {
                 None => state_moved = [true, true],
                 Some(old) => {
@@ -110,6 +110,7 @@ impl Replay<'_> {
                     }
                 }
             }
+            moves.push((*x, differ, state_moved));
         }
         let later_writes = written_from(state, li);
         // The scans below read values that stay as they are through this layer: they share
@@ -130,18 +131,56 @@ impl Replay<'_> {
             {
                 return Err(fail!());
             }
-            let reached = state_moved[usize::from(shape.reads_counters)]
-                || shape.tested_reads.intersects(&differ);
             // A player's property it reads changed: its whole scope may move.
-            let props_hit = self.scope_reads_props(def);
+            let props_hit = self.scope_reads_props(def, shape);
             if !shape.affects_refers && !props_hit {
                 continue;
             }
-            if !props_hit && (!reached || moved.is_empty()) {
-                // Nothing it reads moved: its scope is the same (with a number, each object
-                // `redo` holds is tested below).
+            let Affects::Objects(affects) = &def.affects else {
+                return Err(fail!());
+            };
+            // The moved objects it sees move, and whether another object's test reads one.
+            let seen: Vec<ObjectId> = moves
+                .iter()
+                .filter(|(_, differ, st)| {
+                    st[usize::from(shape.reads_counters)] || shape.tested_reads.intersects(differ)
+                })
+                .map(|(x, _, _)| *x)
+                .collect();
+            let source = step.cand.source;
+            let others = seen
+                .iter()
+                .any(|x| self.others_may_read(affects, source, *x, false));
+            if !props_hit && !others {
+                // Only the moved objects' own tests may differ, and those of the objects
+                // attached to them (directly or not) where it reads up the attachments (with a
+                // number, each object `redo` holds is tested below).
+                let mut tested: BTreeSet<ObjectId> = seen.iter().copied().collect();
+                let mut hosts: Vec<ObjectId> = seen
+                    .iter()
+                    .copied()
+                    .filter(|x| self.others_may_read(affects, source, *x, true))
+                    .collect();
+                while !hosts.is_empty() {
+                    hosts = state
+                        .attached_to_any(&hosts)
+                        .into_iter()
+                        .filter(|y| tested.insert(*y))
+                        .collect();
+                }
+                redo.extend(tested.iter().copied());
                 if def.stacking == 0 {
-                    new_scopes.push((i, step.subjects.clone()));
+                    let ctx = Ctx::new(state, &self.sheet, step.cand.source, step.you, &[])
+                        .counting(Some(&counts));
+                    let mut list = step.subjects.clone();
+                    for &x in &tested {
+                        let s = Subject::Object(x);
+                        let at = list.binary_search(&s);
+                        if ctx.test(affects, s) != at.is_ok() {
+                            list = toggled(&list, at, s);
+                        }
+                    }
+                    new_scopes.push((i, list));
                 }
                 continue;
             }
@@ -261,9 +300,129 @@ impl Replay<'_> {
 }
 
 impl Replay<'_> {
+    /// Whether `c`, tested on an object other than `x`, may read `x` (so that `x` entering,
+    /// leaving or changing may change the answer): where `x` is the source; with `below`,
+    /// through the attachment hierarchy, where objects are attached to `x` (what a property an
+    /// object lacks is read from, where an object is); an empire owned through `x` (a planet,
+    /// for its system); starlane jumps where `x` has starlanes; distance to objects of a class
+    /// `x` is of; visibility where `x` is an empire's (it detects for it); and anything else
+    /// that reads other objects. A superset.
+    fn others_may_read(
+        &self,
+        c: &Cond,
+        source: Option<ObjectId>,
+        x: ObjectId,
+        below: bool,
+    ) -> bool {
+        if source == Some(x) {
+            return true;
+        }
+        let state = self.state;
+        // Objects attached to `x` read it up the hierarchy (asked apart, `below`: only they may
+        // answer differently); the object `x` is attached to may be owned through it.
+        let children = below && !state.attached_to_any(&[x]).is_empty();
+        let parent = state.obj(x).attached_to.is_some()
+            || self
+                .changes
+                .old_object(x)
+                .is_some_and(|o| o.attached_to.is_some());
+        let own = |r: &ObjRef| matches!(r, ObjRef::This | ObjRef::Source);
+        let ctx = Ctx::new(state, &self.sheet, None, None, &[]);
+        let now = &self.sheet.objects[x.index()];
+        let old = self.dirty.get(&x).and_then(|d| d.old.as_deref());
+        // Whether a condition on `x` alone may hold for it now or before: it holds now, or what
+        // it reads of `x` differs from before.
+        let meets = |c: &Cond| {
+            let mut reads = Footprint::default();
+            c.reads(state.controller_char, &mut reads);
+            let moved = old.is_none_or(|old| {
+                old.iter()
+                    .zip(now.iter())
+                    .enumerate()
+                    .any(|(i, (a, b))| a != b && reads.has_char(CharId(i as u16)))
+            });
+            moved || c.refers_to_others() || ctx.test(c, Subject::Object(x))
+        };
+        // An object of an empire (not one the ruleset says no empire owns): it detects for that
+        // empire's objects.
+        let owned = |ow: &Owners| {
+            let controlled = [Some(now), old].into_iter().flatten().any(|row| {
+                row.get(ow.controller.index())
+                    .is_some_and(|v| matches!(v, Value::Player(Some(_))))
+            });
+            controlled
+                && ow
+                    .unowned
+                    .as_ref()
+                    .is_none_or(|u| !ctx.test(u, Subject::Object(x)))
+        };
+        // An object through which the object it is attached to is owned (a planet, for its
+        // system).
+        let carrier = |ow: &Owners| {
+            parent
+                && ow
+                    .through
+                    .iter()
+                    .any(|(_, by)| state.object_type(x) == Some(*by))
+        };
+        c.any_node(|n, _| match n {
+            Node::Cond(
+                Cond::True
+                | Cond::And(_)
+                | Cond::Or(_)
+                | Cond::Not(_)
+                | Cond::Cmp(..)
+                | Cond::InZone(_)
+                | Cond::InPlay
+                | Cond::ControlledBy(_)
+                | Cond::OwnedBy(_)
+                | Cond::IsSource
+                | Cond::IsAttached
+                | Cond::IsPlayer(_)
+                | Cond::AnyPlayer
+                | Cond::AnyObject
+                | Cond::FaceDown
+                | Cond::Named(..)
+                | Cond::Within(_)
+                | Cond::Chance { .. }
+                | Cond::OfType(_)
+                | Cond::Typed(_),
+            ) => false,
+            Node::Cond(Cond::Has(r, ..) | Cond::HasKind(r, ..) | Cond::HasChoice(r, ..)) => !own(r),
+            Node::Cond(Cond::Holder(..) | Cond::AttachedTo(_)) => children,
+            Node::Cond(Cond::Affiliated(a)) => children || carrier(&a.owners),
+            Node::Cond(Cond::Stockpile(t)) => children || carrier(&t.owners),
+            Node::Cond(Cond::Visible(v)) => children || owned(&v.owners) || carrier(&v.owners),
+            Node::Cond(Cond::Near(near)) => {
+                children
+                    || (!matches!(near.of, Cond::IsSource) && meets(&near.of))
+                    || (near.metric == Metric::Jumps && state.has_char(x, near.places.lanes))
+            }
+            Node::Num(
+                NumExpr::Const(_)
+                | NumExpr::Nothing
+                | NumExpr::Add(..)
+                | NumExpr::Sub(..)
+                | NumExpr::Mul(..)
+                | NumExpr::Neg(_)
+                | NumExpr::Max(..)
+                | NumExpr::Min(..)
+                | NumExpr::Prop(..),
+            ) => false,
+            Node::Num(
+                NumExpr::Char(r, _)
+                | NumExpr::SetSize(r, _)
+                | NumExpr::Counters(r, _)
+                | NumExpr::AllCounters(r),
+            ) => !own(r),
+            _ => true,
+        })
+    }
+
     /// Whether an effect's scope reads a player's property that changed.
-    fn scope_reads_props(&self, def: &EffectDef) -> bool {
-        if self.props_changed.is_empty() {
+    fn scope_reads_props(&self, def: &EffectDef, shape: &Shape) -> bool {
+        // (What its scope and activation read, worked out once, holds what its scope reads.)
+        if self.props_changed.is_empty() || !shape.tested_reads.intersects(&self.props_changed) {
             return false;
         }
         let mut f = Footprint::default();
