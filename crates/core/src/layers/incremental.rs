@@ -31,6 +31,7 @@ use super::change::apply_keeping;
 use super::derive::{derive, kind_rank};
 use super::dirty::members_into;
 use super::footprint::may_read;
+use super::kept::Moves;
 use super::order::{later_in_group, Entry, Later, LaterOf};
 use super::replay::{fail, Fail, Replay, Res};
 use super::rescan::written_from;
@@ -356,7 +357,11 @@ impl Replay<'_> {
             |g: &(bool, usize)| group_writes.iter().find(|(x, _)| x == g).map(|(_, f)| f);
         let mut new_steps: Vec<Arc<Applied>> = Vec::with_capacity(seq.len());
         let mut old_pos = 0usize;
+        let mut moves: Option<Moves> = None;
         for k in 0..seq.len() {
+            if !matches!(seq[k], Entry::Kept(_)) {
+                moves = None;
+            }
             match &seq[k] {
                 Entry::Gone(i) => {
                     let step = &old_lt.steps[*i];
@@ -390,6 +395,20 @@ impl Replay<'_> {
                         k,
                         old_lt: &old_lt,
                     });
+                    // A step no dirty object can reach stays as it was (`untouched`); what the
+                    // dirty objects' values are is worked out again after each step that is not.
+                    if later.as_ref().is_none_or(|l| l.is_empty()) {
+                        let moves = match &moves {
+                            Some(m) => m,
+                            None => moves.insert(self.moves(counters_read)),
+                        };
+                        if self.untouched(&old_lt.steps[i], lid, moves) {
+                            new_steps.push(old_lt.steps[i].clone());
+                            old_pos = i + 1;
+                            continue;
+                        }
+                    }
+                    moves = None;
                     let existed = {
                         let s = &old_lt.steps[i];
                         s.started_here.then_some(s.exists)

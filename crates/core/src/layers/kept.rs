@@ -20,7 +20,81 @@ use crate::model::value::Value;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
+/// The dirty objects whose values or own state differ from before at a point of a layer: each
+/// with the characteristics that differ, and whether its own state moved as a step that does not
+/// read counters and one that does sees it.
+pub(super) type Moves = Vec<(ObjectId, crate::model::condition::Footprint, [bool; 2])>;
+
 impl Replay<'_> {
+    /// The dirty objects that moved here (`Moves`).
+    pub(super) fn moves(&self, counters_read: bool) -> Moves {
+        let mut out = Vec::new();
+        for (x, d) in &self.dirty {
+            let now = &self.sheet.objects[x.index()];
+            let mut differ = crate::model::condition::Footprint::default();
+            let state = match &d.old {
+                None => [true, true],
+                Some(old) => {
+                    for (c, (a, b)) in old.iter().zip(now.iter()).enumerate() {
+                        if a != b {
+                            differ.add_char(crate::model::ids::CharId(c as u16));
+                        }
+                    }
+                    [d.diff.seen_by(false), d.diff.seen_by(counters_read)]
+                }
+            };
+            if state[0] || state[1] || !differ.is_empty() {
+                out.push((*x, differ, state));
+            }
+        }
+        out
+    }
+
+    /// Whether a previous step is beyond the dirty objects' reach, so that it stays as it was: it
+    /// applied to none of them and is not decided anew (`decide_ahead`); it reads no aggregate;
+    /// its source did not move; and what moved is nothing its existence, whom it applies to and
+    /// its amounts read. (`kept` would find the same, at more cost.)
+    pub(super) fn untouched(&self, step: &Arc<Applied>, lid: LayerId, moves: &Moves) -> bool {
+        let state = self.state;
+        let Body::Effect(def) = &step.cand.body else {
+            return false;
+        };
+        if step.aggs.is_some()
+            || self.decided.contains_key(&step.cand.key)
+            || any_member(&step.subjects, &self.dirty_list)
+        {
+            return false;
+        }
+        let fresh = is_fresh(&step.cand, lid, &state.ruleset);
+        if !fresh {
+            // Whom it applies to was settled where it started: the same list.
+            if let Some(s) = self.started.get(&step.cand.key) {
+                if !s.as_ref().is_some_and(|s| Arc::ptr_eq(s, &step.subjects)) {
+                    return false;
+                }
+            }
+        }
+        if moves.is_empty() {
+            return true;
+        }
+        let shape = step
+            .known
+            .shape
+            .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh));
+        if shape.open_aggregates
+            || shape.ops_read_others
+            || shape.ops_refer
+            || shape.text_like
+            || !shape.ops_aggs.is_empty()
+        {
+            return false;
+        }
+        let rc = usize::from(shape.reads_counters);
+        !moves.iter().any(|(x, differ, st)| {
+            step.cand.source == Some(*x) || st[rc] || differ.intersects(&shape.tested_reads)
+        })
+    }
+
     /// A previous step whose effect still applies here: whether it exists, whom it applies to and
     /// what it does may move with the dirty objects, and it must not come to wait for a later one.
     pub(super) fn kept(
