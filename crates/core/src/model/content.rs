@@ -195,6 +195,9 @@ pub struct Content {
     /// `printed_at`, made once per class.
     #[serde(skip)]
     printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `play_row_reads`, worked out once.
+    #[serde(skip)]
+    play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
 }
 
 impl Content {
@@ -480,6 +483,25 @@ impl Content {
                     .iter()
                     .any(|c| c.responses.iter().any(prohibits))
         })
+    }
+
+    /// For each of a ruleset's plays, the characteristics its `cards:` condition reads where it
+    /// reads only the tested card's values (`Cond::row_reads`): cards whose values are the same
+    /// answer it alike.
+    pub(crate) fn play_row_reads(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+    ) -> Option<&[crate::model::ids::CharId]> {
+        self.play_rows
+            .get_or_init(|| {
+                rs.plays
+                    .iter()
+                    .map(|p| p.cards.as_ref().and_then(|c| c.row_reads()))
+                    .collect()
+            })
+            .get(play)?
+            .as_deref()
     }
 
     /// The ruleset's rules that listen to an event at a timing point, by index in order.
