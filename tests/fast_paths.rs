@@ -219,3 +219,53 @@ fn plays_are_found_card_by_card_where_an_effect_applies() {
         "the Lightning Bolt with a counter is no instant"
     );
 }
+
+/// The timing procedure's shortcut: a step that nothing of its kind listens to at a point is over
+/// at once. Every bundled scenario, and whole games of the classic ruleset, run to the same log
+/// and the same results with the procedure taken in full.
+#[test]
+fn steps_nothing_listens_to_end_as_the_full_procedure_ends_them() {
+    use rulecraft_core::events::hooks::procedure_in_full;
+    use rulecraft_lang::loader::{files_with_ext, Loader};
+    use rulecraft_lang::scenario::run;
+    let files = files_with_ext(std::path::Path::new("scenarios"), "scenario");
+    let mut loader = Loader::new();
+    let mut count = 0;
+    for f in &files {
+        let list = loader.scenarios(f).expect("the bundled scenarios load");
+        for (env, sc) in list {
+            let [full, short] = [true, false].map(|in_full| {
+                procedure_in_full(in_full);
+                let r = run(&env, &sc, None);
+                (
+                    r.failures.len(),
+                    r.checked,
+                    format!("{:?}", r.state.log()),
+                    format!("{:?}", r.state.pending_decision()),
+                )
+            });
+            assert_eq!(full, short, "{}: {}", f.display(), sc.header.name);
+            count += 1;
+        }
+    }
+    assert!(count >= 19, "ran {count} scenarios");
+    for seed in 0..3u64 {
+        let [full, short] = [true, false].map(|in_full| {
+            procedure_in_full(in_full);
+            let mut g = common::classic_game().with_seed(seed);
+            g.deal(&[bolt(), bolt()]).expect("deals");
+            let mut agents = [RandomAgent::new(seed), RandomAgent::new(seed + 7)];
+            while !g.is_over() {
+                let Some(req) = g.pending_decision() else {
+                    break;
+                };
+                let options = g.decision_options();
+                let i = agents[req.player().index()].choose(&g, &options);
+                g.answer(i).expect("a legal answer");
+            }
+            format!("{:?}", g.log())
+        });
+        assert_eq!(full, short, "seed {seed}: the same game");
+    }
+    procedure_in_full(false);
+}

@@ -733,6 +733,32 @@ impl GameState {
         })
     }
 
+    /// Whether anything could answer an occurrence of the frame at this point in a step that
+    /// takes responses of this kind: a rule, a class's response or a delayed effect of that kind
+    /// listening to its event there. A step with none is over at once, as it would be once it
+    /// found no candidate.
+    fn step_has_listeners(&self, fi: usize, point: Point, responds: Responds) -> bool {
+        let f = self.frame(fi);
+        f.occs.iter().filter(|o| o.alive).any(|o| {
+            let e = o.occ.event;
+            self.content.listeners(e, point).iter().any(|&(class, ri)| {
+                self.content.class_def(class).responses[ri as usize]
+                    .kind
+                    .responds()
+                    == responds
+            }) || self
+                .content
+                .rules_listening(&self.ruleset, e, point)
+                .iter()
+                .any(|&i| self.ruleset.rules[i as usize].kind.responds() == responds)
+                || self
+                    .timing
+                    .delayed
+                    .iter()
+                    .any(|d| d.def.kind.responds() == responds && listens(&d.def, e, point))
+        })
+    }
+
     pub(super) fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
         // The step's parts are read out, not the ruleset's pointer copied: games on other
         // threads share that pointer, and its count would pass between cores at every point.
@@ -760,6 +786,15 @@ impl GameState {
         }
         match &f.st {
             StepState::Fresh => {
+                // A step nothing of its kind listens to (and that takes in no later step's
+                // responses, `any order:`) finds no candidate: it is over at once.
+                if super::shortcuts()
+                    && !self.step_has_listeners(fi, point, responds)
+                    && !self.any_order(fi).contains(&responds)
+                {
+                    self.end_step(fi, point);
+                    return Ok(());
+                }
                 let st = match taking {
                     Taking::Ordered | Taking::EachPlayerInTurn | Taking::Declared => {
                         let mut cands = self.candidates(fi, point, responds, None);
