@@ -793,7 +793,8 @@ impl GameState {
                     && !self.any_order(fi).contains(&responds)
                 {
                     self.end_step(fi, point);
-                    return Ok(());
+                    // The next step at once (as many calls deep as the ruleset has steps).
+                    return self.advance_point(fi, point);
                 }
                 let st = match taking {
                     Taking::Ordered | Taking::EachPlayerInTurn | Taking::Declared => {
