@@ -1311,10 +1311,10 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values: Option<crate::model::occurrence::Args> = args
-                    .iter()
-                    .map(|a| self.arg_value(a, source, you, &[], params))
-                    .collect();
+                let values = crate::model::occurrence::args_of(
+                    args.iter()
+                        .map(|a| self.arg_value(a, source, you, &[], params)),
+                );
                 values.is_some_and(|v| {
                     let occ = Occurrence::new(*event, v);
                     self.costs_nothing(&occ) || !self.changes_nothing(&occ)
@@ -1332,10 +1332,10 @@ impl GameState {
                 Deed::Occur { event, args, .. }
                     if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
                 {
-                    let v: Option<crate::model::occurrence::Args> = args
-                        .iter()
-                        .map(|a| self.arg_value(a, source, you, &[], params))
-                        .collect();
+                    let v = crate::model::occurrence::args_of(
+                        args.iter()
+                            .map(|a| self.arg_value(a, source, you, &[], params)),
+                    );
                     v.map(|v| Occurrence::new(*event, v))
                 }
                 _ => None,
