@@ -314,7 +314,7 @@ impl Log {
             }
         }
         let prev = self.last.take();
-        let mut entries = Vec::with_capacity(16);
+        let mut entries = Vec::with_capacity(CHUNK);
         entries.push(entry);
         self.last = Some(Arc::new(LogChunk { entries, prev }));
     }
