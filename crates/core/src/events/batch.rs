@@ -780,17 +780,9 @@ impl GameState {
                 }
                 PlayKind::Activate => {
                     for &o in self.in_play_ids() {
-                        if !fits(o) {
-                            continue;
-                        }
-                        // A permanent whose phase cost is due and not yet resolved plays none
-                        // of its abilities.
-                        if !cost_sources.is_empty()
-                            && !settled.contains(&o)
-                            && self.phase_cost_due(o, &cost_sources).is_some()
-                        {
-                            continue;
-                        }
+                        // Whether the permanent may play its abilities at all, found once it has
+                        // one this player could play (another player's permanents are not tested).
+                        let mut may: Option<bool> = None;
                         let controller = self.controller_now(o);
                         let class = self.content.class_def(self.obj(o).class);
                         for (i, def) in class.responses.iter().enumerate() {
@@ -814,8 +806,19 @@ impl GameState {
                                 }
                                 None => Some(controller),
                             };
-                            if by != Some(player)
-                                || (def.phase.is_some() && player != self.active)
+                            if by != Some(player) || (def.phase.is_some() && player != self.active)
+                            {
+                                continue;
+                            }
+                            let may = *may.get_or_insert_with(|| {
+                                // A permanent whose phase cost is due and not yet resolved
+                                // plays none of its abilities.
+                                fits(o)
+                                    && (cost_sources.is_empty()
+                                        || settled.contains(&o)
+                                        || self.phase_cost_due(o, &cost_sources).is_none())
+                            });
+                            if !may
                                 || !self.has_response(o, self.obj(o).class, i as u16)
                                 || !self.can_announce(&def.targets, &def.costs, o, player, scope)
                             {
