@@ -734,11 +734,20 @@ impl GameState {
     }
 
     /// Whether anything could answer an occurrence of the frame at this point in a step that
-    /// takes responses of this kind: a rule, a class's response or a delayed effect of that kind
-    /// listening to its event there. A step with none is over at once, as it would be once it
-    /// found no candidate.
+    /// takes responses of this kind: a rule, a class's response held by an object, or a delayed
+    /// effect of that kind listening to its event there. A step with none is over at once, as it
+    /// would be once it found no candidate.
     fn step_has_listeners(&self, fi: usize, point: Point, responds: Responds) -> bool {
         let f = self.frame(fi);
+        // A class's response is held by its objects (where responses do not move between
+        // objects), in the state `candidates` looks in: a class with none has no candidate.
+        let look = f
+            .snapshot
+            .as_deref()
+            .filter(|_| point == Point::After)
+            .unwrap_or(self);
+        let moving = self.content.responses_follow_abilities(&self.ruleset)
+            && self.content.responses_move(&self.ruleset);
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
             self.content.listeners(e, point).iter().any(|&(class, ri)| {
@@ -746,6 +755,7 @@ impl GameState {
                     .kind
                     .responds()
                     == responds
+                    && (moving || !look.objects_of_class(class).is_empty())
             }) || self
                 .content
                 .rules_listening(&self.ruleset, e, point)
