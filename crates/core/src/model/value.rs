@@ -3,7 +3,7 @@
 use crate::model::ids::{ClassId, PlayerId};
 use serde::Serialize;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A name such as a color, a type or a keyword ability. Two symbols are equal when their text is:
 /// a symbol is made anywhere without a shared table, so making one takes no lock. A loader gives
@@ -96,9 +96,13 @@ pub struct SymbolSet {
 
 impl Default for SymbolSet {
     fn default() -> Self {
-        static EMPTY: OnceLock<Arc<[Symbol]>> = OnceLock::new();
+        // One empty list per thread: its count is touched at every copy of an empty set, and
+        // one shared by games on several threads would pass its cache line between cores.
+        thread_local! {
+            static EMPTY: Arc<[Symbol]> = Arc::from(Vec::new());
+        }
         SymbolSet {
-            syms: EMPTY.get_or_init(|| Arc::from(Vec::new())).clone(),
+            syms: EMPTY.with(Arc::clone),
             all: false,
         }
     }
