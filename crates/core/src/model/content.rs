@@ -201,6 +201,27 @@ pub struct Content {
 }
 
 impl Content {
+    /// A copy for games on another thread: what every game copies from the content (each
+    /// class's printed values and name, its responses' definitions, its spell's text) is held
+    /// in places of its own, so that counting those copies touches no cache line that games on
+    /// another thread touch.
+    pub(crate) fn own_copy(&self) -> Content {
+        let mut c = self.clone();
+        for class in &mut c.classes {
+            for (_, v) in &mut class.printed {
+                *v = v.unshared();
+            }
+            for r in &mut class.responses {
+                *r = Arc::new(crate::model::response::ResponseDef::clone(r));
+            }
+            if let Some(sp) = &mut class.spell {
+                sp.text = Arc::from(&*sp.text);
+            }
+        }
+        c.class_names = std::sync::OnceLock::new();
+        c
+    }
+
     /// The class of an id, or `NoSuchClass`.
     pub fn class(&self, id: ClassId) -> Result<&ObjectClass, ActionError> {
         self.classes

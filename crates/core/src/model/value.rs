@@ -410,6 +410,20 @@ impl Value {
         }
     }
 
+    /// The same value held in a place of its own (a copy shares nothing with this one): for a
+    /// copy of the content that games on another thread count their copies of.
+    pub(crate) fn unshared(&self) -> Value {
+        match self {
+            Value::Symbols(s) => Value::Symbols(SymbolSet {
+                syms: s.syms.iter().cloned().collect(),
+                all: s.all,
+            }),
+            Value::Text(t) => Value::Text(Arc::from(&**t)),
+            Value::Abilities(a) => Value::Abilities(a.iter().cloned().collect()),
+            v => v.clone(),
+        }
+    }
+
     /// The number this value holds; `None` for no number or a value of another kind.
     pub fn number(&self) -> Option<i64> {
         match self {
