@@ -269,3 +269,40 @@ fn steps_nothing_listens_to_end_as_the_full_procedure_ends_them() {
     }
     procedure_in_full(false);
 }
+
+/// Agents that read no label get the options with empty labels: the same answers in the same
+/// order, so the same games as agents that read them.
+#[test]
+fn agents_that_read_no_label_play_the_same_games() {
+    /// A random agent that says it reads the labels.
+    struct Reading(RandomAgent);
+    impl Agent for Reading {
+        fn choose(
+            &mut self,
+            state: &GameState,
+            options: &[rulecraft_core::DecisionOption],
+        ) -> usize {
+            assert!(options.iter().all(|o| !o.label.is_empty()), "labelled");
+            self.0.choose(state, options)
+        }
+    }
+    for seed in 0..3u64 {
+        let game = |reading: bool| {
+            let mut g = common::classic_game().with_seed(seed);
+            g.deal(&[bolt(), bolt()]).expect("deals");
+            let mut agents: Vec<Box<dyn Agent + Send>> = (0..2u64)
+                .map(|p| {
+                    let a = RandomAgent::new(seed * 2 + p);
+                    if reading {
+                        Box::new(Reading(a)) as Box<dyn Agent + Send>
+                    } else {
+                        Box::new(a)
+                    }
+                })
+                .collect();
+            let summary = rulecraft_core::play_game(&mut g, &mut agents).expect("plays");
+            (summary, format!("{:?}", g.log()))
+        };
+        assert_eq!(game(true), game(false), "seed {seed}: the same game");
+    }
+}
