@@ -11,6 +11,10 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use rulecraft_core::play::playout::MAX_DECISIONS;
 use rulecraft_core::{play_many, play_out, Agent, Plan, PlayerId, RandomAgent, Start};
 
+/// The allocator `rulecraft play` uses (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The benchmark's deck: 20 Mountain, 40 Lightning Bolt.
 pub fn bolt() -> Vec<(String, u32)> {
     vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]

@@ -22,6 +22,21 @@ fn same_as_full(s: &GameState, when: &str) {
     );
 }
 
+/// Each player's legal plays, in the neutral state and adding to a batch, are those found by
+/// testing every card's `cards:` condition on the card (none answered once per class).
+fn same_plays_as_in_full(s: &GameState, when: &str) {
+    for p in 0..s.players().len() {
+        for in_batch in [false, true] {
+            let p = PlayerId(p as u8);
+            assert_eq!(
+                s.legal_plays(p, in_batch),
+                s.legal_plays_in_full(p, in_batch),
+                "{when}: player {p:?}, in a batch {in_batch}: the legal plays"
+            );
+        }
+    }
+}
+
 /// Whole games of the classic ruleset (mana, life, draws, shuffles; no continuous effect): after
 /// every answer the values kept are those of a full derivation.
 #[test]
@@ -45,6 +60,7 @@ fn games_without_effects_derive_as_a_full_derivation_does() {
                 req.choices(),
                 "seed {seed}, answer {n}: the same answers"
             );
+            same_plays_as_in_full(&g, &format!("seed {seed}, answer {n}"));
             let i = agents[p].choose(&g, &options);
             g.answer(i).expect("a legal answer");
             same_as_full(&g, &format!("seed {seed}, answer {n}"));
@@ -141,4 +157,152 @@ fn a_player_at_no_life_loses_after_the_checks_found_none() {
         assert_eq!(g.is_over(), over, "at {value} life");
     }
     assert_eq!(g.winner(), Some(Some(PlayerId(0))), "Ben at no life loses");
+}
+
+/// Where an effect applies, a card's values may differ from its class's, and from another card's
+/// of its class: an effect that makes a Lightning Bolt with a counter no instant makes that one
+/// uncastable, and only that one.
+#[test]
+fn plays_are_found_card_by_card_where_an_effect_applies() {
+    // Ann's main phase, three Lightning Bolts (the first with a vitality counter) and a Mountain
+    // in her hand, {R} in her pool; with the effect's source in play or not.
+    let game = |with_effect: bool| {
+        let mut g = common::game(
+            "rulesets/classic.rules",
+            &["content/classic", "tests/data/bolts_not_instants.cards"],
+            &["Ann", "Ben"],
+        );
+        let hand = g.ruleset().zone_id("hand").unwrap();
+        let play = g.ruleset().zone_id("play").unwrap();
+        let class = |name: &str| g.content().class_id(name).unwrap();
+        let mut cards: Vec<NewObject> = ["Lightning Bolt", "Mountain", "Lightning Bolt"]
+            .iter()
+            .chain(&["Lightning Bolt"])
+            .map(|c| NewObject::new(class(c), PlayerId(0), hand))
+            .collect();
+        if with_effect {
+            cards.push(NewObject::new(class("Test Instant Ban"), PlayerId(1), play));
+        }
+        let bolt = g.apply(Action::Create(cards)).expect("creates").created[0];
+        let vitality = g.ruleset().counter_id("vitality").unwrap();
+        g.apply(Action::AddCounters {
+            object: bolt,
+            counter: vitality,
+            count: 1,
+        })
+        .expect("puts a counter");
+        let red = g.ruleset().prop_id("red").unwrap();
+        g.apply(Action::SetProperty {
+            player: PlayerId(0),
+            prop: red,
+            value: Some(1),
+        })
+        .expect("sets");
+        let main = g.ruleset().event_id("main").unwrap();
+        g.start_game_at(Some(main)).expect("starts");
+        g
+    };
+    let casts = |g: &GameState| {
+        g.legal_plays(PlayerId(0), false)
+            .iter()
+            .filter(|o| o.label == "cast Lightning Bolt")
+            .count()
+    };
+    let g = game(false);
+    same_plays_as_in_full(&g, "without the effect");
+    assert_eq!(casts(&g), 3, "each Lightning Bolt can be cast");
+    let g = game(true);
+    same_plays_as_in_full(&g, "with the effect");
+    assert_eq!(
+        casts(&g),
+        2,
+        "the Lightning Bolt with a counter is no instant"
+    );
+}
+
+/// The timing procedure's shortcut: a step that nothing of its kind listens to at a point is over
+/// at once. Every bundled scenario, and whole games of the classic ruleset, run to the same log
+/// and the same results with the procedure taken in full.
+#[test]
+fn steps_nothing_listens_to_end_as_the_full_procedure_ends_them() {
+    use rulecraft_core::events::hooks::procedure_in_full;
+    use rulecraft_lang::loader::{files_with_ext, Loader};
+    use rulecraft_lang::scenario::run;
+    let files = files_with_ext(std::path::Path::new("scenarios"), "scenario");
+    let mut loader = Loader::new();
+    let mut count = 0;
+    for f in &files {
+        let list = loader.scenarios(f).expect("the bundled scenarios load");
+        for (env, sc) in list {
+            let [full, short] = [true, false].map(|in_full| {
+                procedure_in_full(in_full);
+                let r = run(&env, &sc, None);
+                (
+                    r.failures.len(),
+                    r.checked,
+                    format!("{:?}", r.state.log()),
+                    format!("{:?}", r.state.pending_decision()),
+                )
+            });
+            assert_eq!(full, short, "{}: {}", f.display(), sc.header.name);
+            count += 1;
+        }
+    }
+    assert!(count >= 19, "ran {count} scenarios");
+    for seed in 0..3u64 {
+        let [full, short] = [true, false].map(|in_full| {
+            procedure_in_full(in_full);
+            let mut g = common::classic_game().with_seed(seed);
+            g.deal(&[bolt(), bolt()]).expect("deals");
+            let mut agents = [RandomAgent::new(seed), RandomAgent::new(seed + 7)];
+            while !g.is_over() {
+                let Some(req) = g.pending_decision() else {
+                    break;
+                };
+                let options = g.decision_options();
+                let i = agents[req.player().index()].choose(&g, &options);
+                g.answer(i).expect("a legal answer");
+            }
+            format!("{:?}", g.log())
+        });
+        assert_eq!(full, short, "seed {seed}: the same game");
+    }
+    procedure_in_full(false);
+}
+
+/// Agents that read no label get the options with empty labels: the same answers in the same
+/// order, so the same games as agents that read them.
+#[test]
+fn agents_that_read_no_label_play_the_same_games() {
+    /// A random agent that says it reads the labels.
+    struct Reading(RandomAgent);
+    impl Agent for Reading {
+        fn choose(
+            &mut self,
+            state: &GameState,
+            options: &[rulecraft_core::DecisionOption],
+        ) -> usize {
+            assert!(options.iter().all(|o| !o.label.is_empty()), "labelled");
+            self.0.choose(state, options)
+        }
+    }
+    for seed in 0..3u64 {
+        let game = |reading: bool| {
+            let mut g = common::classic_game().with_seed(seed);
+            g.deal(&[bolt(), bolt()]).expect("deals");
+            let mut agents: Vec<Box<dyn Agent + Send>> = (0..2u64)
+                .map(|p| {
+                    let a = RandomAgent::new(seed * 2 + p);
+                    if reading {
+                        Box::new(Reading(a)) as Box<dyn Agent + Send>
+                    } else {
+                        Box::new(a)
+                    }
+                })
+                .collect();
+            let summary = rulecraft_core::play_game(&mut g, &mut agents).expect("plays");
+            (summary, format!("{:?}", g.log()))
+        };
+        assert_eq!(game(true), game(false), "seed {seed}: the same game");
+    }
 }

@@ -98,6 +98,22 @@ impl GameState {
         }
     }
 
+    /// [`GameState::decision_options`] with every label empty: the same answers in the same
+    /// order (the request's choices), for agents that do not read the labels.
+    pub(crate) fn decision_options_unlabelled(&self) -> Vec<DecisionOption> {
+        match self.pending_decision() {
+            None | Some(DecisionRequest::OrderTimestamps { .. }) => Vec::new(),
+            Some(d) => d
+                .choices()
+                .into_iter()
+                .map(|choice| DecisionOption {
+                    label: String::new(),
+                    choice,
+                })
+                .collect(),
+        }
+    }
+
     /// Takes option `index` of [`GameState::decision_options`]. An index past them is an error that
     /// changes nothing.
     pub fn answer(&mut self, index: usize) -> Result<Outcome, ActionError> {

@@ -611,6 +611,20 @@ impl GameState {
     /// The plays open to a player now: in the neutral state (`in_batch` false) or adding to a
     /// batch. Each with a readable label; their order is stable (by play, then by object id).
     pub fn legal_plays(&self, player: PlayerId, in_batch: bool) -> Vec<PlayOption> {
+        self.legal_plays_with(player, in_batch, true)
+    }
+
+    /// [`GameState::legal_plays`] testing every card's `cards:` condition on the card itself,
+    /// none answered for another card with the same values (for tests that compare the two).
+    #[doc(hidden)]
+    pub fn legal_plays_in_full(&self, player: PlayerId, in_batch: bool) -> Vec<PlayOption> {
+        self.legal_plays_with(player, in_batch, false)
+    }
+
+    /// `legal_plays`; `share`: where no effect applies (`layers::at_base`), a `cards:` condition
+    /// that reads only the card's own values other than its state and controller
+    /// (`Content::play_row_reads`) reads its class's printed values: it is tested once per class.
+    fn legal_plays_with(&self, player: PlayerId, in_batch: bool, share: bool) -> Vec<PlayOption> {
         let Some(phase) = self.phase_def() else {
             return Vec::new();
         };
@@ -637,6 +651,10 @@ impl GameState {
         let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
         // Whether each class's spell costs can be paid, where they name no object.
         let mut paid: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
+        // The play's `cards:` answers found so far, by class (see `per_class`).
+        let mut answered: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
+        let at_base = share && crate::layers::at_base(self, self.derived());
+        let state_char = self.ruleset.state_char();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.
             let timely = match play.timing {
@@ -650,10 +668,33 @@ impl GameState {
             if play.once_per_turn && used.contains(&(k as u16)) {
                 continue;
             }
-            let fits = |o: ObjectId| {
-                play.cards.as_ref().is_none_or(|c| {
-                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o))
-                })
+            // Where every value is a base value, one that is not the card's state (tapped) or
+            // controller is its class's: the answer for one card of a class is the class's.
+            let per_class = at_base
+                && self
+                    .content
+                    .play_row_reads(&self.ruleset, k)
+                    .is_some_and(|r| {
+                        !r.iter()
+                            .any(|c| Some(*c) == state_char || Some(*c) == self.controller_char)
+                    });
+            answered.clear();
+            let mut fits = |o: ObjectId| {
+                let Some(c) = play.cards.as_ref() else {
+                    return true;
+                };
+                if !per_class {
+                    return Ctx::new(self, sheet, Some(o), Some(player), &[])
+                        .test(c, Subject::Object(o));
+                }
+                let class = self.obj(o).class;
+                if let Some(a) = answered.iter().find(|a| a.0 == class) {
+                    return a.1;
+                }
+                let fits =
+                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o));
+                answered.push((class, fits));
+                fits
             };
             if play.unless_batch
                 && self
@@ -739,17 +780,9 @@ impl GameState {
                 }
                 PlayKind::Activate => {
                     for &o in self.in_play_ids() {
-                        if !fits(o) {
-                            continue;
-                        }
-                        // A permanent whose phase cost is due and not yet resolved plays none
-                        // of its abilities.
-                        if !cost_sources.is_empty()
-                            && !settled.contains(&o)
-                            && self.phase_cost_due(o, &cost_sources).is_some()
-                        {
-                            continue;
-                        }
+                        // Whether the permanent may play its abilities at all, found once it has
+                        // one this player could play (another player's permanents are not tested).
+                        let mut may: Option<bool> = None;
                         let controller = self.controller_now(o);
                         let class = self.content.class_def(self.obj(o).class);
                         for (i, def) in class.responses.iter().enumerate() {
@@ -773,8 +806,19 @@ impl GameState {
                                 }
                                 None => Some(controller),
                             };
-                            if by != Some(player)
-                                || (def.phase.is_some() && player != self.active)
+                            if by != Some(player) || (def.phase.is_some() && player != self.active)
+                            {
+                                continue;
+                            }
+                            let may = *may.get_or_insert_with(|| {
+                                // A permanent whose phase cost is due and not yet resolved
+                                // plays none of its abilities.
+                                fits(o)
+                                    && (cost_sources.is_empty()
+                                        || settled.contains(&o)
+                                        || self.phase_cost_due(o, &cost_sources).is_none())
+                            });
+                            if !may
                                 || !self.has_response(o, self.obj(o).class, i as u16)
                                 || !self.can_announce(&def.targets, &def.costs, o, player, scope)
                             {

@@ -14,3 +14,37 @@ pub(crate) mod durations;
 pub(crate) mod procedure;
 mod runs;
 mod state_checks;
+
+/// Hooks for tests only (cargo feature `test-hooks`): the event procedure's shortcuts turned
+/// off on this thread, so a test can compare what they give with the full procedure.
+#[cfg(feature = "test-hooks")]
+pub mod hooks {
+    use std::cell::Cell;
+
+    thread_local! {
+        static IN_FULL: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// While on, this thread's games take every step of the timing procedure in full.
+    #[doc(hidden)]
+    pub fn procedure_in_full(on: bool) {
+        IN_FULL.with(|f| f.set(on));
+    }
+
+    pub(crate) fn in_full() -> bool {
+        IN_FULL.with(|f| f.get())
+    }
+}
+
+/// Whether the event procedure may take its shortcuts (always, but in a test that turned them
+/// off with `hooks::procedure_in_full`).
+pub(crate) fn shortcuts() -> bool {
+    #[cfg(feature = "test-hooks")]
+    {
+        !hooks::in_full()
+    }
+    #[cfg(not(feature = "test-hooks"))]
+    {
+        true
+    }
+}

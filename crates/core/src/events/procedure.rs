@@ -733,6 +733,42 @@ impl GameState {
         })
     }
 
+    /// Whether anything could answer an occurrence of the frame at this point in a step that
+    /// takes responses of this kind: a rule, a class's response held by an object, or a delayed
+    /// effect of that kind listening to its event there. A step with none is over at once, as it
+    /// would be once it found no candidate.
+    fn step_has_listeners(&self, fi: usize, point: Point, responds: Responds) -> bool {
+        let f = self.frame(fi);
+        // A class's response is held by its objects (where responses do not move between
+        // objects), in the state `candidates` looks in: a class with none has no candidate.
+        let look = f
+            .snapshot
+            .as_deref()
+            .filter(|_| point == Point::After)
+            .unwrap_or(self);
+        let moving = self.content.responses_follow_abilities(&self.ruleset)
+            && self.content.responses_move(&self.ruleset);
+        f.occs.iter().filter(|o| o.alive).any(|o| {
+            let e = o.occ.event;
+            self.content.listeners(e, point).iter().any(|&(class, ri)| {
+                self.content.class_def(class).responses[ri as usize]
+                    .kind
+                    .responds()
+                    == responds
+                    && (moving || !look.objects_of_class(class).is_empty())
+            }) || self
+                .content
+                .rules_listening(&self.ruleset, e, point)
+                .iter()
+                .any(|&i| self.ruleset.rules[i as usize].kind.responds() == responds)
+                || self
+                    .timing
+                    .delayed
+                    .iter()
+                    .any(|d| d.def.kind.responds() == responds && listens(&d.def, e, point))
+        })
+    }
+
     pub(super) fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
         // The step's parts are read out, not the ruleset's pointer copied: games on other
         // threads share that pointer, and its count would pass between cores at every point.
@@ -760,6 +796,16 @@ impl GameState {
         }
         match &f.st {
             StepState::Fresh => {
+                // A step nothing of its kind listens to (and that takes in no later step's
+                // responses, `any order:`) finds no candidate: it is over at once.
+                if super::shortcuts()
+                    && !self.step_has_listeners(fi, point, responds)
+                    && !self.any_order(fi).contains(&responds)
+                {
+                    self.end_step(fi, point);
+                    // The next step at once (as many calls deep as the ruleset has steps).
+                    return self.advance_point(fi, point);
+                }
                 let st = match taking {
                     Taking::Ordered | Taking::EachPlayerInTurn | Taking::Declared => {
                         let mut cands = self.candidates(fi, point, responds, None);
@@ -1275,10 +1321,10 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values: Option<crate::model::occurrence::Args> = args
-                    .iter()
-                    .map(|a| self.arg_value(a, source, you, &[], params))
-                    .collect();
+                let values = crate::model::occurrence::args_of(
+                    args.iter()
+                        .map(|a| self.arg_value(a, source, you, &[], params)),
+                );
                 values.is_some_and(|v| {
                     let occ = Occurrence::new(*event, v);
                     self.costs_nothing(&occ) || !self.changes_nothing(&occ)
@@ -1296,10 +1342,10 @@ impl GameState {
                 Deed::Occur { event, args, .. }
                     if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
                 {
-                    let v: Option<crate::model::occurrence::Args> = args
-                        .iter()
-                        .map(|a| self.arg_value(a, source, you, &[], params))
-                        .collect();
+                    let v = crate::model::occurrence::args_of(
+                        args.iter()
+                            .map(|a| self.arg_value(a, source, you, &[], params)),
+                    );
                     v.map(|v| Occurrence::new(*event, v))
                 }
                 _ => None,

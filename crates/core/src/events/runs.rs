@@ -85,8 +85,9 @@ impl GameState {
                     .iter()
                     .filter_map(|c| match c {
                         Deed::Occur { event, args, .. } => {
-                            let v: Option<crate::model::occurrence::Args> =
-                                args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
+                            let v = crate::model::occurrence::args_of(
+                                args.iter().map(|a| self.eval_arg(&r, a, &params)),
+                            );
                             v.map(|v| Occurrence::new(*event, v))
                         }
                         _ => None,
@@ -104,8 +105,9 @@ impl GameState {
             let deed = &r.def.costs[r.part - nt];
             if let Deed::Occur { event, args, .. } = deed {
                 let params = self.params_of(&r);
-                let v: Option<crate::model::occurrence::Args> =
-                    args.iter().map(|a| self.eval_arg(&r, a, &params)).collect();
+                let v = crate::model::occurrence::args_of(
+                    args.iter().map(|a| self.eval_arg(&r, a, &params)),
+                );
                 if v.is_some_and(|v| self.costs_nothing(&Occurrence::new(*event, v))) {
                     // Paid by doing nothing ({X} with X = 0).
                     return Ok(());
@@ -511,7 +513,7 @@ impl GameState {
         let params = self.params_of(r);
         let eval_args =
             |s: &GameState, args: &[ArgExpr]| -> Option<crate::model::occurrence::Args> {
-                args.iter().map(|a| s.eval_arg(r, a, &params)).collect()
+                crate::model::occurrence::args_of(args.iter().map(|a| s.eval_arg(r, a, &params)))
             };
         // "Cannot be prevented", "cannot be negated", "cannot be changed": a deed the answered
         // occurrence stands against does nothing to it.

@@ -5,7 +5,7 @@
 use super::derive::{derive, derive_inner, derive_layers};
 use crate::model::derived::Derived;
 use crate::state::GameState;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Derives with objects visited, and created effects stored, in an order given by `seed` (for the
 /// property test that only timestamps, dependency and the rules decide, never storage order).
@@ -42,19 +42,19 @@ pub fn derive_upto(state: &GameState, upto: usize) -> Derived {
 /// When on, every recomputation is compared with a full derivation, and a difference panics.
 static VERIFY: AtomicBool = AtomicBool::new(false);
 
-/// How recomputations went: replayed to the end, derived in full from a later layer, derived in
-/// full from the first (for tests that check the replay is exercised).
-static OUTCOMES: [AtomicUsize; 3] = [
-    AtomicUsize::new(0),
-    AtomicUsize::new(0),
-    AtomicUsize::new(0),
-];
+thread_local! {
+    /// How this thread's recomputations went: replayed to the end, derived in full from a later
+    /// layer, derived in full from the first (for tests that check the replay is exercised). One
+    /// count per thread: a count written by games on several threads at once (the benchmark's,
+    /// built with these hooks) would pass its cache line between the cores.
+    static OUTCOMES: std::cell::Cell<[usize; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
 
-/// How many recomputations so far were replayed to the end, derived in full from a later layer,
-/// and derived in full from the first.
+/// How many of this thread's recomputations so far were replayed to the end, derived in full
+/// from a later layer, and derived in full from the first.
 #[doc(hidden)]
 pub fn recomputation_outcomes() -> [usize; 3] {
-    [0, 1, 2].map(|i| OUTCOMES[i].load(Ordering::Relaxed))
+    OUTCOMES.with(|o| o.get())
 }
 
 /// Compares every later recomputation with a full derivation (for tests).
@@ -66,7 +66,11 @@ pub fn verify_recomputation(on: bool) {
 /// Notes how a recomputation went (`OUTCOMES`' index) and, while `verify_recomputation` is on,
 /// compares it with a full derivation.
 pub(super) fn recomputed(state: &GameState, d: &Derived, outcome: usize) {
-    OUTCOMES[outcome].fetch_add(1, Ordering::Relaxed);
+    OUTCOMES.with(|o| {
+        let mut n = o.get();
+        n[outcome] += 1;
+        o.set(n);
+    });
     if VERIFY.load(Ordering::Relaxed) {
         compare_with_full(state, d);
     }

@@ -96,6 +96,18 @@ pub(crate) fn derive_after(state: &GameState, prev: Arc<Derived>, changes: &Chan
     d
 }
 
+/// Whether no effect applied in any layer of derivation `d` (no step, no granted ability): every
+/// object's values are then its base values (CR 613.1), so each value that is not its state or
+/// its controller is its class's printed value (or the ruleset's default).
+pub(crate) fn at_base(state: &GameState, d: &Derived) -> bool {
+    trail_of(d).is_some_and(|t| {
+        t.len() == state.ruleset.layers.len()
+            && t.iter().all(|lt| {
+                lt.steps.is_empty() && lt.grants.base.is_empty() && lt.grants.more.is_empty()
+            })
+    })
+}
+
 /// Where no effect applied in any layer before the changes and none can after them (no created
 /// effect, no static ability that works, no counter or face-down value a layer applies to a
 /// changed object), every object's values are its base values (CR 613.1: the layers apply
@@ -107,11 +119,7 @@ fn nothing_applies<'a>(
     changes: &Changes,
 ) -> Option<impl FnOnce(Derived) -> Derived + 'a> {
     let rs = &state.ruleset;
-    let trail = trail_of(prev)?;
-    let quiet = trail
-        .iter()
-        .all(|lt| lt.steps.is_empty() && lt.grants.base.is_empty() && lt.grants.more.is_empty());
-    if !quiet
+    if !at_base(state, prev)
         || !state.effects.is_empty()
         || changes.old_effects().is_some_and(|e| !e.is_empty())
         || !rs.intrinsic.is_empty()

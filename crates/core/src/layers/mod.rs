@@ -27,6 +27,7 @@ mod values;
 pub use derive::derive;
 #[cfg(feature = "test-hooks")]
 pub use hooks::{derive_permuted, derive_upto, recomputation_outcomes, verify_recomputation};
+pub(crate) use incremental::at_base;
 pub use start::subjects;
 pub use values::copiable_values;
 pub(crate) use values::{prop_derived, props_written};

@@ -938,6 +938,40 @@ impl Cond {
         })
     }
 
+    /// The characteristics of the tested object this condition reads, where it reads nothing
+    /// else (no zone, holder, player, source, counter or aggregate): its answer for an object is
+    /// then a function of those values alone, the same for two objects whose values are the
+    /// same. `None` where it may read anything else.
+    pub fn row_reads(&self) -> Option<Vec<CharId>> {
+        let mut chars: Vec<CharId> = Vec::new();
+        let other = self.any_node(|n, _| {
+            let c = match n {
+                Node::Cond(
+                    Cond::True | Cond::And(_) | Cond::Or(_) | Cond::Not(_) | Cond::Cmp(..),
+                )
+                | Node::Num(
+                    NumExpr::Const(_)
+                    | NumExpr::Nothing
+                    | NumExpr::Add(..)
+                    | NumExpr::Sub(..)
+                    | NumExpr::Mul(..)
+                    | NumExpr::Div(..)
+                    | NumExpr::Neg(_)
+                    | NumExpr::Max(..)
+                    | NumExpr::Min(..),
+                ) => return false,
+                Node::Cond(Cond::Has(ObjRef::This, c, _) | Cond::HasKind(ObjRef::This, c, _))
+                | Node::Num(NumExpr::Char(ObjRef::This, c)) => *c,
+                _ => return true,
+            };
+            if !chars.contains(&c) {
+                chars.push(c);
+            }
+            false
+        });
+        (!other).then_some(chars)
+    }
+
     /// Whether the condition refers to the effect's source (so its answers depend on which object
     /// the source is).
     pub fn names_source(&self) -> bool {

@@ -195,9 +195,33 @@ pub struct Content {
     /// `printed_at`, made once per class.
     #[serde(skip)]
     printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `play_row_reads`, worked out once.
+    #[serde(skip)]
+    play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
 }
 
 impl Content {
+    /// A copy for games on another thread: what every game copies from the content (each
+    /// class's printed values and name, its responses' definitions, its spell's text) is held
+    /// in places of its own, so that counting those copies touches no cache line that games on
+    /// another thread touch.
+    pub(crate) fn own_copy(&self) -> Content {
+        let mut c = self.clone();
+        for class in &mut c.classes {
+            for (_, v) in &mut class.printed {
+                *v = v.unshared();
+            }
+            for r in &mut class.responses {
+                *r = Arc::new(crate::model::response::ResponseDef::clone(r));
+            }
+            if let Some(sp) = &mut class.spell {
+                sp.text = Arc::from(&*sp.text);
+            }
+        }
+        c.class_names = std::sync::OnceLock::new();
+        c
+    }
+
     /// The class of an id, or `NoSuchClass`.
     pub fn class(&self, id: ClassId) -> Result<&ObjectClass, ActionError> {
         self.classes
@@ -480,6 +504,25 @@ impl Content {
                     .iter()
                     .any(|c| c.responses.iter().any(prohibits))
         })
+    }
+
+    /// For each of a ruleset's plays, the characteristics its `cards:` condition reads where it
+    /// reads only the tested card's values (`Cond::row_reads`): cards whose values are the same
+    /// answer it alike.
+    pub(crate) fn play_row_reads(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+    ) -> Option<&[crate::model::ids::CharId]> {
+        self.play_rows
+            .get_or_init(|| {
+                rs.plays
+                    .iter()
+                    .map(|p| p.cards.as_ref().and_then(|c| c.row_reads()))
+                    .collect()
+            })
+            .get(play)?
+            .as_deref()
     }
 
     /// The ruleset's rules that listen to an event at a timing point, by index in order.

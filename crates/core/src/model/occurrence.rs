@@ -10,13 +10,35 @@ use std::sync::Arc;
 /// allocation of their own.
 pub type Args = smallvec::SmallVec<[Arg; 3]>;
 
+/// Each argument's value in order, or `None` where one has none: pushed into the inline list one
+/// by one (a `collect` into an `Option` of the list goes through a generic adapter that costs
+/// more than the values).
+pub(crate) fn args_of(values: impl Iterator<Item = Option<Arg>>) -> Option<Args> {
+    let mut out = Args::new();
+    for v in values {
+        out.push(v?);
+    }
+    Some(out)
+}
+
 /// One occurrence of an event kind, with its arguments in the order of the kind's parameters.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Occurrence {
     /// Its event kind.
     pub event: EventId,
     /// Its arguments, one per parameter of the kind, in order.
     pub args: Args,
+}
+
+/// A copy's arguments copied as one slice (they are plain values), not one by one through the
+/// inline list's generic `clone`: the log and the frames copy occurrences at every point.
+impl Clone for Occurrence {
+    fn clone(&self) -> Self {
+        Occurrence {
+            event: self.event,
+            args: Args::from_slice(&self.args),
+        }
+    }
 }
 
 impl Occurrence {
@@ -292,7 +314,7 @@ impl Log {
             }
         }
         let prev = self.last.take();
-        let mut entries = Vec::with_capacity(16);
+        let mut entries = Vec::with_capacity(CHUNK);
         entries.push(entry);
         self.last = Some(Arc::new(LogChunk { entries, prev }));
     }

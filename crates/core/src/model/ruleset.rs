@@ -46,15 +46,19 @@ impl CharKind {
         match self {
             CharKind::Number => Value::Number(None),
             CharKind::Symbols => Value::Symbols(Default::default()),
-            // The empty text and ability list are shared, as the empty symbol set is.
+            // The empty text and ability list are shared, as the empty symbol set is (one per
+            // thread: see `SymbolSet::default`).
             CharKind::Text | CharKind::Name => {
-                static EMPTY: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
-                Value::Text(EMPTY.get_or_init(|| Arc::from("")).clone())
+                thread_local! {
+                    static EMPTY: Arc<str> = Arc::from("");
+                }
+                Value::Text(EMPTY.with(Arc::clone))
             }
             CharKind::Abilities => {
-                static EMPTY: std::sync::OnceLock<Arc<[crate::model::value::Ability]>> =
-                    std::sync::OnceLock::new();
-                Value::Abilities(EMPTY.get_or_init(|| Vec::new().into()).clone())
+                thread_local! {
+                    static EMPTY: Arc<[crate::model::value::Ability]> = Vec::new().into();
+                }
+                Value::Abilities(EMPTY.with(Arc::clone))
             }
             CharKind::Controller => Value::Player(None),
         }

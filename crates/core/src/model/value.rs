@@ -3,7 +3,7 @@
 use crate::model::ids::{ClassId, PlayerId};
 use serde::Serialize;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A name such as a color, a type or a keyword ability. Two symbols are equal when their text is:
 /// a symbol is made anywhere without a shared table, so making one takes no lock. A loader gives
@@ -96,9 +96,13 @@ pub struct SymbolSet {
 
 impl Default for SymbolSet {
     fn default() -> Self {
-        static EMPTY: OnceLock<Arc<[Symbol]>> = OnceLock::new();
+        // One empty list per thread: its count is touched at every copy of an empty set, and
+        // one shared by games on several threads would pass its cache line between cores.
+        thread_local! {
+            static EMPTY: Arc<[Symbol]> = Arc::from(Vec::new());
+        }
         SymbolSet {
-            syms: EMPTY.get_or_init(|| Arc::from(Vec::new())).clone(),
+            syms: EMPTY.with(Arc::clone),
             all: false,
         }
     }
@@ -403,6 +407,20 @@ impl Value {
             (Value::Number(a), Value::Number(b)) => a == b,
             (Value::Player(a), Value::Player(b)) => a == b,
             _ => false,
+        }
+    }
+
+    /// The same value held in a place of its own (a copy shares nothing with this one): for a
+    /// copy of the content that games on another thread count their copies of.
+    pub(crate) fn unshared(&self) -> Value {
+        match self {
+            Value::Symbols(s) => Value::Symbols(SymbolSet {
+                syms: s.syms.iter().cloned().collect(),
+                all: s.all,
+            }),
+            Value::Text(t) => Value::Text(Arc::from(&**t)),
+            Value::Abilities(a) => Value::Abilities(a.iter().cloned().collect()),
+            v => v.clone(),
         }
     }
 

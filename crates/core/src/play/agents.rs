@@ -15,6 +15,13 @@ pub trait Agent {
     fn refusal(&self) -> Option<String> {
         None
     }
+    /// Whether the agent reads the options' labels. Where no agent of a game does,
+    /// [`play_game`](crate::play::playout::play_game) and the other players hand them the
+    /// options with empty labels (the same answers in the same order), not writing the labels
+    /// out at every decision.
+    fn reads_labels(&self) -> bool {
+        true
+    }
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a small, fast, seeded random source.
@@ -69,6 +76,10 @@ impl RandomAgent {
 }
 
 impl Agent for RandomAgent {
+    /// It reads the answers only (passing, a target that is an opponent).
+    fn reads_labels(&self) -> bool {
+        false
+    }
     fn choose(&mut self, state: &GameState, options: &[DecisionOption]) -> usize {
         if let Some(DecisionRequest::ChooseTarget { player, .. }) = state.pending_decision() {
             let opponents: Vec<usize> = options
@@ -107,6 +118,9 @@ impl Agent for RandomAgent {
 pub struct FirstAgent;
 
 impl Agent for FirstAgent {
+    fn reads_labels(&self) -> bool {
+        false
+    }
     fn choose(&mut self, _: &GameState, _: &[DecisionOption]) -> usize {
         0
     }

@@ -93,13 +93,19 @@ fn play(
             state.players().len()
         )));
     }
+    // Where no agent reads the options' labels, they are not written out.
+    let labels = agents.iter().any(|a| a.reads_labels());
     let mut answers = Vec::new();
     while !state.is_over() && answers.len() < max_decisions {
         let Some(pending) = state.pending_decision() else {
             return Err(ActionError::NoDecisionPending);
         };
         let player = pending.player();
-        let mut options = state.decision_options();
+        let mut options = if labels {
+            state.decision_options()
+        } else {
+            state.decision_options_unlabelled()
+        };
         if options.is_empty() {
             // CR 613.7: an order of timestamps is the only answer listed as no options; the
             // objects' order as offered is one of the legal answers.

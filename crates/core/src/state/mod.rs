@@ -217,8 +217,12 @@ impl GameState {
     /// with this state: for a thread of its own.
     pub(crate) fn with_own_rules(&self) -> GameState {
         let mut s = self.clone();
-        s.ruleset = Arc::new(Ruleset::clone(&self.ruleset));
-        s.content = Arc::new(Content::clone(&self.content));
+        let mut rs = Ruleset::clone(&self.ruleset);
+        for step in &mut rs.timing.steps {
+            step.name = Arc::from(&*step.name);
+        }
+        s.ruleset = Arc::new(rs);
+        s.content = Arc::new(self.content.own_copy());
         s
     }
 
