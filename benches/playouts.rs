@@ -44,7 +44,8 @@ fn bench(c: &mut Criterion) {
     dealt.deal(&[bolt(), bolt()]).expect("deals");
     let cloned = Start::Dealt(dealt);
 
-    let games = 1_000;
+    // Enough games that starting the threads and copying the rules for each is a small share.
+    let games = 8_000;
     let on_one = play_many(&fresh, Plan::new(games, 0), agents).expect("plays");
     let on_two = play_many(&fresh, Plan::new(games, 0).threads(2), agents).expect("plays");
     println!(

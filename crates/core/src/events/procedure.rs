@@ -733,6 +733,16 @@ impl GameState {
         })
     }
 
+    /// The state a frame's responses are looked for in at a point: after the occurrence, the
+    /// state as it happened (last-known information, its snapshot), else the state now.
+    fn looked_in(&self, fi: usize, point: Point) -> &GameState {
+        self.frame(fi)
+            .snapshot
+            .as_deref()
+            .filter(|_| point == Point::After)
+            .unwrap_or(self)
+    }
+
     /// Whether anything could answer an occurrence of the frame at this point in a step that
     /// takes responses of this kind: a rule, a class's response held by an object, or a delayed
     /// effect of that kind listening to its event there. A step with none is over at once, as it
@@ -741,11 +751,7 @@ impl GameState {
         let f = self.frame(fi);
         // A class's response is held by its objects (where responses do not move between
         // objects), in the state `candidates` looks in: a class with none has no candidate.
-        let look = f
-            .snapshot
-            .as_deref()
-            .filter(|_| point == Point::After)
-            .unwrap_or(self);
+        let look = self.looked_in(fi, point);
         let moving = self.content.responses_follow_abilities(&self.ruleset)
             && self.content.responses_move(&self.ruleset);
         f.occs.iter().filter(|o| o.alive).any(|o| {
@@ -1073,11 +1079,7 @@ impl GameState {
         player: Option<PlayerId>,
     ) -> Vec<Cand> {
         let f = self.frame(fi);
-        let look = f
-            .snapshot
-            .as_deref()
-            .filter(|_| point == Point::After)
-            .unwrap_or(self);
+        let look = self.looked_in(fi, point);
         let follow = self.content.responses_follow_abilities(&self.ruleset);
         let mut out = Vec::new();
         for (k, o) in f.occs.iter().enumerate() {
@@ -1381,11 +1383,7 @@ impl GameState {
         }
         match c.key {
             Key::Object(o, class, i) => {
-                let look = f
-                    .snapshot
-                    .as_deref()
-                    .filter(|_| point == Point::After)
-                    .unwrap_or(self);
+                let look = self.looked_in(fi, point);
                 let def = &self.content.class_def(class).responses[i as usize];
                 look.source_works(o, def)
             }

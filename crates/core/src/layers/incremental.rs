@@ -176,7 +176,7 @@ fn nothing_applies<'a>(
         let Derived {
             mut sheet, trail, ..
         } = prev;
-        props_into(state, &props, &mut sheet);
+        super::props::props_into(state, &props, &mut sheet);
         for (&x, row) in dirty.iter().zip(rows) {
             if x.index() < sheet.objects.len() {
                 for (cell, v) in sheet.objects[x.index()].iter_mut().zip(row) {
@@ -198,18 +198,6 @@ fn nothing_applies<'a>(
             stacked: None,
         }
     })
-}
-
-/// The players' properties that changed (where no layer writes one): their derived values are
-/// their new base values.
-pub(super) fn props_into(
-    state: &GameState,
-    props: &[(crate::model::ids::PlayerId, crate::model::ids::PropId)],
-    sheet: &mut crate::model::sheet::Sheet,
-) {
-    for &(p, q) in props {
-        sheet.players[p.index()][q.index()] = state.player_props[p.index()][q.index()].clone();
-    }
 }
 
 impl Replay<'_> {

@@ -17,6 +17,7 @@ mod hooks;
 mod incremental;
 mod kept;
 mod order;
+mod props;
 mod replay;
 mod rescan;
 mod start;
@@ -28,6 +29,6 @@ pub use derive::derive;
 #[cfg(feature = "test-hooks")]
 pub use hooks::{derive_permuted, derive_upto, recomputation_outcomes, verify_recomputation};
 pub(crate) use incremental::at_base;
+pub(crate) use props::{prop_derived, props_written};
 pub use start::subjects;
 pub use values::copiable_values;
-pub(crate) use values::{prop_derived, props_written};

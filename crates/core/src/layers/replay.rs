@@ -212,7 +212,7 @@ impl<'a> Replay<'a> {
         for &(_, q) in &changes.props {
             r.props_changed.add_prop(q);
         }
-        if !changes.props.is_empty() && crate::layers::props_written(state) {
+        if !changes.props.is_empty() && super::props::props_written(state) {
             return Err(fail!());
         }
         if changes.objects.len() + (state.objects.len() - changes.known) > r.most_dirty() {
@@ -259,7 +259,7 @@ impl<'a> Replay<'a> {
                 },
             );
         }
-        super::incremental::props_into(state, &changes.props, &mut sheet);
+        super::props::props_into(state, &changes.props, &mut sheet);
         r.sheet = sheet;
         r.dirty_list = r.dirty.keys().copied().collect();
         Ok(r)

@@ -398,17 +398,7 @@ impl Replay<'_> {
                     || (!matches!(near.of, Cond::IsSource) && meets(&near.of))
                     || (near.metric == Metric::Jumps && state.has_char(x, near.places.lanes))
             }
-            Node::Num(
-                NumExpr::Const(_)
-                | NumExpr::Nothing
-                | NumExpr::Add(..)
-                | NumExpr::Sub(..)
-                | NumExpr::Mul(..)
-                | NumExpr::Neg(_)
-                | NumExpr::Max(..)
-                | NumExpr::Min(..)
-                | NumExpr::Prop(..),
-            ) => false,
+            Node::Num(e) if e.is_arithmetic() || matches!(e, NumExpr::Prop(..)) => false,
             Node::Num(
                 NumExpr::Char(r, _)
                 | NumExpr::SetSize(r, _)

@@ -948,18 +948,8 @@ impl Cond {
             let c = match n {
                 Node::Cond(
                     Cond::True | Cond::And(_) | Cond::Or(_) | Cond::Not(_) | Cond::Cmp(..),
-                )
-                | Node::Num(
-                    NumExpr::Const(_)
-                    | NumExpr::Nothing
-                    | NumExpr::Add(..)
-                    | NumExpr::Sub(..)
-                    | NumExpr::Mul(..)
-                    | NumExpr::Div(..)
-                    | NumExpr::Neg(_)
-                    | NumExpr::Max(..)
-                    | NumExpr::Min(..),
                 ) => return false,
+                Node::Num(e) if e.is_arithmetic() => return false,
                 Node::Cond(Cond::Has(ObjRef::This, c, _) | Cond::HasKind(ObjRef::This, c, _))
                 | Node::Num(NumExpr::Char(ObjRef::This, c)) => *c,
                 _ => return true,
@@ -1062,22 +1052,24 @@ impl NumExpr {
 
     /// Whether the expression reads no value at all (a number written in the content).
     pub fn is_constant(&self) -> bool {
-        !self.any_node(|n, _| {
-            !matches!(
-                n,
-                Node::Num(
-                    NumExpr::Const(_)
-                        | NumExpr::Nothing
-                        | NumExpr::Add(..)
-                        | NumExpr::Sub(..)
-                        | NumExpr::Mul(..)
-                        | NumExpr::Div(..)
-                        | NumExpr::Max(..)
-                        | NumExpr::Min(..)
-                        | NumExpr::Neg(_)
-                )
-            )
-        })
+        !self.any_node(|n, _| !matches!(n, Node::Num(e) if e.is_arithmetic()))
+    }
+
+    /// Whether this node is a number written in the content or combines the numbers under it
+    /// (`+ - * /`, the greater or smaller), reading nothing itself.
+    pub fn is_arithmetic(&self) -> bool {
+        matches!(
+            self,
+            NumExpr::Const(_)
+                | NumExpr::Nothing
+                | NumExpr::Add(..)
+                | NumExpr::Sub(..)
+                | NumExpr::Mul(..)
+                | NumExpr::Div(..)
+                | NumExpr::Max(..)
+                | NumExpr::Min(..)
+                | NumExpr::Neg(_)
+        )
     }
 
     /// Whether the expression, for a tested object, reads only that object's values (no aggregate,
