@@ -90,3 +90,41 @@ fn a_name_in_no_text_is_missing() {
         "{msg}"
     );
 }
+
+/// `Loader::game` finds its content among the texts in memory: a folder of them, and a text
+/// named by its path; and so does an unconfined loader for a text set on it that is not on disk.
+#[test]
+fn a_game_loads_content_set_in_memory() {
+    let mut l = loader();
+    let g = l
+        .game(
+            Path::new("rulesets/tiny.rules"),
+            &[Path::new("content/cards")],
+            &["Ann", "Ben"],
+        )
+        .expect("the game loads from memory");
+    assert!(g.content().class_id("Pebble").is_some());
+    let mut l = loader();
+    let g = l
+        .game(
+            Path::new("rulesets/tiny.rules"),
+            &[Path::new("content/cards/one.cards")],
+            &["Ann", "Ben"],
+        )
+        .expect("the game loads from memory");
+    assert!(g.content().class_id("Pebble").is_some());
+
+    let mut l = Loader::new();
+    l.set_text(
+        Path::new("tests/data/not-on-disk.cards"),
+        "card \"Pebble\" {\n    types: stone\n    power: 3\n}\n".into(),
+    );
+    let g = l
+        .game(
+            Path::new("tests/bad/confined/rulesets/tiny.rules"),
+            &[Path::new("tests/data/not-on-disk.cards")],
+            &["Ann", "Ben"],
+        )
+        .expect("the game loads the text set on the loader");
+    assert!(g.content().class_id("Pebble").is_some());
+}

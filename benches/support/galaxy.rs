@@ -15,9 +15,8 @@
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::model::decision::{Choice, DecisionRequest};
 use rulecraft_core::{ClassId, GameState, ObjectId, PlayerId};
-use rulecraft_lang::loader::{files_with_ext, Loader, CONTENT_EXT};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use rulecraft_lang::loader::Loader;
+use std::path::Path;
 
 /// How many objects of each type a galaxy of `systems` systems has (the mix).
 pub fn mix(systems: usize) -> [(&'static str, usize); 6] {
@@ -46,22 +45,13 @@ fn load(players: &[&str], extra: &[&Path], systems: Option<String>) -> GameState
     ];
     content.extend_from_slice(extra);
     let mut loader = Loader::new();
-    let ruleset = Path::new("rulesets/galaxy.rules");
-    let env = loader
-        .ruleset(ruleset, None)
-        .expect("the galaxy ruleset loads");
-    let mut files: Vec<PathBuf> = content
-        .iter()
-        .flat_map(|p| files_with_ext(p, CONTENT_EXT))
-        .collect();
     if let Some(text) = systems {
         loader.set_text(Path::new(SYSTEMS), text);
-        files.push(PathBuf::from(SYSTEMS));
+        content.push(Path::new(SYSTEMS));
     }
-    let content = loader
-        .content(&env, ruleset, &files, None)
-        .expect("the galaxy content loads");
-    GameState::new(Arc::new(env.ruleset.clone()), content, players)
+    loader
+        .game(Path::new("rulesets/galaxy.rules"), &content, players)
+        .expect("the galaxy loads")
 }
 
 /// Where the generated systems' content text is said to be (it is never written to disk).

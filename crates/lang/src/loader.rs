@@ -374,9 +374,13 @@ impl Loader {
         players: &[&str],
     ) -> Result<GameState, LoadError> {
         let env = self.ruleset(ruleset, None)?;
+        // A text set in memory (`set_text`) is a file there, on disk or not.
         let files: Vec<PathBuf> = content
             .iter()
-            .flat_map(|p| files_with_ext(p, CONTENT_EXT))
+            .flat_map(|p| match self.overlay.contains_key(&full_path(p)) {
+                true => vec![p.to_path_buf()],
+                false => self.view().files_with_ext(p, CONTENT_EXT),
+            })
             .collect();
         let content = self.content(&env, ruleset, &files, None)?;
         Ok(GameState::new(
