@@ -95,36 +95,26 @@ fn a_name_in_no_text_is_missing() {
 /// named by its path; and so does an unconfined loader for a text set on it that is not on disk.
 #[test]
 fn a_game_loads_content_set_in_memory() {
-    let mut l = loader();
-    let g = l
-        .game(
-            Path::new("rulesets/tiny.rules"),
-            &[Path::new("content/cards")],
-            &["Ann", "Ben"],
-        )
-        .expect("the game loads from memory");
-    assert!(g.content().class_id("Pebble").is_some());
-    let mut l = loader();
-    let g = l
-        .game(
-            Path::new("rulesets/tiny.rules"),
-            &[Path::new("content/cards/one.cards")],
-            &["Ann", "Ben"],
-        )
-        .expect("the game loads from memory");
-    assert!(g.content().class_id("Pebble").is_some());
-
+    let has_pebble = |mut l: Loader, ruleset: &str, content: &str| {
+        let g = l
+            .game(Path::new(ruleset), &[Path::new(content)], &["Ann", "Ben"])
+            .expect("the game loads");
+        g.content().class_id("Pebble").is_some()
+    };
+    assert!(has_pebble(loader(), "rulesets/tiny.rules", "content/cards"));
+    assert!(has_pebble(
+        loader(),
+        "rulesets/tiny.rules",
+        "content/cards/one.cards"
+    ));
     let mut l = Loader::new();
     l.set_text(
         Path::new("tests/data/not-on-disk.cards"),
         "card \"Pebble\" {\n    types: stone\n    power: 3\n}\n".into(),
     );
-    let g = l
-        .game(
-            Path::new("tests/bad/confined/rulesets/tiny.rules"),
-            &[Path::new("tests/data/not-on-disk.cards")],
-            &["Ann", "Ben"],
-        )
-        .expect("the game loads the text set on the loader");
-    assert!(g.content().class_id("Pebble").is_some());
+    assert!(has_pebble(
+        l,
+        "tests/bad/confined/rulesets/tiny.rules",
+        "tests/data/not-on-disk.cards"
+    ));
 }
