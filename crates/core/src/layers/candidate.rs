@@ -4,6 +4,7 @@
 
 use crate::condition::eval::Ctx;
 use crate::model::condition::{Reads, Subject};
+use crate::model::effect::EffectDef;
 use crate::model::ids::{LayerId, ObjectId, PlayerId, Timestamp};
 use crate::model::object::GameObject;
 use crate::model::sheet::Sheet;
@@ -11,6 +12,7 @@ use crate::model::trail::{Body, Candidate, Created, EffectKey, Subjects};
 use crate::model::value::{Ability, Value};
 use crate::state::GameState;
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 impl Candidate {
     /// The effect of an object's `i`-th counter placement (in the layer that applies counters).
@@ -30,6 +32,25 @@ impl Candidate {
             },
             timestamp: p.timestamp,
             defining: false,
+            source: Some(o.id),
+            source_name: o.name.clone(),
+            created: None,
+        }
+    }
+
+    /// The effect of static ability `key` of object `o` (`def`), with this timestamp (the
+    /// object's, or a later one where an effect gave it the ability).
+    pub(super) fn of_static(
+        o: &GameObject,
+        key: EffectKey,
+        def: &Arc<EffectDef>,
+        timestamp: Timestamp,
+    ) -> Self {
+        Candidate {
+            key,
+            body: Body::Effect(def.clone()),
+            timestamp,
+            defining: def.defining,
             source: Some(o.id),
             source_name: o.name.clone(),
             created: None,
@@ -159,15 +180,8 @@ pub(super) fn gather(
                     };
                     if def.has_layer(layer) && !started.contains_key(&key) {
                         let granted = grants.get(&(o.id, a.clone())).copied();
-                        out.push(Candidate {
-                            key,
-                            body: Body::Effect(def.clone()),
-                            timestamp: granted.map_or(o.timestamp, |g| g.max(o.timestamp)),
-                            defining: def.defining,
-                            source: Some(o.id),
-                            source_name: o.name.clone(),
-                            created: None,
-                        });
+                        let ts = granted.map_or(o.timestamp, |g| g.max(o.timestamp));
+                        out.push(Candidate::of_static(o, key, def, ts));
                     }
                 }
             }

@@ -31,14 +31,13 @@ use super::change::apply_keeping;
 use super::derive::{derive, kind_rank};
 use super::dirty::members_into;
 use super::footprint::may_read;
-use super::kept::Moves;
 use super::order::{later_in_group, Entry, Later, LaterOf};
-use super::replay::{fail, Fail, Replay, Res};
+use super::replay::{fail, Fail, Moves, Replay, Res};
 use super::rescan::written_from;
-use super::start::{condition_aggregates, start_with, static_exists, subjects};
+use super::start::{condition_aggregates, start_with, static_scope};
 use super::step::{is_fresh, op_reads_others, ops_of, params_for, reads_counters};
 use super::trail::trail_of;
-use crate::condition::eval::{Ctx, Overrides};
+use crate::condition::eval::Overrides;
 use crate::model::changes::Changes;
 use crate::model::condition::{Cell, Footprint, Subject};
 use crate::model::derived::Derived;
@@ -507,7 +506,7 @@ impl Replay<'_> {
         gone.extend(before.into_values());
     }
 
-    /// The static abilities of objects that entered, left or changed zone (`Replay::entering`):
+    /// The static abilities of objects that moved (`Replay::entering`):
     /// the steps of their effects end, and the effects they have now (as their abilities stand
     /// at this layer's start, in play or in a zone the ability names) start here, or go on where
     /// they started in an earlier layer of this replay.
@@ -553,15 +552,7 @@ impl Replay<'_> {
                 let starts_here = def.first_layer() == Some(lid);
                 let started = matches!(self.started.get(&key), Some(Some(_)));
                 if def.has_layer(lid) && (starts_here || started) {
-                    fresh.push(Candidate {
-                        key,
-                        body: Body::Effect(def.clone()),
-                        timestamp: o.timestamp,
-                        defining: def.defining,
-                        source: Some(x),
-                        source_name: o.name.clone(),
-                        created: None,
-                    });
+                    fresh.push(Candidate::of_static(o, key, def, o.timestamp));
                 }
             }
         }
@@ -638,15 +629,14 @@ impl Replay<'_> {
                     {
                         return Err(fail!());
                     }
-                    match static_exists(state, &self.sheet, c, None) {
+                    match static_scope(state, &self.sheet, c, None) {
                         None => {
                             exists = false;
                             Vec::new()
                         }
-                        Some(y) => {
+                        Some((y, scope)) => {
                             you = y;
-                            let ctx = Ctx::new(state, &self.sheet, c.source, y, &[]);
-                            subjects(&ctx, &def.affects)
+                            scope
                         }
                     }
                 }

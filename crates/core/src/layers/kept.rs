@@ -4,52 +4,23 @@
 use super::change::op_params;
 use super::dirty::{any_member, toggled};
 use super::order::LaterOf;
-use super::replay::{fail, Fail, Replay, Res};
+use super::replay::{fail, Fail, Moves, Replay, Res};
 use super::rescan::written_from;
 use super::start::{condition_aggregates, start_with, static_exists_with};
 use super::step::{
-    is_fresh, op_reads_others, ops_in, ops_of, reads_own, shift_params, Now, StepRef,
+    is_fresh, op_reads_others, ops_in, ops_of, reads_own, shape_of, shift_params, Now, StepRef,
 };
 use crate::condition::eval::{Ctx, Overrides};
 use crate::model::condition::{Aggregate, NumExpr, Subject};
 use crate::model::effect::{Affects, Change};
 use crate::model::ids::{LayerId, ObjectId, PlayerId};
-use crate::model::trail::{Applied, LayerTrail, Shape};
+use crate::model::trail::{Applied, LayerTrail};
 use crate::model::trail::{Body, Candidate};
 use crate::model::value::Value;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
-/// The dirty objects whose values or own state differ from before at a point of a layer: each
-/// with the characteristics that differ, and whether its own state moved as a step that does not
-/// read counters and one that does sees it.
-pub(super) type Moves = Vec<(ObjectId, crate::model::condition::Footprint, [bool; 2])>;
-
 impl Replay<'_> {
-    /// The dirty objects that moved here (`Moves`).
-    pub(super) fn moves(&self, counters_read: bool) -> Moves {
-        let mut out = Vec::new();
-        for (x, d) in &self.dirty {
-            let now = &self.sheet.objects[x.index()];
-            let mut differ = crate::model::condition::Footprint::default();
-            let state = match &d.old {
-                None => [true, true],
-                Some(old) => {
-                    for (c, (a, b)) in old.iter().zip(now.iter()).enumerate() {
-                        if a != b {
-                            differ.add_char(crate::model::ids::CharId(c as u16));
-                        }
-                    }
-                    [d.diff.seen_by(false), d.diff.seen_by(counters_read)]
-                }
-            };
-            if state[0] || state[1] || !differ.is_empty() {
-                out.push((*x, differ, state));
-            }
-        }
-        out
-    }
-
     /// Whether a previous step is beyond the dirty objects' reach, so that it stays as it was: it
     /// applied to none of them and is not decided anew (`decide_ahead`); it reads no aggregate;
     /// its source did not move; and what moved is nothing its existence, whom it applies to and
@@ -77,10 +48,7 @@ impl Replay<'_> {
         if moves.is_empty() {
             return true;
         }
-        let shape = step
-            .known
-            .shape
-            .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh));
+        let shape = shape_of(step, state, def, lid, fresh);
         if shape.open_aggregates
             || shape.ops_read_others
             || shape.ops_refer
@@ -117,10 +85,7 @@ impl Replay<'_> {
             self.apply_old(step, lid)?;
             return Ok(step.clone());
         };
-        let shape = step
-            .known
-            .shape
-            .get_or_init(|| Shape::of(cand, state, def, lid, fresh));
+        let shape = shape_of(step, state, def, lid, fresh);
         // Whom it applies to where it started in an earlier layer of this replay.
         let started = if fresh {
             None

@@ -8,7 +8,7 @@ use super::footprint::may_read;
 use super::replay::{fail, Fail, LaterShape, Replay, Res};
 use super::start::{condition_aggregates, start_with, static_exists_with};
 use super::step::{
-    is_fresh, op_reads_others, ops_in, ops_of, own_reads, reads_counters_in, reads_own,
+    is_fresh, op_reads_others, ops_in, ops_of, own_reads, reads_counters_in, reads_own, shape_of,
     shift_params, Now, StepRef,
 };
 use crate::condition::eval::{Ctx, Overrides};
@@ -16,7 +16,7 @@ use crate::model::condition::{Aggregate, Cond, Footprint, Subject};
 use crate::model::effect::{Affects, Change, EffectDef, Locked};
 use crate::model::ids::{CharId, LayerId, ObjectId, PlayerId, SlotTarget};
 use crate::model::trail::Touch;
-use crate::model::trail::{Applied, LayerTrail, PartnerThen, Shape};
+use crate::model::trail::{Applied, LayerTrail, PartnerThen};
 use crate::model::trail::{Body, Candidate, Subjects};
 use crate::model::value::Value;
 use crate::state::GameState;
@@ -389,11 +389,7 @@ impl Replay<'_> {
         moved_all: &[(ObjectId, bool)],
     ) -> Vec<Later<'s>> {
         let state = self.state;
-        let tested = &step
-            .known
-            .shape
-            .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh))
-            .tested_reads;
+        let tested = &shape_of(step, state, def, lid, fresh).tested_reads;
         let source_moved = step.cand.created.is_none()
             && step
                 .cand

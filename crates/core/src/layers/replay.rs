@@ -5,10 +5,10 @@
 use super::derive::{cell_mut, continue_from, derive};
 use super::trail::trail_of;
 use crate::model::changes::Changes;
-use crate::model::condition::{Cell, Subject};
+use crate::model::condition::{Cell, Footprint, Subject};
 use crate::model::derived::Derived;
 use crate::model::effect::CreatedEffect;
-use crate::model::ids::{ObjectId, PlayerId};
+use crate::model::ids::{CharId, ObjectId, PlayerId};
 use crate::model::object::GameObject;
 use crate::model::sheet::Sheet;
 use crate::model::trail::LayerTrail;
@@ -33,6 +33,11 @@ macro_rules! fail {
 pub(super) use fail;
 
 pub(super) type Res<T> = Result<T, Fail>;
+
+/// The dirty objects whose values or own state differ from before at a point of a layer: each
+/// with the characteristics that differ, and whether its own state moved as a step that does not
+/// read counters and one that does sees it.
+pub(super) type Moves = Vec<(ObjectId, Footprint, [bool; 2])>;
 
 /// An object whose values are worked out again.
 pub(super) struct Dirty {
@@ -130,8 +135,8 @@ pub(super) struct Replay<'a> {
     pub(super) old_members: FxHashMap<(usize, usize), std::rc::Rc<[Subject]>>,
     /// Whom effects of the current layer apply to, decided before its steps (`decide_ahead`).
     pub(super) decided: FxHashMap<EffectKey, Subjects>,
-    /// Objects with static abilities that entered, left or changed zone: their effects' old
-    /// steps end and the ones they have now start.
+    /// Objects with static abilities that entered, left, changed zone, were attached or took a
+    /// new timestamp: their effects' old steps end and the ones they have now start.
     pub(super) entering: std::collections::BTreeSet<ObjectId>,
     /// The players' properties that changed (`Changes::props`).
     pub(super) props_changed: crate::model::condition::Footprint,
@@ -225,7 +230,7 @@ impl<'a> Replay<'a> {
                 return Err(fail!());
             };
             let diff = StateDiff::of(was, state.obj(x));
-            r.refuse_moving_statics(changes, x, diff)?;
+            r.note_moving_statics(changes, x, diff)?;
             let final_old = sheet.objects[x.index()].to_vec();
             let old_base = r.undo_row(&final_old, x, 0);
             let base = state.base_row(state.obj(x));
@@ -246,7 +251,7 @@ impl<'a> Replay<'a> {
                 new: true,
                 ..StateDiff::default()
             };
-            r.refuse_moving_statics(changes, x, diff)?;
+            r.note_moving_statics(changes, x, diff)?;
             let base = state.base_row(state.obj(x));
             sheet.objects.push_row(&base);
             r.dirty.insert(
@@ -265,14 +270,11 @@ impl<'a> Replay<'a> {
         Ok(r)
     }
 
-    /// An object whose static abilities could start, end or move (it entered, left, turned, was
-    /// attached) is beyond this replay, and so is a change of face, choices or class.
-    fn refuse_moving_statics(
-        &mut self,
-        changes: &Changes,
-        x: ObjectId,
-        diff: StateDiff,
-    ) -> Res<()> {
+    /// An object whose face, choices or class changed is beyond this replay, and so is one that
+    /// moved (entered, left, was attached, took a new timestamp) where a created effect has it as
+    /// its source or an effect gave it an ability. Another that moved with static abilities is
+    /// noted in `entering`: its effects end and start again.
+    fn note_moving_statics(&mut self, changes: &Changes, x: ObjectId, diff: StateDiff) -> Res<()> {
         if diff.other {
             return Err(fail!());
         }
@@ -379,6 +381,30 @@ impl<'a> Replay<'a> {
     /// The dirty objects, in id order.
     pub(super) fn dirty_ids(&self) -> std::rc::Rc<[ObjectId]> {
         self.dirty_list.clone()
+    }
+
+    /// The dirty objects that moved here (`Moves`).
+    pub(super) fn moves(&self, counters_read: bool) -> Moves {
+        let mut out = Vec::new();
+        for (x, d) in &self.dirty {
+            let now = &self.sheet.objects[x.index()];
+            let mut differ = Footprint::default();
+            let state = match &d.old {
+                None => [true, true],
+                Some(old) => {
+                    for (c, (a, b)) in old.iter().zip(now.iter()).enumerate() {
+                        if a != b {
+                            differ.add_char(CharId(c as u16));
+                        }
+                    }
+                    [d.diff.seen_by(false), d.diff.seen_by(counters_read)]
+                }
+            };
+            if state[0] || state[1] || !differ.is_empty() {
+                out.push((*x, differ, state));
+            }
+        }
+        out
     }
 
     /// Whether an object's values or own state differ from before here, as an effect that does

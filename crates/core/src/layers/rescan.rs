@@ -14,8 +14,8 @@
 use super::dirty::toggled;
 use super::order::Entry;
 use super::replay::{fail, Fail, Replay, Res};
-use super::start::{static_exists, subjects};
-use super::step::is_fresh;
+use super::start::{static_exists, static_scope};
+use super::step::{is_fresh, shape_of};
 use crate::condition::eval::{Counts, Ctx};
 use crate::model::condition::{Cond, Footprint, Metric, Node, NumExpr, ObjRef, Owners, Subject};
 use crate::model::effect::{Affects, Change, EffectDef};
@@ -74,7 +74,7 @@ impl Replay<'_> {
                 }
                 continue;
             }
-            let shape = shape_of(step, state, def, lid);
+            let shape = shape_of(step, state, def, lid, true);
             if def.stacking != 0 {
                 stacking.push(i);
             } else if shape.affects_refers || self.scope_reads_props(def, shape) {
@@ -84,46 +84,20 @@ impl Replay<'_> {
         if stacking.is_empty() && referring.is_empty() {
             return Ok(());
         }
-        // The dirty objects that moved, and what of them: the characteristics whose values
-        // differ, and whether their own state did (which any condition may see).
-        let moved: Vec<ObjectId> = self
-            .dirty_list
-            .iter()
-            .copied()
-            .filter(|x| self.moved(*x, counters_read))
-            .collect();
-        // What of each moved object moved: the characteristics whose values differ, and whether
-        // its own state did (as a scope that does not read counters and one that does see it).
-        let mut moves: Vec<(ObjectId, Footprint, [bool; 2])> = Vec::with_capacity(moved.len());
-        for x in &moved {
-            let d = &self.dirty[x];
-            let mut differ = Footprint::default();
-            let mut state_moved = [d.diff.seen_by(false), d.diff.seen_by(true)];
-            match &d.old {
-                None => state_moved = [true, true],
-                Some(old) => {
-                    let now = &self.sheet.objects[x.index()];
-                    for (c, (a, b)) in old.iter().zip(now.iter()).enumerate() {
-                        if a != b {
-                            differ.add_char(CharId(c as u16));
-                        }
-                    }
-                }
-            }
-            moves.push((*x, differ, state_moved));
-        }
+        // The dirty objects that moved, and what of them moved.
+        let moves = self.moves(counters_read);
         let later_writes = written_from(state, li);
         // The scans below read values that stay as they are through this layer: they share
         // the map's indexes (starlanes, objects by place) and counts.
         let counts = Counts::default();
-        let mut redo: BTreeSet<ObjectId> = moved.iter().copied().collect();
+        let mut redo: BTreeSet<ObjectId> = moves.iter().map(|(x, _, _)| *x).collect();
         let mut new_scopes: Vec<(usize, Subjects)> = Vec::new();
         for &i in stacking.iter().chain(&referring) {
             let step = &old_lt.steps[i];
             let Body::Effect(def) = &step.cand.body else {
                 continue;
             };
-            let shape = shape_of(step, state, def, lid);
+            let shape = shape_of(step, state, def, lid, true);
             if shape.tested_reads.intersects(&later_writes)
                 || shape.open_aggregates
                 || !shape.affects_aggs.is_empty()
@@ -185,10 +159,8 @@ impl Replay<'_> {
                 continue;
             }
             // A new scan: the objects whose part changed are followed from here.
-            let you = static_exists(state, &self.sheet, &step.cand, None).ok_or(fail!())?;
-            let ctx =
-                Ctx::new(state, &self.sheet, step.cand.source, you, &[]).counting(Some(&counts));
-            let scope = subjects(&ctx, &def.affects);
+            let (_, scope) =
+                static_scope(state, &self.sheet, &step.cand, Some(&counts)).ok_or(fail!())?;
             let old = &step.subjects;
             let (mut a, mut b) = (0, 0);
             while a < old.len() || b < scope.len() {
@@ -488,13 +460,6 @@ fn stacking_of(step: &Arc<Applied>) -> u32 {
         Body::Effect(d) => d.stacking,
         _ => 0,
     }
-}
-
-/// A step's `Shape`, worked out once.
-fn shape_of<'s>(step: &'s Applied, state: &GameState, def: &EffectDef, lid: LayerId) -> &'s Shape {
-    step.known
-        .shape
-        .get_or_init(|| Shape::of(&step.cand, state, def, lid, true))
 }
 
 /// What layer `from` and the later layers write.

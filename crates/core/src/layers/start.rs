@@ -2,7 +2,7 @@
 //! it starts and kept after (CR 613.6); the aggregates of its conditions worked out there.
 
 use super::candidate::you_of;
-use crate::condition::eval::{Ctx, Overrides};
+use crate::condition::eval::{Counts, Ctx, Overrides};
 use crate::model::condition::{Aggregate, Reads, Subject};
 use crate::model::effect::{Affects, Change, EffectDef, Locked};
 use crate::model::ids::{LayerId, PlayerId};
@@ -153,6 +153,23 @@ pub(super) fn start_with(
         }
         _ => None,
     }
+}
+
+/// Whether a static ability that has not started exists now, and then its "you" and whom it
+/// applies to, in id order; the scan shares the map's indexes and counts through `counts`
+/// where given.
+pub(super) fn static_scope(
+    state: &GameState,
+    sheet: &Sheet,
+    cand: &Candidate,
+    counts: Option<&Counts>,
+) -> Option<(Option<PlayerId>, Vec<Subject>)> {
+    let Body::Effect(def) = &cand.body else {
+        return None;
+    };
+    let you = static_exists(state, sheet, cand, None)?;
+    let ctx = Ctx::new(state, sheet, cand.source, you, &[]).counting(counts);
+    Some((you, subjects(&ctx, &def.affects)))
 }
 
 /// Every object or player an effect might apply to, in id order.

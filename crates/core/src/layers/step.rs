@@ -73,6 +73,19 @@ impl Shape {
     }
 }
 
+/// A step's `Shape` in layer `lid`, worked out once and kept with the step (its copies share it).
+pub(super) fn shape_of<'s>(
+    step: &'s Applied,
+    state: &GameState,
+    def: &EffectDef,
+    lid: LayerId,
+    fresh: bool,
+) -> &'s Shape {
+    step.known
+        .shape
+        .get_or_init(|| Shape::of(&step.cand, state, def, lid, fresh))
+}
+
 /// Whether an effect starts in this layer (its first part is here).
 pub(super) fn is_fresh(c: &Candidate, lid: LayerId, rs: &crate::model::ruleset::Ruleset) -> bool {
     match &c.body {

@@ -516,7 +516,8 @@ impl GameState {
 
     /// A player's property that effects read, and no layer writes, changes: the next derivation
     /// works out what it reaches from the last one. The state-based checks test every object
-    /// again (one may read the property).
+    /// again (one may read the property); the caller (`set_property_value`) has the player
+    /// checks made again.
     pub(crate) fn prop_read_changes(&mut self, player: PlayerId, prop: PropId) {
         match self.changes() {
             Some(ch) => ch.note_prop(player, prop),
@@ -525,7 +526,6 @@ impl GameState {
         if let Some(s) = self.since.as_mut() {
             s.settled = false;
         }
-        self.players_settled = false;
         self.stale_base(None);
     }
 
