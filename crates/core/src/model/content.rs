@@ -405,16 +405,7 @@ impl Content {
                 ),
                 Node::Num(e) => match e {
                     NumExpr::Prop(r, _) => *r == PlayerRef::Active,
-                    NumExpr::Const(_)
-                    | NumExpr::Nothing
-                    | NumExpr::Max(..)
-                    | NumExpr::Min(..)
-                    | NumExpr::Add(..)
-                    | NumExpr::Sub(..)
-                    | NumExpr::Mul(..)
-                    | NumExpr::Div(..)
-                    | NumExpr::Neg(_) => false,
-                    _ => true,
+                    e => !e.is_arithmetic(),
                 },
             };
             rs.state_checks
