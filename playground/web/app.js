@@ -19,7 +19,7 @@ const state = {
   shown: 0, // the scenario whose objects, log and decision are shown
   last: null, // the last answer
 };
-window.playground = { firstResultMs: null, lastMs: null, lastRoundTripMs: null, results: 0 };
+window.playground = { firstResultMs: null, lastMs: null, lastRoundTripMs: null, results: 0, stops: 0 };
 
 // ---- The worker -----------------------------------------------------------------------------
 
@@ -42,6 +42,7 @@ function startWorker() {
 
 function restartWorker(limit) {
   worker.terminate();
+  window.playground.stops += 1;
   for (const w of waiting.values()) {
     clearTimeout(w.timer);
     w.reject(new Error(`stopped: the engine took longer than ${limit / 1000} s on this input`));
