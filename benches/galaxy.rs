@@ -13,6 +13,11 @@ use rulecraft_core::GameState;
 #[path = "support/galaxy.rs"]
 mod support;
 
+/// The allocator the `rulecraft` binary uses (src/main.rs): a derivation allocates and frees
+/// many small blocks (subject lists, indexes), where glibc's allocator spends a tenth of a pass.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Times one turn from `s` (each sample from a copy of it).
 fn bench_turn(g: &mut BenchmarkGroup<'_, WallTime>, name: String, s: &GameState) {
     g.bench_function(name, |b| {

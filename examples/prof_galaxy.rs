@@ -4,11 +4,17 @@
 //! groups fire); under `valgrind --tool=callgrind --collect-atstart=no
 //! --toggle-collect='prof_galaxy::meter_pass'` (or `fire_pass`) it shows where each spends.
 //! `-- SYSTEMS meter` or `-- SYSTEMS turn` runs that part only. With `RC_DIGEST` set it prints
-//! a digest of the derived values, to compare two builds; with `RC_CHANGES` set the galaxy has
+//! a digest of the derived values, to compare two builds; with `RC_REPEAT=N` the pass runs N
+//! times more (for a sampling profiler); with `RC_CHANGES` set the galaxy has
 //! the techs of `benches/support/galaxy_changes.cards` too (a turn with changes the layers see).
 
 #[path = "../benches/support/galaxy.rs"]
 mod support;
+
+/// The allocator the `rulecraft` binary uses (src/main.rs): a derivation allocates and frees
+/// many small blocks (subject lists, indexes), where glibc's allocator spends a tenth of a pass.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let systems: usize = std::env::args()
@@ -24,6 +30,14 @@ fn main() {
     };
     if part == "turn" {
         return turn(&s, systems);
+    }
+    // With `RC_REPEAT=N`, the pass runs N times first (for a sampling profiler's sake).
+    let repeat: usize = std::env::var("RC_REPEAT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..repeat {
+        std::hint::black_box(meter_pass(&s));
     }
     let t = std::time::Instant::now();
     let d = meter_pass(&s);

@@ -35,12 +35,26 @@ impl Ctx<'_> {
             Cond::Stockpile(s) => each.stockpile(o, s),
             Cond::Visible(v) => each.visible(o, v, cond, &maps),
             // What the condition measures from is the same for every object tested here,
-            // unless its condition says `outer`: found once (an index by place).
+            // unless its condition says `outer`: found once (an index by place). Where its
+            // condition names no source ("within 2 jumps of a Research Lab"), the same for
+            // every source too: found once in the derivation's indexes (by "you" where it reads
+            // who that is).
             Cond::Near(n) if !n.of.refers_outer() => {
                 let key = &**n as *const Nearness as usize;
                 let found = self.near.borrow().near.get(&key).cloned();
                 let index = found.unwrap_or_else(|| {
-                    let i = Rc::new(each.near_index(n, cond, &maps));
+                    let i = if n.of.names_source() {
+                        Rc::new(each.near_index(n, cond, &maps))
+                    } else {
+                        let you = self.you.filter(|_| n.of.may_read_you());
+                        self.kept(
+                            &maps,
+                            |m| &mut m.near,
+                            (key, you),
+                            cond,
+                            || each.near_index(n, cond, &maps),
+                        )
+                    };
                     self.near.borrow_mut().near.insert(key, i.clone());
                     i
                 });
@@ -207,14 +221,18 @@ impl Ctx<'_> {
         let Some(shared) = self.counts.map(|c| c.maps.get_or_init(Default::default)) else {
             return self.empires_now(o, ow);
         };
-        let key = (ow as *const Owners as usize, o);
-        if let Some(e) = shared.borrow().empires.get(&key) {
-            return e.clone();
-        }
+        let rule = {
+            let mut maps = shared.borrow_mut();
+            let rule = maps.rule(ow);
+            if let Some(Some(e)) = maps.empires[rule].get(o.index()) {
+                return e.clone();
+            }
+            rule
+        };
         let e = self.empires_now(o, ow);
         let mut maps = shared.borrow_mut();
-        if !maps.empires_rules.contains(&key.0) {
-            maps.empires_rules.push(key.0);
+        if maps.empires[rule].is_empty() {
+            maps.empires[rule] = vec![None; self.state.objects.len()];
             let mut f = Footprint::default();
             f.add_char(ow.controller);
             if let Some(u) = &ow.unowned {
@@ -222,7 +240,9 @@ impl Ctx<'_> {
             }
             maps.empires_read.union(&f);
         }
-        maps.empires.insert(key, e.clone());
+        if let Some(slot) = maps.empires[rule].get_mut(o.index()) {
+            *slot = Some(e.clone());
+        }
         e
     }
 
@@ -380,8 +400,36 @@ impl Ctx<'_> {
         found
     }
 
-    /// `o`'s position on the galaxy map, if it has one.
+    /// `o`'s position on the galaxy map, if it has one: found once per derivation (or context).
     fn position(&self, o: ObjectId, p: &Places) -> Option<(i64, i64)> {
+        let maps = self.shared_maps();
+        let key = (p.x, p.y);
+        if let Some((_, _, known)) = maps.borrow().positions.iter().find(|(k, _, _)| *k == key) {
+            if let Some(Some(at)) = known.get(o.index()) {
+                return *at;
+            }
+        }
+        let at = self.position_now(o, p);
+        let mut maps = maps.borrow_mut();
+        let i = match maps.positions.iter().position(|(k, _, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let mut f = Footprint::default();
+                f.add_char(p.x);
+                f.add_char(p.y);
+                let n = self.state.objects.len();
+                maps.positions.push((key, f, vec![None; n]));
+                maps.positions.len() - 1
+            }
+        };
+        if let Some(slot) = maps.positions[i].2.get_mut(o.index()) {
+            *slot = Some(at);
+        }
+        at
+    }
+
+    /// `position`, worked out.
+    fn position_now(&self, o: ObjectId, p: &Places) -> Option<(i64, i64)> {
         let at = self.placed_at(o, p)?;
         Some((self.value(at, p.x).number()?, self.value(at, p.y).number()?))
     }
@@ -549,7 +597,9 @@ impl Ctx<'_> {
         cond: &Cond,
         maps: &RefCell<Maps>,
     ) -> Rc<Detection> {
-        let key = (v as *const Visibility as usize, empire);
+        // Equal rules and characteristics share one index, whichever condition asks.
+        let rule = maps.borrow_mut().rule(&v.owners);
+        let key = (rule, v.detection, v.places.x, v.places.y, empire);
         self.kept(
             maps,
             |m| &mut m.detection,

@@ -1,7 +1,7 @@
 //! Places on a galaxy map, for the distance and starlane-jump conditions (FreeOrion's effects
 //! system): straight-line distance, a grid of positions, and the systems with their starlanes.
 
-use crate::model::condition::Footprint;
+use crate::model::condition::{Footprint, Owners};
 use crate::model::ids::{CharId, ObjectId, PlayerId};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -16,28 +16,44 @@ pub(crate) struct Local {
 }
 
 /// The map's indexes that the conditions tested in a derivation share, whatever their source:
-/// the systems with their starlanes (by the lanes' and names' characteristics), and each
-/// empire's detection ranges (by visibility condition, its address, and empire). Each keeps
-/// what it read, and is dropped, like a shared count, when an effect writes something it read.
+/// the systems with their starlanes (by the lanes' and names' characteristics), each empire's
+/// detection ranges, grids of positions, what distance conditions measure from, and each
+/// object's position and empires (FreeOrion's scopes index objects by location and owner).
+/// Each keeps what it read, and is dropped, like a shared count, when an effect writes
+/// something it read.
 #[derive(Default)]
 pub struct Maps {
     pub(crate) lanes: Kept<(CharId, CharId), Systems>,
-    pub(crate) detection: Kept<(usize, PlayerId), Detection>,
+    /// By ownership rules (`rule`), detection range and position characteristics, and empire.
+    pub(crate) detection: Kept<(usize, CharId, CharId, CharId, PlayerId), Detection>,
     /// Every object in play with a position, by square (of the side in the key, with the `x`
     /// characteristic).
     pub(crate) placed: Kept<(CharId, i64), Placed>,
     /// The objects in play outside any system that name a starlane they are on (by the
     /// characteristic naming it).
     pub(crate) on_lanes: Kept<CharId, Vec<ObjectId>>,
-    /// Each object's empires, by the ownership rules (their address) and object; the rules
-    /// used, and all that they read.
-    pub(crate) empires: FxHashMap<(usize, ObjectId), Empires>,
-    pub(crate) empires_rules: Vec<usize>,
+    /// What each distance condition that names no source measures from (by the condition's
+    /// address, and "you" where it reads who that is).
+    pub(crate) near: Kept<(usize, Option<PlayerId>), NearIndex>,
+    /// Each object's position on the map, by the position's characteristics and object index,
+    /// once found; with what it read.
+    pub(crate) positions: Vec<Positions>,
+    /// Each object's empires, by ownership rules (`rule`) and object index, once found; and
+    /// all that they read.
+    pub(crate) empires: Vec<Vec<Option<Empires>>>,
     pub(crate) empires_read: Footprint,
+    /// The ownership rules met, each once however many conditions carry a copy, and the place
+    /// among them of each copy (by its address).
+    rules: Vec<Owners>,
+    rule_of: FxHashMap<usize, usize>,
 }
 
 /// Indexes of one kind, by key, each with what it read.
 pub(crate) type Kept<K, V> = FxHashMap<K, (Footprint, Rc<V>)>;
+
+/// The positions found, by the position's characteristics, with what they read; by object
+/// index, `None` where not yet found, `Some(None)` where the object has no position.
+pub(crate) type Positions = ((CharId, CharId), Footprint, Vec<Option<Option<Point>>>);
 
 /// The empires of an object: most have one or none, so no allocation.
 pub(crate) type Empires = smallvec::SmallVec<[PlayerId; 4]>;
@@ -71,7 +87,9 @@ impl Maps {
             && self.detection.is_empty()
             && self.placed.is_empty()
             && self.on_lanes.is_empty()
-            && self.empires.is_empty()
+            && self.near.is_empty()
+            && self.positions.is_empty()
+            && self.empires.iter().all(|e| e.is_empty())
     }
 
     /// Drops the indexes whose reads `stale` says were written.
@@ -80,11 +98,31 @@ impl Maps {
         self.detection.retain(|_, (f, _)| !stale(f));
         self.placed.retain(|_, (f, _)| !stale(f));
         self.on_lanes.retain(|_, (f, _)| !stale(f));
-        if !self.empires.is_empty() && stale(&self.empires_read) {
-            self.empires.clear();
-            self.empires_rules.clear();
+        self.near.retain(|_, (f, _)| !stale(f));
+        self.positions.retain(|(_, f, _)| !stale(f));
+        if stale(&self.empires_read) {
+            self.empires.iter_mut().for_each(Vec::clear);
             self.empires_read = Footprint::default();
         }
+    }
+
+    /// The place of the ownership rules `ow` among those met: equal rules share one, so that
+    /// each object's empires are found once for all conditions.
+    pub(crate) fn rule(&mut self, ow: &Owners) -> usize {
+        let at = ow as *const Owners as usize;
+        if let Some(i) = self.rule_of.get(&at) {
+            return *i;
+        }
+        let i = match self.rules.iter().position(|r| r == ow) {
+            Some(i) => i,
+            None => {
+                self.rules.push(ow.clone());
+                self.empires.push(Vec::new());
+                self.rules.len() - 1
+            }
+        };
+        self.rule_of.insert(at, i);
+        i
     }
 }
 

@@ -88,7 +88,7 @@ impl CmpOp {
 
 /// A numeric expression. Its value is a number or none: a part with no number, or an
 /// overflow, leaves the whole with none.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub enum NumExpr {
     /// A number written in the content.
     Const(i64),
@@ -151,7 +151,7 @@ pub enum NumExpr {
 
 /// A condition, tested on one subject (an object or a player) in a context: the effect's
 /// source, "you", the spell's targets and, in a response, the occurrence answered.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub enum Cond {
     /// Always holds.
     True,
@@ -263,7 +263,7 @@ pub enum Cond {
 }
 
 /// Whose empires: the ruleset's ownership rules, written into each condition that reads them.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Owners {
     /// The controller characteristic: an object's empire is its controller.
     pub controller: CharId,
@@ -287,7 +287,7 @@ pub enum EmpireRef {
 }
 
 /// FreeOrion's effects system, Empire Affiliation.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Affiliation {
     /// The specified empire.
     pub empire: EmpireRef,
@@ -300,7 +300,7 @@ pub struct Affiliation {
 }
 
 /// Planet Environment or Planet Size: `environment within 1 of terran`.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct OrderTest {
     /// The ordered symbols characteristic.
     pub char: CharId,
@@ -317,7 +317,7 @@ pub struct OrderTest {
 /// A property of the tested object's empires: Current Stockpile Value, `stockpile(food) >= 10`;
 /// or, with `holds`, a property that holds symbols holding one (`available_techs has "Algae
 /// Farming"`: the empire may research it).
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct StockpileTest {
     /// The player property holding the stockpile.
     pub prop: PropId,
@@ -333,7 +333,7 @@ pub struct StockpileTest {
 }
 
 /// Where objects are: positions on the galaxy map and starlanes.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Places {
     /// The position's number characteristics. An object is where the outermost object up its
     /// attachments that has a position is (a planet, a ship in a system: the system's place).
@@ -352,7 +352,7 @@ pub struct Places {
 /// Scope Object Visible To Source Object, Source Object Visible To Scope Object. An object sees
 /// itself, the objects of its empires, and every object within the detection range of an object
 /// of its empires (an object of no empire: of itself).
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Visibility {
     /// Whether the source sees the tested object (else: the tested object sees the source).
     pub source_sees: bool,
@@ -374,7 +374,7 @@ pub enum Metric {
 }
 
 /// Direct Distance / Starlane Jumps to Source or to Object of Class.
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Nearness {
     /// Straight or by starlanes.
     pub metric: Metric,
@@ -994,6 +994,7 @@ impl Cond {
                         | Cond::OfType(_)
                         | Cond::Typed(_)
                         | Cond::Holder(..)
+                        | Cond::Named(_, Word::Lit(_))
                 ) | Node::Num(
                     NumExpr::Const(_)
                         | NumExpr::Nothing
