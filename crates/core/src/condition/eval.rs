@@ -1,5 +1,6 @@
 //! Evaluating conditions and numeric expressions against a game state and a sheet of values.
 
+use crate::condition::places::Broad;
 use crate::model::condition::{
     this_object, Aggregate, Cell, Cond, EmpireRef, Footprint, NumExpr, ObjRef, PlayerRef, Reads,
     Subject, Word,
@@ -349,6 +350,36 @@ impl Ctx<'_> {
     /// An object's controller, as derived (recorded as read).
     pub fn controller_of(&self, o: ObjectId) -> Option<PlayerId> {
         self.controller(o)
+    }
+
+    /// Of `list` (the objects `broad` narrows to), those `you` control, in id order: found
+    /// for every player at once, once per derivation where it shares its indexes.
+    fn controlled_among(&self, broad: Broad, list: Vec<ObjectId>, you: PlayerId) -> Vec<ObjectId> {
+        let Some(counts) = self.counts else {
+            return list
+                .into_iter()
+                .filter(|o| self.controller(*o) == Some(you))
+                .collect();
+        };
+        let maps = counts.maps.get_or_init(Default::default);
+        if let Some((_, by)) = maps.borrow().controlled.get(&broad) {
+            return by.get(&you).cloned().unwrap_or_default();
+        }
+        let mut by: rustc_hash::FxHashMap<PlayerId, Vec<ObjectId>> = Default::default();
+        for o in list {
+            if let Some(p) = self.controller(o) {
+                by.entry(p).or_default().push(o);
+            }
+        }
+        let mine = by.get(&you).cloned().unwrap_or_default();
+        let mut read = Footprint::default();
+        if let Some(c) = self.state.controller_char {
+            read.add_char(c);
+        }
+        maps.borrow_mut()
+            .controlled
+            .insert(broad, (read, std::rc::Rc::new(by)));
+        mine
     }
 
     fn controller(&self, o: ObjectId) -> Option<PlayerId> {
@@ -784,11 +815,11 @@ impl Cond {
                     .filter_map(|c| c.narrow(ctx))
                     .min_by_key(|v| v.len())
                     .or_else(|| {
-                        let list = cs
+                        let (list, which) = cs
                             .iter()
                             .filter(|c| broad(c))
-                            .filter_map(|c| c.narrow(ctx))
-                            .min_by_key(|v| v.len())?;
+                            .filter_map(|c| Some((c.narrow(ctx)?, c)))
+                            .min_by_key(|(v, _)| v.len())?;
                         // "Planets you control": of those, the ones "you" control, by the same
                         // test on the same values as the condition's part (FreeOrion's scopes
                         // index objects by owner); only where nothing records what is read, as
@@ -797,10 +828,14 @@ impl Cond {
                             .iter()
                             .any(|c| matches!(c, Cond::ControlledBy(PlayerRef::You)));
                         let list = match ctx.you {
-                            Some(y) if yours && ctx.reads.is_none() => list
-                                .into_iter()
-                                .filter(|o| ctx.controller(*o) == Some(y))
-                                .collect(),
+                            Some(y) if yours && ctx.reads.is_none() => {
+                                let key = match which {
+                                    Cond::OfType(t) => Broad::OfType(*t),
+                                    Cond::InPlay => Broad::InPlay,
+                                    _ => Broad::Any,
+                                };
+                                ctx.controlled_among(key, list, y)
+                            }
                             _ => list,
                         };
                         // "Owned by you" (FreeOrion's Empire Affiliation, the source's empires):

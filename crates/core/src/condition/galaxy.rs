@@ -225,7 +225,7 @@ impl Ctx<'_> {
             let mut maps = shared.borrow_mut();
             let rule = maps.rule(ow);
             if let Some(Some(e)) = maps.empires[rule].get(o.index()) {
-                return e.clone();
+                return *e;
             }
             rule
         };
@@ -241,7 +241,7 @@ impl Ctx<'_> {
             maps.empires_read.union(&f);
         }
         if let Some(slot) = maps.empires[rule].get_mut(o.index()) {
-            *slot = Some(e.clone());
+            *slot = Some(e);
         }
         e
     }
@@ -287,15 +287,15 @@ impl Ctx<'_> {
                     && !unowned(a)
                 {
                     if let Some(p) = controller(a) {
-                        if !out.contains(&p) {
-                            out.push(p);
-                        }
+                        out.push(p);
                     }
                 }
             }
             return out;
         }
-        out.extend(controller(o));
+        if let Some(p) = controller(o) {
+            out.push(p);
+        }
         out
     }
 
@@ -320,8 +320,8 @@ impl Ctx<'_> {
         let Some(named) = named else {
             return theirs.is_empty() != a.enemies;
         };
-        let its = theirs.iter().any(|p| named.contains(p));
-        let others = theirs.iter().any(|p| !named.contains(p));
+        let its = theirs.iter().any(|p| named.contains(&p));
+        let others = theirs.iter().any(|p| !named.contains(&p));
         match (a.enemies, a.exclusive) {
             (false, false) => its,
             (false, true) => its && !others,
@@ -376,13 +376,13 @@ impl Ctx<'_> {
     /// that compares so; an object owned by no empire has none. With `holds`: some empire of `o`
     /// has the symbol in that property (a tech it may research, a class it may build).
     fn stockpile(&self, o: ObjectId, s: &StockpileTest) -> bool {
-        self.empires(o, &s.owners).into_iter().any(|p| {
-            match (&s.holds, self.prop_value(p, s.prop)) {
+        self.empires(o, &s.owners)
+            .iter()
+            .any(|p| match (&s.holds, self.prop_value(p, s.prop)) {
                 (Some(sym), Value::Symbols(set)) => set.contains(sym),
                 (Some(_), _) => false,
                 (None, v) => v.number().is_some_and(|v| s.op.holds(v, s.value)),
-            }
-        })
+            })
     }
 
     /// The object whose position `o` is at: the outermost object up its attachments that has a
@@ -644,7 +644,7 @@ impl Ctx<'_> {
         if self
             .empires(seen, &v.owners)
             .iter()
-            .any(|p| mine.contains(p))
+            .any(|p| mine.contains(&p))
         {
             return true;
         }
@@ -657,7 +657,7 @@ impl Ctx<'_> {
                 .is_some_and(|(at, r)| within_distance(at, there, r));
         }
         mine.iter()
-            .any(|p| self.detection(*p, v, cond, maps).covers(there))
+            .any(|p| self.detection(p, v, cond, maps).covers(there))
     }
 }
 

@@ -35,6 +35,9 @@ pub struct Maps {
     /// What each distance condition that names no source measures from (by the condition's
     /// address, and "you" where it reads who that is).
     pub(crate) near: Kept<(usize, Option<PlayerId>), NearIndex>,
+    /// The objects each player controls among those a broad condition narrows to ("planets you
+    /// control": FreeOrion's scopes index objects by owner).
+    pub(crate) controlled: Kept<Broad, FxHashMap<PlayerId, Vec<ObjectId>>>,
     /// Each object's position on the map, by the position's characteristics and object index,
     /// once found; with what it read.
     pub(crate) positions: Vec<Positions>,
@@ -48,6 +51,14 @@ pub struct Maps {
     rule_of: FxHashMap<usize, usize>,
 }
 
+/// A condition that narrows to every object of a kind: of a type, in play, or any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Broad {
+    OfType(crate::model::ids::TypeId),
+    InPlay,
+    Any,
+}
+
 /// Indexes of one kind, by key, each with what it read.
 pub(crate) type Kept<K, V> = FxHashMap<K, (Footprint, Rc<V>)>;
 
@@ -55,8 +66,48 @@ pub(crate) type Kept<K, V> = FxHashMap<K, (Footprint, Rc<V>)>;
 /// index, `None` where not yet found, `Some(None)` where the object has no position.
 pub(crate) type Positions = ((CharId, CharId), Footprint, Vec<Option<Option<Point>>>);
 
-/// The empires of an object: most have one or none, so no allocation.
-pub(crate) type Empires = smallvec::SmallVec<[PlayerId; 4]>;
+/// The empires of an object, as a set of players (ids below 256): copied, never allocated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Empires([u64; 4]);
+
+impl Empires {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    pub(crate) fn push(&mut self, p: PlayerId) {
+        self.0[usize::from(p.0 >> 6)] |= 1 << (p.0 & 63);
+    }
+
+    pub(crate) fn contains(&self, p: &PlayerId) -> bool {
+        (self.0[usize::from(p.0 >> 6)] >> (p.0 & 63)) & 1 == 1
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// The players, in id order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = PlayerId> {
+        self.0.into_iter().enumerate().flat_map(|(w, mut bits)| {
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    PlayerId((w as u32 * 64 + b) as u8)
+                })
+            })
+        })
+    }
+}
+
+impl FromIterator<PlayerId> for Empires {
+    fn from_iter<I: IntoIterator<Item = PlayerId>>(it: I) -> Self {
+        let mut out = Empires::new();
+        it.into_iter().for_each(|p| out.push(p));
+        out
+    }
+}
 
 /// A position on the map.
 pub(crate) type Point = (i64, i64);
@@ -88,6 +139,7 @@ impl Maps {
             && self.placed.is_empty()
             && self.on_lanes.is_empty()
             && self.near.is_empty()
+            && self.controlled.is_empty()
             && self.positions.is_empty()
             && self.empires.iter().all(|e| e.is_empty())
     }
@@ -99,6 +151,7 @@ impl Maps {
         self.placed.retain(|_, (f, _)| !stale(f));
         self.on_lanes.retain(|_, (f, _)| !stale(f));
         self.near.retain(|_, (f, _)| !stale(f));
+        self.controlled.retain(|_, (f, _)| !stale(f));
         self.positions.retain(|(_, f, _)| !stale(f));
         if stale(&self.empires_read) {
             self.empires.iter_mut().for_each(Vec::clear);
@@ -330,5 +383,21 @@ mod tests {
                 assert_eq!(detection.covers((x, y)), every, "({x}, {y}) detected");
             }
         }
+    }
+
+    #[test]
+    fn empires_hold_each_player_once_in_id_order_across_words() {
+        let mut e = Empires::new();
+        assert!(e.is_empty());
+        for p in [255u8, 64, 0, 63, 64] {
+            e.push(PlayerId(p));
+        }
+        assert!(!e.is_empty());
+        let got: Vec<u8> = e.iter().map(|p| p.0).collect();
+        assert_eq!(got, vec![0, 63, 64, 255]);
+        assert!(e.contains(&PlayerId(63)) && e.contains(&PlayerId(255)));
+        assert!(!e.contains(&PlayerId(1)) && !e.contains(&PlayerId(128)));
+        let again: Empires = got.into_iter().map(PlayerId).collect();
+        assert_eq!(again, e);
     }
 }
