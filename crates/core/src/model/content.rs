@@ -198,6 +198,9 @@ pub struct Content {
     /// `play_row_reads`, worked out once.
     #[serde(skip)]
     play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
+    /// `play_class_fits`: each answer found once, by play then class.
+    #[serde(skip)]
+    play_fits: std::sync::OnceLock<Vec<std::sync::OnceLock<bool>>>,
 }
 
 impl Content {
@@ -271,6 +274,7 @@ impl Content {
         self.listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
+        self.play_fits = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -514,6 +518,28 @@ impl Content {
             })
             .get(play)?
             .as_deref()
+    }
+
+    /// The answer of play `play`'s `cards:` test for the cards of a class where no effect applies
+    /// and the test reads only values its class prints (see `play_row_reads`): `test`'s answer
+    /// for the first card of the class asked about, kept for every game with this content.
+    pub(crate) fn play_class_fits(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+        class: ClassId,
+        test: impl FnOnce() -> bool,
+    ) -> bool {
+        let n = self.classes.len();
+        let table = self.play_fits.get_or_init(|| {
+            (0..rs.plays.len() * n)
+                .map(|_| std::sync::OnceLock::new())
+                .collect()
+        });
+        match table.get(play * n + class.index()) {
+            Some(cell) if class.index() < n => *cell.get_or_init(test),
+            _ => test(),
+        }
     }
 
     /// The ruleset's rules that listen to an event at a timing point, by index in order.
