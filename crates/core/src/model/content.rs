@@ -186,6 +186,9 @@ pub struct Content {
     /// `player_checks_read_props`, worked out once.
     #[serde(skip)]
     player_checks_props: std::sync::OnceLock<bool>,
+    /// `player_checks_read_prop`: the properties the player checks read, worked out once.
+    #[serde(skip)]
+    player_checks_reads: std::sync::OnceLock<Vec<crate::model::ids::PropId>>,
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
@@ -417,6 +420,26 @@ impl Content {
                 .filter(|c| c.loses)
                 .all(|c| !c.condition.any_node(plain))
         })
+    }
+
+    /// Whether a player check (`player loses`) may read this property of a player: a change of
+    /// any other leaves what the checks found as it was, where they read only properties
+    /// (`player_checks_read_props`).
+    pub fn player_checks_read_prop(&self, rs: &Ruleset, prop: crate::model::ids::PropId) -> bool {
+        self.player_checks_reads
+            .get_or_init(|| {
+                let mut read = Vec::new();
+                for c in rs.state_checks.iter().filter(|c| c.loses) {
+                    c.condition.any_node(|n, _| {
+                        if let Node::Num(NumExpr::Prop(_, p)) = n {
+                            read.push(*p);
+                        }
+                        false
+                    });
+                }
+                read
+            })
+            .contains(&prop)
     }
 
     /// Whether an object can hold a response of a class other than its own: some response is
