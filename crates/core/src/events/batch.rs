@@ -135,6 +135,9 @@ impl GameState {
         list: Vec<crate::model::action::NewObject>,
         rules: &crate::model::ruleset::DeckRules,
     ) -> Result<(), ActionError> {
+        // Derived first (cheap before the cards), so that the cards' values are worked out from
+        // that derivation as they are created, not in a full derivation.
+        self.refresh();
         self.apply(crate::model::action::Action::Create(list))?;
         for p in 0..self.players.len() {
             self.apply(crate::model::action::Action::Shuffle {
