@@ -220,8 +220,9 @@ fn plays_are_found_card_by_card_where_an_effect_applies() {
     );
 }
 
-/// The timing procedure's shortcut: a step that nothing of its kind listens to at a point is over
-/// at once. Every bundled scenario, and whole games of the classic ruleset, run to the same log
+/// The timing procedure's shortcuts: a step that nothing of its kind listens to at a point is over
+/// at once; a round of state-based checks with nothing changed since one found none finds none
+/// without testing. Every bundled scenario, and whole games of the classic ruleset, run to the same log
 /// and the same results with the procedure taken in full.
 #[test]
 fn steps_nothing_listens_to_end_as_the_full_procedure_ends_them() {
@@ -305,4 +306,41 @@ fn agents_that_read_no_label_play_the_same_games() {
         };
         assert_eq!(game(true), game(false), "seed {seed}: the same game");
     }
+}
+
+/// A play's `cards:` answer for a class is kept with the content (for every game that uses it):
+/// a copy of the content in which the class changed finds it again. Mountain made an instant
+/// with no cost is cast from the first decision on, as testing every card finds.
+#[test]
+fn a_class_changed_in_a_copy_of_the_content_is_tested_again() {
+    let mut g = common::classic_game().with_seed(1);
+    g.deal(&[bolt(), bolt()]).expect("deals");
+    same_plays_as_in_full(&g, "dealt");
+    let mut content = (**g.content()).clone();
+    let bolt_class = content.class_id("Lightning Bolt").unwrap();
+    let mut free = content.class(bolt_class).unwrap().clone();
+    free.name = "Mountain".into();
+    if let Some(sp) = free.spell.as_mut() {
+        sp.costs.clear();
+    }
+    content.add(free);
+    let mut h = GameState::new(
+        g.ruleset().clone(),
+        std::sync::Arc::new(content),
+        &["Ann", "Ben"],
+    )
+    .with_seed(1);
+    h.deal(&[bolt(), bolt()]).expect("deals");
+    same_plays_as_in_full(&h, "dealt with the changed class");
+    let casts = |s: &GameState| {
+        (0..2)
+            .map(|p| s.legal_plays(PlayerId(p), false).len())
+            .sum::<usize>()
+    };
+    assert!(
+        casts(&h) > casts(&g),
+        "the Mountains are cast as instants: {} plays against {}",
+        casts(&h),
+        casts(&g)
+    );
 }

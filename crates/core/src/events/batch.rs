@@ -135,6 +135,9 @@ impl GameState {
         list: Vec<crate::model::action::NewObject>,
         rules: &crate::model::ruleset::DeckRules,
     ) -> Result<(), ActionError> {
+        // Derived first (cheap before the cards), so that the cards' values are worked out from
+        // that derivation as they are created, not in a full derivation.
+        self.refresh();
         self.apply(crate::model::action::Action::Create(list))?;
         for p in 0..self.players.len() {
             self.apply(crate::model::action::Action::Shuffle {
@@ -623,7 +626,8 @@ impl GameState {
 
     /// `legal_plays`; `share`: where no effect applies (`layers::at_base`), a `cards:` condition
     /// that reads only the card's own values other than its state and controller
-    /// (`Content::play_row_reads`) reads its class's printed values: it is tested once per class.
+    /// (`Content::play_row_reads`) reads its class's printed values: it is tested once per class,
+    /// for every game with the content (`Content::play_class_fits`).
     fn legal_plays_with(&self, player: PlayerId, in_batch: bool, share: bool) -> Vec<PlayOption> {
         let Some(phase) = self.phase_def() else {
             return Vec::new();
@@ -651,8 +655,6 @@ impl GameState {
         let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
         // Whether each class's spell costs can be paid, where they name no object.
         let mut paid: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
-        // The play's `cards:` answers found so far, by class (see `per_class`).
-        let mut answered: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
         let at_base = share && crate::layers::at_base(self, self.derived());
         let state_char = self.ruleset.state_char();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
@@ -678,8 +680,7 @@ impl GameState {
                         !r.iter()
                             .any(|c| Some(*c) == state_char || Some(*c) == self.controller_char)
                     });
-            answered.clear();
-            let mut fits = |o: ObjectId| {
+            let fits = |o: ObjectId| {
                 let Some(c) = play.cards.as_ref() else {
                     return true;
                 };
@@ -687,14 +688,11 @@ impl GameState {
                     return Ctx::new(self, sheet, Some(o), Some(player), &[])
                         .test(c, Subject::Object(o));
                 }
-                let class = self.obj(o).class;
-                if let Some(a) = answered.iter().find(|a| a.0 == class) {
-                    return a.1;
-                }
-                let fits =
-                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o));
-                answered.push((class, fits));
-                fits
+                self.content
+                    .play_class_fits(&self.ruleset, k, self.obj(o).class, || {
+                        Ctx::new(self, sheet, Some(o), Some(player), &[])
+                            .test(c, Subject::Object(o))
+                    })
             };
             if play.unless_batch
                 && self

@@ -15,8 +15,8 @@ pub(crate) mod procedure;
 mod runs;
 mod state_checks;
 
-/// Hooks for tests only (cargo feature `test-hooks`): the event procedure's shortcuts turned
-/// off on this thread, so a test can compare what they give with the full procedure.
+/// Hooks for tests only (cargo feature `test-hooks`): the event procedure's shortcuts (and the
+/// state-based checks') turned off on this thread, so a test can compare what they give with the full procedure.
 #[cfg(feature = "test-hooks")]
 pub mod hooks {
     use std::cell::Cell;

@@ -40,6 +40,11 @@ impl GameState {
                 .collect();
             return self.push_state_checks(occs);
         }
+        // CR 704.3: nothing changed since a round found nothing (no object's values, no
+        // property a player check reads): none applies now either.
+        if self.settled && self.players_settled && super::shortcuts() {
+            return Ok(());
+        }
         let mut found: Vec<(ObjectId, Option<ZoneId>, String)> = Vec::new();
         // Checks that make an occurrence of an event about the object (`happens:`).
         let mut happening: Vec<Occurrence> = Vec::new();
@@ -66,10 +71,16 @@ impl GameState {
             .flat_map(|f| f.occs.iter().filter(|o| o.alive && !o.happened))
             .filter_map(|o| o.occ.args.first().copied())
             .collect();
+        // Whether an object was passed over for a round under way: the checks are then not clear.
+        let mut passed = false;
         {
             let ctx = Ctx::new(self, &self.derived().sheet, None, None, &[]);
             for &o in objects {
-                if !self.in_play(o) || under_way.contains(&Arg::Object(o)) {
+                if !self.in_play(o) {
+                    continue;
+                }
+                if under_way.contains(&Arg::Object(o)) {
+                    passed = true;
                     continue;
                 }
                 if let Some(c) = rs
@@ -98,7 +109,7 @@ impl GameState {
             && self.content.player_checks_read_props(&self.ruleset)
             && !crate::layers::props_written(self);
         if found.is_empty() && losing.is_empty() && happening.is_empty() {
-            self.settled = true;
+            self.settled = !passed;
             return Ok(());
         }
         // An Equipment that is unattached stays where it is (CR 704.5n); the others move.

@@ -223,7 +223,12 @@ impl GameState {
 
     /// Sets a player's base property value, of any kind.
     pub(super) fn set_property_value(&mut self, player: PlayerId, prop: PropId, v: Value) {
-        self.players_settled = false;
+        // What the player checks found stays where they read only properties, not this one.
+        if !self.content.player_checks_read_props(&self.ruleset)
+            || self.content.player_checks_read_prop(&self.ruleset, prop)
+        {
+            self.players_settled = false;
+        }
         if crate::layers::props_written(self) {
             self.touch();
         } else if crate::layers::prop_derived(self, prop) {

@@ -107,6 +107,13 @@ pub(crate) fn at_base(state: &GameState, d: &Derived) -> bool {
     })
 }
 
+/// A changed object's new values where nothing applies: its whole base row, or only the cells
+/// of its previous row that differ (by characteristic index).
+enum Patch {
+    Row(Vec<Value>),
+    Cells(smallvec::SmallVec<[(usize, Value); 2]>),
+}
+
 /// Where no effect applied in any layer before the changes and none can after them (no created
 /// effect, no static ability that works, no counter or face-down value a layer applies to a
 /// changed object), every object's values are its base values (CR 613.1: the layers apply
@@ -147,12 +154,45 @@ fn nothing_applies<'a>(
                 if l.iter().any(|a| matches!(a, Ability::Static { .. })))
         })
     };
-    let rows: Vec<Vec<Value>> = dirty
+    // Each changed object's base values (`GameState::base_values`): where its class is as it
+    // was, only its state and controller can differ from its previous row, which was its base
+    // row; else (or a new object) its whole row is made.
+    let state_char = rs.state_char();
+    let rows: Vec<Patch> = dirty
         .iter()
-        .map(|&x| state.base_row(state.obj(x)))
+        .map(|&x| {
+            let o = state.obj(x);
+            match changes.old_object(x) {
+                Some(old) if old.class == o.class && x.index() < prev.sheet.objects.len() => {
+                    let mut cells = smallvec::SmallVec::new();
+                    if let Some(c) = state_char.filter(|_| old.state != o.state) {
+                        cells.push((c.index(), Value::Symbols(o.state.clone())));
+                    }
+                    if let Some(c) = state
+                        .controller_char
+                        .filter(|_| old.controller != o.controller)
+                    {
+                        cells.push((c.index(), Value::Player(Some(o.controller))));
+                    }
+                    Patch::Cells(cells)
+                }
+                _ => Patch::Row(state.base_row(o)),
+            }
+        })
         .collect();
     for (&x, row) in dirty.iter().zip(&rows) {
-        if applies(state.obj(x)) || (state.in_play(x) && has_static(row)) {
+        if applies(state.obj(x)) {
+            return None;
+        }
+        let with_static = match row {
+            Patch::Row(r) => has_static(r),
+            Patch::Cells(_) => prev
+                .sheet
+                .objects
+                .get_row(x.index())
+                .is_some_and(has_static),
+        };
+        if state.in_play(x) && with_static {
             return None;
         }
     }
@@ -177,12 +217,20 @@ fn nothing_applies<'a>(
         } = prev;
         super::props::props_into(state, &props, &mut sheet);
         for (&x, row) in dirty.iter().zip(rows) {
-            if x.index() < sheet.objects.len() {
-                for (cell, v) in sheet.objects[x.index()].iter_mut().zip(row) {
-                    *cell = v;
+            match row {
+                Patch::Cells(cells) if !cells.is_empty() => {
+                    let r = &mut sheet.objects[x.index()];
+                    for (c, v) in cells {
+                        r[c] = v;
+                    }
                 }
-            } else {
-                sheet.objects.push_values(row);
+                Patch::Cells(_) => {}
+                Patch::Row(row) if x.index() < sheet.objects.len() => {
+                    for (cell, v) in sheet.objects[x.index()].iter_mut().zip(row) {
+                        *cell = v;
+                    }
+                }
+                Patch::Row(row) => sheet.objects.push_values(row),
             }
         }
         sheet.objects.share();

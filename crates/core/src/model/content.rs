@@ -186,6 +186,9 @@ pub struct Content {
     /// `player_checks_read_props`, worked out once.
     #[serde(skip)]
     player_checks_props: std::sync::OnceLock<bool>,
+    /// `player_checks_read_prop`: the properties the player checks read, worked out once.
+    #[serde(skip)]
+    player_checks_reads: std::sync::OnceLock<Vec<crate::model::ids::PropId>>,
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
@@ -198,6 +201,9 @@ pub struct Content {
     /// `play_row_reads`, worked out once.
     #[serde(skip)]
     play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
+    /// `play_class_fits`: each answer found once, by play then class.
+    #[serde(skip)]
+    play_fits: std::sync::OnceLock<Vec<std::sync::OnceLock<bool>>>,
 }
 
 impl Content {
@@ -271,6 +277,7 @@ impl Content {
         self.listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
+        self.play_fits = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -415,6 +422,26 @@ impl Content {
         })
     }
 
+    /// Whether a player check (`player loses`) may read this property of a player: a change of
+    /// any other leaves what the checks found as it was, where they read only properties
+    /// (`player_checks_read_props`).
+    pub fn player_checks_read_prop(&self, rs: &Ruleset, prop: crate::model::ids::PropId) -> bool {
+        self.player_checks_reads
+            .get_or_init(|| {
+                let mut read = Vec::new();
+                for c in rs.state_checks.iter().filter(|c| c.loses) {
+                    c.condition.any_node(|n, _| {
+                        if let Node::Num(NumExpr::Prop(_, p)) = n {
+                            read.push(*p);
+                        }
+                        false
+                    });
+                }
+                read
+            })
+            .contains(&prop)
+    }
+
     /// Whether an object can hold a response of a class other than its own: some response is
     /// granted, symbols give abilities (CR 305.7), an object enters as a copy, or an effect copies
     /// or gives the abilities of other objects. Where none can, only the objects of a class answer
@@ -514,6 +541,28 @@ impl Content {
             })
             .get(play)?
             .as_deref()
+    }
+
+    /// The answer of play `play`'s `cards:` test for the cards of a class where no effect applies
+    /// and the test reads only values its class prints (see `play_row_reads`): `test`'s answer
+    /// for the first card of the class asked about, kept for every game with this content.
+    pub(crate) fn play_class_fits(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+        class: ClassId,
+        test: impl FnOnce() -> bool,
+    ) -> bool {
+        let n = self.classes.len();
+        let table = self.play_fits.get_or_init(|| {
+            (0..rs.plays.len() * n)
+                .map(|_| std::sync::OnceLock::new())
+                .collect()
+        });
+        match table.get(play * n + class.index()) {
+            Some(cell) if class.index() < n => *cell.get_or_init(test),
+            _ => test(),
+        }
     }
 
     /// The ruleset's rules that listen to an event at a timing point, by index in order.
