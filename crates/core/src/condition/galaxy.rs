@@ -39,9 +39,12 @@ impl Ctx<'_> {
             // condition names no source ("within 2 jumps of a Research Lab"), the same for
             // every source too: found once in the derivation's indexes (by "you" where it reads
             // who that is).
-            Cond::Near(n) if !n.of.refers_outer() => {
+            Cond::Near(n) => {
                 let key = &**n as *const Nearness as usize;
                 let found = self.near.borrow().near.get(&key).cloned();
+                if found.is_none() && n.of.refers_outer() {
+                    return each.near(o, n, &each.near_index(n, cond, &maps));
+                }
                 let index = found.unwrap_or_else(|| {
                     let i = if n.of.names_source() {
                         Rc::new(each.near_index(n, cond, &maps))
@@ -60,7 +63,6 @@ impl Ctx<'_> {
                 });
                 each.near(o, n, &index)
             }
-            Cond::Near(n) => each.near(o, n, &each.near_index(n, cond, &maps)),
             _ => false,
         }
     }
@@ -246,9 +248,9 @@ impl Ctx<'_> {
         e
     }
 
-    /// For `Cond::narrow`: of `list`, the objects an empire of the source may own: those such an
-    /// empire controls, and those of a type owned through what is attached to them. All of
-    /// `list` where the source has no empire ("owned by you" is then "owned by no empire").
+    /// For `Cond::narrow`: of `list`, the objects an empire of the source owns (by `empires`,
+    /// found once per derivation). All of `list` where the source has no empire ("owned by you"
+    /// is then "owned by no empire").
     pub(crate) fn owned_by_source(&self, list: Vec<ObjectId>, ow: &Owners) -> Vec<ObjectId> {
         let Some(s) = self.source else { return list };
         let mine = self.empires(s, ow);
@@ -256,11 +258,7 @@ impl Ctx<'_> {
             return list;
         }
         list.into_iter()
-            .filter(|o| {
-                let t = self.state.object_type(*o);
-                ow.through.iter().any(|(a, _)| Some(*a) == t)
-                    || matches!(self.value(*o, ow.controller), Value::Player(Some(p)) if mine.contains(p))
-            })
+            .filter(|o| self.empires(*o, ow).iter().any(|p| mine.contains(&p)))
             .collect()
     }
 

@@ -49,6 +49,8 @@ pub struct Maps {
     /// among them of each copy (by its address).
     rules: Vec<Owners>,
     rule_of: FxHashMap<usize, usize>,
+    /// The last copy asked about and its place: most calls ask about the same one in a row.
+    last_rule: Option<(usize, usize)>,
 }
 
 /// A condition that narrows to every object of a kind: of a type, in play, or any.
@@ -163,8 +165,13 @@ impl Maps {
     /// each object's empires are found once for all conditions.
     pub(crate) fn rule(&mut self, ow: &Owners) -> usize {
         let at = ow as *const Owners as usize;
-        if let Some(i) = self.rule_of.get(&at) {
-            return *i;
+        match self.last_rule {
+            Some((a, i)) if a == at => return i,
+            _ => {}
+        }
+        if let Some(i) = self.rule_of.get(&at).copied() {
+            self.last_rule = Some((at, i));
+            return i;
         }
         let i = match self.rules.iter().position(|r| r == ow) {
             Some(i) => i,
@@ -175,6 +182,7 @@ impl Maps {
             }
         };
         self.rule_of.insert(at, i);
+        self.last_rule = Some((at, i));
         i
     }
 }
