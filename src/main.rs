@@ -748,7 +748,20 @@ fn object_json(
                 .map(|c| json!({"count": c.count, "timestamp": c.timestamp.0}))
                 .collect();
             (!placed.is_empty()).then(|| {
-                json!({"kind": def.name, "count": obj.counter_count(kind), "placements": placed})
+                let mut c = json!({"kind": def.name, "count": obj.counter_count(kind), "placements": placed});
+                // A meter's current value accounts for itself, change by change, from the log.
+                if let Some(a) = rs
+                    .meter_of_counter(kind)
+                    .and_then(|_| state.account(o, kind).ok())
+                {
+                    c["changes"] = a
+                        .steps
+                        .iter()
+                        .map(|s| json!({"what": s.what, "by": s.by, "before": s.before, "after": s.after}))
+                        .collect();
+                    c["unaccounted"] = json!(a.unaccounted);
+                }
+                c
             })
         })
         .collect();
@@ -778,14 +791,25 @@ fn player_json(
         .iter()
         .enumerate()
         .map(|(i, prop)| {
-            value_json(
+            let mut v = value_json(
                 state,
                 &prop.name,
                 "number",
                 &d.sheet.players[p.index()][i],
                 &e.base.players[p.index()][i],
                 &e.players[p.index()][i],
-            )
+            );
+            // A set of class names accounts for itself, change by change, from the log.
+            if prop.symbols {
+                let steps = state
+                    .account_symbols(p, rulecraft_core::model::ids::PropId(i as u16))
+                    .unwrap_or_default();
+                v["changes"] = steps
+                    .iter()
+                    .map(|s| json!({"what": s.what, "by": s.by, "symbol": s.symbol, "added": s.added}))
+                    .collect();
+            }
+            v
         })
         .collect();
     json!({

@@ -543,3 +543,88 @@ fn the_python_packages_built_in_classic_content_lists_every_file() {
         );
     }
 }
+
+/// `explain --format json` accounts for a meter's current value change by change, and for an
+/// empire's set of classes, as the text form and the library's accounting do (FreeOrion's meter
+/// accounting; tests/galaxy.rs checks these steps against the scenarios' rules).
+#[test]
+fn explain_json_accounts_for_current_meters_and_sets_of_classes() {
+    let o = rulecraft(&[
+        "explain",
+        "scenarios/galaxy/effects-non-meter.scenario",
+        "--object",
+        "earth",
+        "--format",
+        "json",
+    ]);
+    let j = json(&o);
+    let farming = j["counters"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["kind"] == "farming"))
+        .expect("Earth's farming counters");
+    let steps: Vec<(i64, i64)> = farming["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| {
+            (
+                c["before"].as_i64().unwrap_or(-1),
+                c["after"].as_i64().unwrap_or(-1),
+            )
+        })
+        .collect();
+    // Grows to 1; the Farm Grant's 5 and the Farm Bureau's 2; grows to 9, capped to 3 (max 3);
+    // 5 and 2 again.
+    assert_eq!(
+        steps,
+        [(0, 1), (1, 6), (6, 8), (8, 9), (9, 3), (3, 8), (8, 10)]
+    );
+    assert_eq!(
+        farming["changes"][1]["what"],
+        "current_changes(Terran Planet, farming, 5)"
+    );
+    assert_eq!(farming["count"], 10);
+    assert_eq!(farming["unaccounted"], 0);
+
+    let o = rulecraft(&[
+        "explain",
+        "scenarios/galaxy/effects-availability.scenario",
+        "--object",
+        "Ann",
+        "--format",
+        "json",
+    ]);
+    let j = json(&o);
+    let techs = j["properties"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "available_techs"))
+        .expect("Ann's available techs");
+    let changes: Vec<(String, bool)> = techs["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .map(|c| {
+            (
+                c["symbol"].as_str().unwrap_or("").to_string(),
+                c["added"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes[..2],
+        [
+            ("Algae Farming".to_string(), true),
+            ("Algae Farming".to_string(), false)
+        ]
+    );
+    assert_eq!(
+        techs["changes"][0]["what"],
+        "tech_availability_set(Ann, Algae Farming, 1)"
+    );
+    // A property of numbers has no changes listed.
+    let food = j["properties"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "food"))
+        .expect("Ann's food");
+    assert!(food.get("changes").is_none());
+}
