@@ -43,11 +43,11 @@ impl Ctx<'_> {
                 let key = &**n as *const Nearness as usize;
                 let found = self.near.borrow().near.get(&key).cloned();
                 if found.is_none() && n.of.refers_outer() {
-                    return each.near(o, n, &each.near_index(n, cond, &maps));
+                    return each.near(o, n, &each.near_index(n, &maps));
                 }
                 let index = found.unwrap_or_else(|| {
                     let i = if n.of.names_source() {
-                        Rc::new(each.near_index(n, cond, &maps))
+                        Rc::new(each.near_index(n, &maps))
                     } else {
                         let you = self.you.filter(|_| n.of.may_read_you());
                         self.kept(
@@ -55,7 +55,7 @@ impl Ctx<'_> {
                             |m| &mut m.near,
                             (key, you),
                             cond,
-                            || each.near_index(n, cond, &maps),
+                            || each.near_index(n, &maps),
                         )
                     };
                     self.near.borrow_mut().near.insert(key, i.clone());
@@ -88,13 +88,13 @@ impl Ctx<'_> {
     pub(crate) fn placed_near(&self, cond: &Cond) -> Option<Vec<ObjectId>> {
         if let Cond::Near(n) = cond {
             if n.metric == Metric::Jumps && matches!(n.of, Cond::IsSource) {
-                return self.jumps_near(n, cond);
+                return self.jumps_near(n);
             }
         }
         let s = self.source?;
         match cond {
             Cond::Near(n) if n.metric == Metric::Direct && matches!(n.of, Cond::IsSource) => {
-                Some(self.placed_around(s, &n.places, n.within, cond))
+                Some(self.placed_around(s, &n.places, n.within))
             }
             // The source sees itself, wherever it is.
             Cond::Visible(v) if v.source_sees => {
@@ -102,7 +102,7 @@ impl Ctx<'_> {
                     return None;
                 }
                 let mut list = match self.range(s, v) {
-                    Some((_, r)) => self.placed_around(s, &v.places, r, cond),
+                    Some((_, r)) => self.placed_around(s, &v.places, r),
                     None => Vec::new(),
                 };
                 if let Err(i) = list.binary_search(&s) {
@@ -116,18 +116,18 @@ impl Ctx<'_> {
 
     /// The objects in play placed within `d` of where the source `s` is, in id order (none where
     /// it has no place): through the derivation's grid of every object in play, by squares of
-    /// side `d`, found once (`cond`: the condition that reads the places).
-    fn placed_around(&self, s: ObjectId, places: &Places, d: i64, cond: &Cond) -> Vec<ObjectId> {
+    /// side `d`, found once.
+    fn placed_around(&self, s: ObjectId, places: &Places, d: i64) -> Vec<ObjectId> {
         let Some(at) = self.position(s, places).filter(|_| d >= 0) else {
             return Vec::new();
         };
         let cell = d.max(1);
         let maps = self.shared_maps();
-        let placed = self.kept(
+        let placed = self.kept_reading(
             &maps,
             |m| &mut m.placed,
-            (places.x, cell),
-            cond,
+            (places.x, places.y, cell),
+            || chars(&[places.x, places.y]),
             || {
                 let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
                 for o in self.state.in_play_ids() {
@@ -144,13 +144,13 @@ impl Ctx<'_> {
     /// `placed_near` for `within N jumps of source`: the systems N jumps or fewer from where the
     /// source is, what is attached to them (down the hierarchy), every object that names a
     /// starlane it is on, and what is at the source's position (0 jumps).
-    fn jumps_near(&self, n: &Nearness, cond: &Cond) -> Option<Vec<ObjectId>> {
+    fn jumps_near(&self, n: &Nearness) -> Option<Vec<ObjectId>> {
         let s = self.source?;
         if n.within < 0 {
             return Some(Vec::new());
         }
         let maps = self.shared_maps();
-        let systems = self.lanes(&n.places, cond, &maps);
+        let systems = self.lanes(&n.places, &maps);
         let from = self.lane_ends(s, &n.places, &systems);
         let mut level: Vec<ObjectId> = systems.jumps_from(&from, n.within).into_keys().collect();
         level.retain(|o| self.state.in_play(*o));
@@ -164,11 +164,11 @@ impl Ctx<'_> {
             list.extend_from_slice(&level);
         }
         if let Some(l) = n.places.on_lane {
-            let on = self.kept(
+            let on = self.kept_reading(
                 &maps,
                 |m| &mut m.on_lanes,
                 l,
-                cond,
+                || chars(&[l]),
                 || {
                     self.state
                         .in_play_ids()
@@ -185,7 +185,7 @@ impl Ctx<'_> {
             list.extend_from_slice(&on);
         }
         // Co-located with the source: 0 jumps.
-        list.extend(self.placed_around(s, &n.places, 0, cond));
+        list.extend(self.placed_around(s, &n.places, 0));
         list.sort_unstable();
         list.dedup();
         list.retain(|o| self.state.in_play(*o));
@@ -203,12 +203,29 @@ impl Ctx<'_> {
         cond: &Cond,
         build: impl FnOnce() -> V,
     ) -> Rc<V> {
+        let read = || {
+            let mut f = Footprint::default();
+            cond.reads(self.state.controller_char, &mut f);
+            f
+        };
+        self.kept_reading(maps, select, key, read, build)
+    }
+
+    /// `kept`, with what the index reads given by `read` (the characteristics `chars`): an index
+    /// of places is not dropped when a detection range changes.
+    fn kept_reading<K: std::hash::Hash + Eq, V>(
+        &self,
+        maps: &RefCell<Maps>,
+        select: fn(&mut Maps) -> &mut Kept<K, V>,
+        key: K,
+        read: impl FnOnce() -> Footprint,
+        build: impl FnOnce() -> V,
+    ) -> Rc<V> {
         if let Some((_, found)) = select(&mut maps.borrow_mut()).get(&key) {
             return found.clone();
         }
         let found = Rc::new(build());
-        let mut f = Footprint::default();
-        cond.reads(self.state.controller_char, &mut f);
+        let f = read();
         select(&mut maps.borrow_mut()).insert(key, (f, found.clone()));
         found
     }
@@ -467,14 +484,13 @@ impl Ctx<'_> {
             .collect()
     }
 
-    /// The systems in play with their starlanes, found once in `maps` (`cond`: the condition
-    /// that reads them).
-    fn lanes(&self, p: &Places, cond: &Cond, maps: &RefCell<Maps>) -> Rc<Systems> {
-        self.kept(
+    /// The systems in play with their starlanes, found once in `maps`.
+    fn lanes(&self, p: &Places, maps: &RefCell<Maps>) -> Rc<Systems> {
+        self.kept_reading(
             maps,
             |m| &mut m.lanes,
             (p.lanes, p.name),
-            cond,
+            || chars(&[p.lanes, p.name]),
             || self.systems(p),
         )
     }
@@ -514,7 +530,7 @@ impl Ctx<'_> {
     /// positions in squares of the distance's side (a position within the distance of a point
     /// is in the point's square or one next to it), and for starlane jumps the lanes with the
     /// systems those objects are at or next to.
-    pub(crate) fn near_index(&self, n: &Nearness, cond: &Cond, maps: &RefCell<Maps>) -> NearIndex {
+    pub(crate) fn near_index(&self, n: &Nearness, maps: &RefCell<Maps>) -> NearIndex {
         let cell = n.within.max(1);
         let mut index = NearIndex {
             cell,
@@ -534,7 +550,7 @@ impl Ctx<'_> {
             }
         }
         if n.metric == Metric::Jumps && index.any {
-            let systems = self.lanes(&n.places, cond, maps);
+            let systems = self.lanes(&n.places, maps);
             let mut ends: FxHashMap<ObjectId, i64> = FxHashMap::default();
             for c in &candidates {
                 for (e, k) in self.lane_ends(*c, &n.places, &systems) {
@@ -587,33 +603,44 @@ impl Ctx<'_> {
     }
 
     /// The detection ranges of the objects in play of `empire` (`detection`), found once in
-    /// `maps` for the visibility condition `cond`.
+    /// `maps` for every empire at once (one look at each object's empires and range).
     fn detection(
         &self,
         empire: PlayerId,
         v: &Visibility,
         cond: &Cond,
         maps: &RefCell<Maps>,
-    ) -> Rc<Detection> {
+    ) -> Option<Rc<Detection>> {
         // Equal rules and characteristics share one index, whichever condition asks.
         let rule = maps.borrow_mut().rule(&v.owners);
-        let key = (rule, v.detection, v.places.x, v.places.y, empire);
-        self.kept(
+        let key = (rule, v.detection, v.places.x, v.places.y);
+        let all = self.kept(
             maps,
             |m| &mut m.detection,
             key,
             cond,
             || {
-                Detection::new(
-                    self.state
-                        .in_play_ids()
-                        .iter()
-                        .filter(|d| self.empires(**d, &v.owners).contains(&empire))
-                        .filter_map(|d| self.range(*d, v))
-                        .collect(),
-                )
+                let mut each: Vec<Vec<((i64, i64), i64)>> =
+                    vec![Vec::new(); self.state.players.len()];
+                for d in self.state.in_play_ids() {
+                    let owners = self.empires(*d, &v.owners);
+                    if owners.is_empty() {
+                        continue;
+                    }
+                    if let Some(r) = self.range(*d, v) {
+                        for p in owners.iter() {
+                            if let Some(list) = each.get_mut(p.index()) {
+                                list.push(r);
+                            }
+                        }
+                    }
+                }
+                each.into_iter()
+                    .map(|l| Rc::new(Detection::new(l)))
+                    .collect::<Vec<_>>()
             },
-        )
+        );
+        all.get(empire.index()).cloned()
     }
 
     /// Where `d` is and how far it detects, if it has both.
@@ -654,9 +681,18 @@ impl Ctx<'_> {
                 .range(viewer, v)
                 .is_some_and(|(at, r)| within_distance(at, there, r));
         }
-        mine.iter()
-            .any(|p| self.detection(p, v, cond, maps).covers(there))
+        mine.iter().any(|p| {
+            self.detection(p, v, cond, maps)
+                .is_some_and(|d| d.covers(there))
+        })
     }
+}
+
+/// A footprint of these characteristics.
+fn chars(list: &[crate::model::ids::CharId]) -> Footprint {
+    let mut f = Footprint::default();
+    list.iter().for_each(|c| f.add_char(*c));
+    f
 }
 
 /// SplitMix64's finalizer: spreads every bit of the input over the output.

@@ -24,11 +24,12 @@ pub(crate) struct Local {
 #[derive(Default)]
 pub struct Maps {
     pub(crate) lanes: Kept<(CharId, CharId), Systems>,
-    /// By ownership rules (`rule`), detection range and position characteristics, and empire.
-    pub(crate) detection: Kept<(usize, CharId, CharId, CharId, PlayerId), Detection>,
-    /// Every object in play with a position, by square (of the side in the key, with the `x`
-    /// characteristic).
-    pub(crate) placed: Kept<(CharId, i64), Placed>,
+    /// By ownership rules (`rule`), detection range and position characteristics; each
+    /// empire's, by player index.
+    pub(crate) detection: Kept<(usize, CharId, CharId, CharId), Vec<Rc<Detection>>>,
+    /// Every object in play with a position, by square (of the side in the key, with the
+    /// position's characteristics).
+    pub(crate) placed: Kept<(CharId, CharId, i64), Placed>,
     /// The objects in play outside any system that name a starlane they are on (by the
     /// characteristic naming it).
     pub(crate) on_lanes: Kept<CharId, Vec<ObjectId>>,
