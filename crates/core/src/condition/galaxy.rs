@@ -429,11 +429,9 @@ impl Ctx<'_> {
         let i = match maps.positions.iter().position(|(k, _, _)| *k == key) {
             Some(i) => i,
             None => {
-                let mut f = Footprint::default();
-                f.add_char(p.x);
-                f.add_char(p.y);
                 let n = self.state.objects.len();
-                maps.positions.push((key, f, vec![None; n]));
+                maps.positions
+                    .push((key, chars(&[p.x, p.y]), vec![None; n]));
                 maps.positions.len() - 1
             }
         };

@@ -188,7 +188,7 @@ pub struct Content {
     player_checks_props: std::sync::OnceLock<bool>,
     /// `player_checks_read_prop`: the properties the player checks read, worked out once.
     #[serde(skip)]
-    player_checks_reads: std::sync::OnceLock<Vec<crate::model::ids::PropId>>,
+    player_checks_reads: std::sync::OnceLock<crate::model::condition::Footprint>,
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
@@ -428,18 +428,14 @@ impl Content {
     pub fn player_checks_read_prop(&self, rs: &Ruleset, prop: crate::model::ids::PropId) -> bool {
         self.player_checks_reads
             .get_or_init(|| {
-                let mut read = Vec::new();
+                let mut read = crate::model::condition::Footprint::default();
                 for c in rs.state_checks.iter().filter(|c| c.loses) {
-                    c.condition.any_node(|n, _| {
-                        if let Node::Num(NumExpr::Prop(_, p)) = n {
-                            read.push(*p);
-                        }
-                        false
-                    });
+                    c.condition
+                        .reads(rs.char_of_kind(CharKind::Controller), &mut read);
                 }
                 read
             })
-            .contains(&prop)
+            .has_prop(prop)
     }
 
     /// Whether an object can hold a response of a class other than its own: some response is
