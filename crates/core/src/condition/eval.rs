@@ -460,7 +460,7 @@ impl Ctx<'_> {
             Cond::IsTarget => self.targets.contains(&this),
             Cond::IsAttached => this_object(this).is_some_and(|o| {
                 self.source
-                    .is_some_and(|s| self.state.obj(s).attached_to == Some(o))
+                    .is_some_and(|s| self.state.attached_of(s) == Some(o))
             }),
             Cond::IsPlayer(r) => match this {
                 Subject::Player(p) => self.player_matches(*r, Some(p), this),
@@ -471,9 +471,8 @@ impl Ctx<'_> {
             Cond::OnTop(z) => {
                 this_object(this).is_some_and(|o| self.object(ObjRef::Top(*z), this) == Some(o))
             }
-            Cond::Linked => this_object(this).is_some_and(|o| {
-                self.source.is_some() && self.state.obj(o).attached_to == self.source
-            }),
+            Cond::Linked => this_object(this)
+                .is_some_and(|o| self.source.is_some() && self.state.attached_of(o) == self.source),
             Cond::AnyObject => matches!(this, Subject::Object(_)),
             Cond::Holder(ch, c) => this_object(this)
                 .and_then(|o| self.state.holder(o, *ch))
@@ -490,7 +489,7 @@ impl Ctx<'_> {
             | Cond::Visible(_)
             | Cond::Near(_) => self.test_galaxy(cond, this),
             Cond::AttachedTo(c) => this_object(this)
-                .and_then(|o| self.state.obj(o).attached_to)
+                .and_then(|o| self.state.attached_of(o))
                 .is_some_and(|t| self.test(c, Subject::Object(t))),
             Cond::LegallyAttached => this_object(this).is_some_and(|o| {
                 self.state

@@ -410,7 +410,7 @@ impl Ctx<'_> {
             if self.state.has_char(x, p.x) {
                 found = Some(x);
             }
-            at = self.state.objects.get(x.index())?.attached_to;
+            at = self.state.attached_of(x);
         }
         found
     }
@@ -458,11 +458,7 @@ impl Ctx<'_> {
             if self.state.has_char(x, p.lanes) {
                 system = Some(x);
             }
-            at = self
-                .state
-                .objects
-                .get(x.index())
-                .and_then(|g| g.attached_to);
+            at = self.state.attached_of(x);
         }
         if let Some(s) = system {
             return vec![(s, 0)];

@@ -145,13 +145,29 @@ pub(super) fn gather(
         .map(|(c, _)| c.clone())
         .collect();
     let layer_def = &state.ruleset.layers[layer.index()];
-    let mut objects: Vec<&GameObject> = state.objects().collect();
+    let face_down = layer_def.face_down && !state.ruleset.face_down.is_empty();
+    let counters = state
+        .ruleset
+        .counters
+        .iter()
+        .any(|c| c.applies_in(&state.ruleset, layer));
+    let mut ids: Vec<usize> = (0..state.objects.len()).collect();
     if let Some(rank) = visit {
-        objects.sort_by_key(|o| rank[o.id.index()]);
+        ids.sort_by_key(|i| rank[*i]);
     }
-    for o in objects {
+    for i in ids {
+        // An object with no static ability, where this layer takes no face-down value and no
+        // counter, has nothing here: its own block is not read.
+        let statics = state.abilities_char.is_some_and(|ac| {
+            matches!(&sheet.objects[i][ac.index()], Value::Abilities(list)
+                if list.iter().any(|a| matches!(a, Ability::Static { .. })))
+        });
+        if !statics && !face_down && !counters {
+            continue;
+        }
+        let o: &GameObject = &state.objects[i];
         let in_play = state.in_play(o.id);
-        if layer_def.face_down && o.face_down && !state.ruleset.face_down.is_empty() {
+        if face_down && o.face_down {
             out.push(Candidate {
                 key: EffectKey::FaceDown(o.id),
                 body: Body::FaceDown,

@@ -203,6 +203,8 @@ impl Deriver<'_> {
             &self.grants,
             self.visit.as_deref(),
         );
+        // Each effect starting here is kept once: room for all of them at once.
+        self.started.reserve(cands.len());
         self.stack(&cands);
         // CR 613.3: characteristic-defining effects first; a layer may also order by kind of
         // change (CR 601.2f: additions, then subtractions, then effects on the total cost).

@@ -190,11 +190,16 @@ pub(super) fn all_subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
 pub fn subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
     match affects {
         Affects::Objects(c) => match c.narrow(ctx) {
-            Some(list) => list
-                .into_iter()
-                .map(Subject::Object)
-                .filter(|s| ctx.test(c, *s))
-                .collect(),
+            Some(list) => {
+                // At most all of the narrowed list: room for it at once.
+                let mut out = Vec::with_capacity(list.len());
+                out.extend(
+                    list.into_iter()
+                        .map(Subject::Object)
+                        .filter(|s| ctx.test(c, *s)),
+                );
+                out
+            }
             None => ctx
                 .state
                 .object_ids()

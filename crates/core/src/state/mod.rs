@@ -76,6 +76,10 @@ pub struct GameState {
     /// Which objects are attached to which, as (host, attached object) pairs in order: kept up to
     /// date by `set_attached`, so that what is attached to an object is found without a search.
     attachments: Arc<Vec<(ObjectId, ObjectId)>>,
+    /// Each object's type and what it is attached to, by object index: kept up to date by
+    /// `push_object` and `set_attached`, so that a look up the attachment hierarchy (`holder`)
+    /// reads one small list rather than each object's own block.
+    links: Arc<Vec<Link>>,
     /// The objects in each zone (by zone index), in id order: kept up to date as objects are
     /// made and change zones, so that a player's hand is listed without going through every
     /// object.
@@ -201,6 +205,7 @@ impl GameState {
             in_play: Arc::new(Vec::new()),
             in_play_bits: Arc::new(Vec::new()),
             attachments: Arc::new(Vec::new()),
+            links: Arc::new(Vec::new()),
             by_zone: Arc::new(vec![Vec::new(); ruleset.zones.len()]),
             base: OnceLock::new(),
             base_prev: None,
@@ -343,8 +348,24 @@ impl GameState {
 
     /// The object type of `o`'s class, if it has one (`None` for a bad id).
     pub fn object_type(&self, o: ObjectId) -> Option<crate::model::ids::TypeId> {
-        let obj = self.objects.get(o.index())?;
-        self.content.classes.get(obj.class.index())?.object_type
+        self.links.get(o.index())?.ty
+    }
+
+    /// What the object is attached to (`None` for none, or an id that names no object).
+    pub(crate) fn attached_of(&self, o: ObjectId) -> Option<ObjectId> {
+        self.links.get(o.index())?.up
+    }
+
+    /// What `links` holds for an object.
+    fn link_of(&self, o: &GameObject) -> Link {
+        Link {
+            ty: self
+                .content
+                .classes
+                .get(o.class.index())
+                .and_then(|c| c.object_type),
+            up: o.attached_to,
+        }
     }
 
     /// The object characteristic `ch` of `o` is read from: `o` if it has it, else the first
@@ -358,7 +379,7 @@ impl GameState {
             if self.has_char(at, ch) {
                 return Some(at);
             }
-            at = self.objects.get(at.index())?.attached_to?;
+            at = self.links.get(at.index())?.up?;
         }
         None
     }
@@ -734,6 +755,7 @@ impl GameState {
             in_play: self.in_play.clone(),
             in_play_bits: self.in_play_bits.clone(),
             attachments: self.attachments.clone(),
+            links: self.links.clone(),
             by_zone: self.by_zone.clone(),
             base: OnceLock::new(),
             base_prev: None,
@@ -806,6 +828,12 @@ impl GameState {
             }
         }
         old.attachments = Arc::new(pairs);
+        let mut links = (*self.links).clone();
+        links.truncate(known);
+        for (id, o) in changed {
+            links[id.index()] = old.link_of(o);
+        }
+        old.links = Arc::new(links);
         old.by_zone = Arc::new(zone_lists(&old.ruleset, &old.objects));
         old.base = OnceLock::new();
         old.base_prev = None;
@@ -830,6 +858,7 @@ impl GameState {
             }
         }
         self.object_mut(object).attached_to = to;
+        Arc::make_mut(&mut self.links)[object.index()].up = to;
     }
 
     /// The objects attached to any of `hosts` (in id order), in id order.
@@ -891,6 +920,8 @@ impl GameState {
         }
         // A new object has the highest id: the list stays in id order.
         lists[o.zone.index()].push(id);
+        let link = self.link_of(&o);
+        Arc::make_mut(&mut self.links).push(link);
         Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
         if bits.len() <= id.index() / 64 {
@@ -956,6 +987,7 @@ impl GameState {
         self.in_play = Arc::new(in_play);
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
+        self.links = Arc::new(self.objects.iter().map(|o| self.link_of(o)).collect());
         self.by_zone = Arc::new(zone_lists(&self.ruleset, &self.objects));
         self.base = OnceLock::new();
         self.base_prev = None;
@@ -987,8 +1019,16 @@ impl GameState {
         fresh.in_play == self.in_play
             && fresh.in_play_bits == self.in_play_bits
             && fresh.attachments == self.attachments
+            && fresh.links == self.links
             && zones(&fresh) == zones(self)
     }
+}
+
+/// An object's type and what it is attached to (`GameState::links`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Link {
+    ty: Option<crate::model::ids::TypeId>,
+    up: Option<ObjectId>,
 }
 
 /// The objects in each zone, by zone index, in id order.
