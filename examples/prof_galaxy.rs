@@ -5,7 +5,7 @@
 //! --toggle-collect='prof_galaxy::meter_pass'` (or `fire_pass`) it shows where each spends.
 //! `-- SYSTEMS meter` or `-- SYSTEMS turn` runs that part only. With `RC_DIGEST` set it prints
 //! a digest of the derived values, to compare two builds; with `RC_REPEAT=N` the pass runs N
-//! times more (for a sampling profiler); with `RC_CHANGES` set the galaxy has
+//! times more (for a sampling profiler), and their mean time is printed; with `RC_CHANGES` set the galaxy has
 //! the techs of `benches/support/galaxy_changes.cards` too (a turn with changes the layers see).
 
 #[path = "../benches/support/galaxy.rs"]
@@ -36,8 +36,15 @@ fn main() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    let t = std::time::Instant::now();
     for _ in 0..repeat {
         std::hint::black_box(meter_pass(&s));
+    }
+    if repeat > 0 {
+        println!(
+            "{repeat} passes before: {:?} each",
+            t.elapsed() / repeat as u32
+        );
     }
     let t = std::time::Instant::now();
     let d = meter_pass(&s);

@@ -411,6 +411,15 @@ fn item_stmt(env: &mut Env, s: &Stmt) -> Res<()> {
             .enumerate()
             {
                 if i > 0 {
+                    if c.at_end() {
+                        return Err(Diagnostic::new(
+                            c.here(),
+                            format!(
+                                "a map names five characteristics (`map: x, y, lanes, on_lane, \
+                                 detection`), found {i}"
+                            ),
+                        ));
+                    }
                     c.expect_punct(",")?;
                 }
                 chars.push(kind_char(
