@@ -4,8 +4,8 @@
 
 use crate::condition::eval::Ctx;
 use crate::condition::places::{
-    grid_within, square, within_distance, Detection, Empires, Kept, Maps, NearIndex, Placed, Point,
-    Systems,
+    grid_within, square, within_distance, Detection, EmpireTable, Empires, Kept, Maps, NearIndex,
+    Placed, Point, Systems,
 };
 use crate::model::condition::{
     this_object, Affiliation, Cond, EmpireRef, Footprint, Metric, Nearness, OrderTest, Owners,
@@ -243,15 +243,16 @@ impl Ctx<'_> {
         let rule = {
             let mut maps = shared.borrow_mut();
             let rule = maps.rule(ow);
-            if let Some(Some(e)) = maps.empires[rule].get(o.index()) {
-                return *e;
+            if let Some(e) = maps.empires[rule].get(o.index()) {
+                return e;
             }
             rule
         };
         let e = self.empires_now(o, ow);
         let mut maps = shared.borrow_mut();
         if maps.empires[rule].is_empty() {
-            maps.empires[rule] = vec![None; self.state.objects.len()];
+            maps.empires[rule] =
+                EmpireTable::new(self.state.objects.len(), self.state.players.len());
             let mut f = Footprint::default();
             f.add_char(ow.controller);
             if let Some(u) = &ow.unowned {
@@ -259,9 +260,7 @@ impl Ctx<'_> {
             }
             maps.empires_read.union(&f);
         }
-        if let Some(slot) = maps.empires[rule].get_mut(o.index()) {
-            *slot = Some(e);
-        }
+        maps.empires[rule].set(o.index(), e);
         e
     }
 

@@ -44,7 +44,7 @@ pub struct Maps {
     pub(crate) positions: Vec<Positions>,
     /// Each object's empires, by ownership rules (`rule`) and object index, once found; and
     /// all that they read.
-    pub(crate) empires: Vec<Vec<Option<Empires>>>,
+    pub(crate) empires: Vec<EmpireTable>,
     pub(crate) empires_read: Footprint,
     /// The ownership rules met, each once however many conditions carry a copy, and the place
     /// among them of each copy (by its address).
@@ -112,6 +112,69 @@ impl FromIterator<PlayerId> for Empires {
     }
 }
 
+/// Each object's empires once found, by object index: one word each where every player's id is
+/// below 63 (the set's first word, the last bit for "not found yet"), so that the table of a
+/// large galaxy stays small; else a whole set each.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum EmpireTable {
+    #[default]
+    Empty,
+    Small(Vec<u64>),
+    Wide(Vec<Option<Empires>>),
+}
+
+/// In a `Small` table: not found yet.
+const NOT_FOUND: u64 = 1 << 63;
+
+impl EmpireTable {
+    /// A table of `objects` objects, none found yet, for a game of `players` players.
+    pub(crate) fn new(objects: usize, players: usize) -> Self {
+        if players < 64 {
+            EmpireTable::Small(vec![NOT_FOUND; objects])
+        } else {
+            EmpireTable::Wide(vec![None; objects])
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        matches!(self, EmpireTable::Empty)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        *self = EmpireTable::Empty;
+    }
+
+    /// Object `o`'s empires, if found.
+    pub(crate) fn get(&self, o: usize) -> Option<Empires> {
+        match self {
+            EmpireTable::Empty => None,
+            EmpireTable::Small(v) => v
+                .get(o)
+                .filter(|w| **w != NOT_FOUND)
+                .map(|w| Empires([*w, 0, 0, 0])),
+            EmpireTable::Wide(v) => v.get(o).copied().flatten(),
+        }
+    }
+
+    /// Notes object `o`'s empires (an index past the table is ignored).
+    pub(crate) fn set(&mut self, o: usize, e: Empires) {
+        match self {
+            EmpireTable::Empty => {}
+            EmpireTable::Small(v) => {
+                if let Some(w) = v.get_mut(o) {
+                    debug_assert!(e.0[1..] == [0; 3] && e.0[0] & NOT_FOUND == 0);
+                    *w = e.0[0];
+                }
+            }
+            EmpireTable::Wide(v) => {
+                if let Some(w) = v.get_mut(o) {
+                    *w = Some(e);
+                }
+            }
+        }
+    }
+}
+
 /// A position on the map.
 pub(crate) type Point = (i64, i64);
 
@@ -157,7 +220,7 @@ impl Maps {
         self.controlled.retain(|_, (f, _)| !stale(f));
         self.positions.retain(|(_, f, _)| !stale(f));
         if stale(&self.empires_read) {
-            self.empires.iter_mut().for_each(Vec::clear);
+            self.empires.iter_mut().for_each(EmpireTable::clear);
             self.empires_read = Footprint::default();
         }
     }
@@ -178,7 +241,7 @@ impl Maps {
             Some(i) => i,
             None => {
                 self.rules.push(ow.clone());
-                self.empires.push(Vec::new());
+                self.empires.push(EmpireTable::default());
                 self.rules.len() - 1
             }
         };
@@ -408,5 +471,27 @@ mod tests {
         assert!(!e.contains(&PlayerId(1)) && !e.contains(&PlayerId(128)));
         let again: Empires = got.into_iter().map(PlayerId).collect();
         assert_eq!(again, e);
+    }
+
+    /// A table of empires gives back what was noted, and nothing for an object not found yet:
+    /// in one word each for a few players (an empty set is found, not "not found"), and in
+    /// whole sets for many.
+    #[test]
+    fn empire_tables_give_back_what_was_noted() {
+        for players in [4usize, 63, 64, 256] {
+            let mut t = EmpireTable::new(3, players);
+            assert!(!t.is_empty());
+            let most = (players - 1) as u8;
+            let two: Empires = [PlayerId(0), PlayerId(most)].into_iter().collect();
+            t.set(0, two);
+            t.set(1, Empires::new());
+            t.set(7, two);
+            assert_eq!(t.get(0), Some(two), "{players} players");
+            assert_eq!(t.get(1), Some(Empires::new()), "{players} players");
+            assert_eq!(t.get(2), None, "{players} players");
+            assert_eq!(t.get(7), None, "{players} players");
+            t.clear();
+            assert!(t.is_empty() && t.get(0).is_none());
+        }
     }
 }
