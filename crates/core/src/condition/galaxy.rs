@@ -116,12 +116,18 @@ impl Ctx<'_> {
 
     /// The objects in play placed within `d` of where the source `s` is, in id order (none where
     /// it has no place): through the derivation's grid of every object in play, by squares of
-    /// side `d`, found once.
+    /// side at least `d`, found once.
     fn placed_around(&self, s: ObjectId, places: &Places, d: i64) -> Vec<ObjectId> {
         let Some(at) = self.position(s, places).filter(|_| d >= 0) else {
             return Vec::new();
         };
-        let cell = d.max(1);
+        // Squares of a side a power of two at least `d`: distances close to each other share
+        // one grid.
+        let cell = u64::try_from(d.max(1))
+            .ok()
+            .and_then(u64::checked_next_power_of_two)
+            .and_then(|c| i64::try_from(c).ok())
+            .unwrap_or(d.max(1));
         let maps = self.shared_maps();
         let placed = self.kept_reading(
             &maps,
