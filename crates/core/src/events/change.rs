@@ -146,17 +146,15 @@ impl GameState {
                     let changes = self.each_permanent_changes(c, &args);
                     if let Primitive::Meters { growth, .. } = c {
                         // Logged, so each current value accounts for itself.
-                        let list = changes
-                            .iter()
-                            .filter_map(|ch| match ch {
-                                Change::Counters {
-                                    object,
-                                    counter,
-                                    count,
-                                } => Some((*object, *counter, *count)),
-                                _ => None,
-                            })
-                            .collect();
+                        let mut list = Vec::with_capacity(changes.len());
+                        list.extend(changes.iter().filter_map(|ch| match ch {
+                            Change::Counters {
+                                object,
+                                counter,
+                                count,
+                            } => Some((*object, *counter, *count)),
+                            _ => None,
+                        }));
                         self.log_at(
                             depth + 1,
                             Logged::CurrentValues {
@@ -278,7 +276,8 @@ impl GameState {
     /// current value (the counters of the meter's name) grown by `growth`, not below 0, or with
     /// `growth` `None` capped by its max value (the derived characteristic).
     fn meter_changes(&self, meter: Option<CharId>, growth: Option<i64>) -> Vec<Change> {
-        let mut out = Vec::new();
+        // About one change an object at least: room for that at once.
+        let mut out = Vec::with_capacity(self.in_play_ids().len());
         self.each_meter_change(meter, growth, &mut |c| {
             out.push(c);
             true
