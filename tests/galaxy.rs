@@ -418,8 +418,11 @@ fn recomputations_during_turns_with_changes_equal_full_derivations() {
     let _ = s.derived();
     let before = rulecraft_core::layers::recomputation_outcomes();
     rulecraft_core::layers::verify_recomputation(true);
-    for _ in 0..3 {
+    for t in 0..3 {
         support::turn(&mut s);
+        // The kept indexes (objects in play, by zone, attachments, each object's type and host)
+        // are those the objects give, after objects were created and destroyed.
+        assert!(s.indexes_hold(), "turn {t}: the kept indexes");
     }
     rulecraft_core::layers::verify_recomputation(false);
     let after = rulecraft_core::layers::recomputation_outcomes();
