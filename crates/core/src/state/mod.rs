@@ -1345,4 +1345,30 @@ impl Run {
             text: self.def.text.clone(),
         }
     }
+
+    /// A copy to read while the run on the task stack changes: everything but the frames it
+    /// holds (`holds`), which are read and changed only on the stack.
+    pub(crate) fn snapshot(&self) -> Run {
+        Run {
+            frame: self.frame,
+            occ: self.occ,
+            def: self.def.clone(),
+            source: self.source,
+            you: self.you,
+            targets: self.targets.clone(),
+            bound: self.bound.clone(),
+            picked: self.picked.clone(),
+            picking: self.picking,
+            part: self.part,
+            awaiting_cost: self.awaiting_cost,
+            paying: self.paying,
+            depth: self.depth,
+            illegal: self.illegal.clone(),
+            announce: self.announce.clone(),
+            scope: self.scope,
+            holds: None,
+            chosen: self.chosen,
+            firing: self.firing.clone(),
+        }
+    }
 }
