@@ -720,11 +720,7 @@ impl GameState {
         let f = self.frame(fi);
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
-            !self.content.listeners(e, point).is_empty()
-                || !self
-                    .content
-                    .rules_listening(&self.ruleset, e, point)
-                    .is_empty()
+            self.content.anything_listens(&self.ruleset, e, point)
                 || self
                     .timing
                     .delayed
@@ -775,11 +771,48 @@ impl GameState {
         })
     }
 
+    /// Whether any step at this point could find a candidate: `step_has_listeners` for a
+    /// response of any kind. With none, every step would be over at once, as each found none,
+    /// and the point is passed in one go; but at "before" and "when" a step's end also marks a
+    /// change whose size is zero as no change (`end_step`), so a frame with one goes step by
+    /// step.
+    fn point_may_answer(&self, fi: usize, point: Point) -> bool {
+        let f = self.frame(fi);
+        let look = self.looked_in(fi, point);
+        let moving = self.content.responses_follow_abilities(&self.ruleset)
+            && self.content.responses_move(&self.ruleset);
+        f.occs.iter().filter(|o| o.alive).any(|o| {
+            let e = o.occ.event;
+            let zero = matches!(point, Point::Before | Point::When)
+                && self.ruleset.event_kind(e).amount.is_some_and(|a| {
+                    amount_of(&o.occ.args, crate::model::event::Amount::Param(a)) == 0
+                });
+            zero || self
+                .content
+                .listeners(e, point)
+                .iter()
+                .any(|&(class, _)| moving || !look.objects_of_class(class).is_empty())
+                || !self
+                    .content
+                    .rules_listening(&self.ruleset, e, point)
+                    .is_empty()
+                || self
+                    .timing
+                    .delayed
+                    .iter()
+                    .any(|d| listens(&d.def, e, point))
+        })
+    }
+
     pub(super) fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
         // The step's parts are read out, not the ruleset's pointer copied: games on other
         // threads share that pointer, and its count would pass between cores at every point.
         let f = self.frame(fi);
-        if f.step == 0 && matches!(f.st, StepState::Fresh) && !self.point_has_listeners(fi, point) {
+        if f.step == 0
+            && matches!(f.st, StepState::Fresh)
+            && (!self.point_has_listeners(fi, point)
+                || (super::shortcuts() && !self.point_may_answer(fi, point)))
+        {
             let f = self.frame_mut(fi);
             f.stage += 1;
             return Ok(());

@@ -192,6 +192,9 @@ pub struct Content {
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `anything_listens`, by slot (`Listeners::slot`), worked out once.
+    #[serde(skip)]
+    any_listening: std::sync::OnceLock<Vec<bool>>,
     /// `class_name`, made once per class.
     #[serde(skip)]
     class_names: std::sync::OnceLock<Vec<Arc<str>>>,
@@ -275,6 +278,7 @@ impl Content {
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
+        self.any_listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
         self.play_fits = std::sync::OnceLock::new();
@@ -586,6 +590,31 @@ impl Content {
         table
             .get(Listeners::slot(e, p))
             .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether a class's response (`listeners`) or a ruleset's rule (`rules_listening`) listens
+    /// to an event at a timing point: one look in a table made once.
+    pub fn anything_listens(
+        &self,
+        rs: &Ruleset,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> bool {
+        let table = self.any_listening.get_or_init(|| {
+            let n = rs.events.len() * Listeners::POINTS;
+            (0..n)
+                .map(|slot| {
+                    let e = crate::model::ids::EventId((slot / Listeners::POINTS) as _);
+                    let p = crate::model::timing::Point::ALL[slot % Listeners::POINTS];
+                    !self.listeners(e, p).is_empty() || !self.rules_listening(rs, e, p).is_empty()
+                })
+                .collect()
+        });
+        match table.get(Listeners::slot(e, p)) {
+            Some(&b) => b,
+            // An event past the table's: asked directly.
+            None => !self.listeners(e, p).is_empty() || !self.rules_listening(rs, e, p).is_empty(),
+        }
     }
 
     /// The responses that listen to an event at a timing point: an occurrence costs what listens
