@@ -201,6 +201,9 @@ pub struct Content {
     /// `printed_at`, made once per class.
     #[serde(skip)]
     printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `class_base`, made once per class.
+    #[serde(skip)]
+    class_bases: std::sync::OnceLock<Vec<Vec<crate::model::value::Value>>>,
     /// `play_row_reads`, worked out once.
     #[serde(skip)]
     play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
@@ -228,6 +231,7 @@ impl Content {
             }
         }
         c.class_names = std::sync::OnceLock::new();
+        c.class_bases = std::sync::OnceLock::new();
         c
     }
 
@@ -269,6 +273,39 @@ impl Content {
                 .collect()
         })[id.index()]
     }
+    /// A class's base values for a ruleset's characteristics (`GameState::base_values`) but an
+    /// object's own (its state and its controller, left as the empty value here): the printed
+    /// value (the last printed for it), else the class's name, the ruleset's default number or
+    /// the empty value. Made once per class, for every game with this content.
+    pub(crate) fn class_base(&self, rs: &Ruleset, id: ClassId) -> &[crate::model::value::Value] {
+        use crate::model::ruleset::CharKind;
+        use crate::model::value::Value;
+        let chars = &rs.characteristics;
+        &self.class_bases.get_or_init(|| {
+            (0..self.classes.len())
+                .map(|ci| {
+                    let class = ClassId(ci as u32);
+                    let printed = &self.classes[ci].printed;
+                    let at = self.printed_at(chars.len(), class);
+                    chars
+                        .iter()
+                        .zip(at)
+                        .map(|(c, &at)| {
+                            if at > 0 {
+                                return printed[at as usize - 1].1.clone();
+                            }
+                            match c.kind {
+                                CharKind::Name => Value::Text(self.class_name(class)),
+                                CharKind::Number => Value::Number(c.default),
+                                k => k.empty(),
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        })[id.index()]
+    }
+
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -281,6 +318,7 @@ impl Content {
         self.any_listening = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
+        self.class_bases = std::sync::OnceLock::new();
         self.play_fits = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;

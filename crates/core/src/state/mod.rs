@@ -456,17 +456,15 @@ impl GameState {
 
     /// An object's base values ([`GameState::base_row`]), one by one as they are made.
     pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
-        let class = self.content.class_def(o.class);
         let state = self.ruleset.state_char();
-        let chars = &self.ruleset.characteristics;
-        let printed_at = self.content.printed_at(chars.len(), o.class);
-        // Each value made once: the object's state, else its controller, else the printed value
-        // (the last printed for it), else the empty value or the ruleset's default number.
-        chars
+        // Each value made once: the object's state, else its controller, else its class's base
+        // value (`Content::class_base`: the printed value, else the empty value or the ruleset's
+        // default number), made once per class.
+        self.content
+            .class_base(&self.ruleset, o.class)
             .iter()
-            .zip(printed_at)
             .enumerate()
-            .map(move |(i, (c, &at))| {
+            .map(move |(i, v)| {
                 let id = CharId(i as u16);
                 if state == Some(id) {
                     return Value::Symbols(o.state.clone());
@@ -474,15 +472,7 @@ impl GameState {
                 if self.controller_char == Some(id) {
                     return Value::Player(Some(o.controller));
                 }
-                if at > 0 {
-                    return class.printed[at as usize - 1].1.clone();
-                }
-                match c.kind {
-                    CharKind::Name => Value::Text(self.content.class_name(o.class)),
-                    // The ruleset's default where the class prints no number.
-                    CharKind::Number => Value::Number(c.default),
-                    k => k.empty(),
-                }
+                v.clone()
             })
     }
 
