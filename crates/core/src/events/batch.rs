@@ -652,9 +652,13 @@ impl GameState {
         let cost_sources = self.phase_cost_sources();
         let mut out = Vec::new();
         // The player's cards in each zone plays are made from, listed once.
-        let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
+        // (Small lists kept inline: legal plays are found before every play decision.)
+        let mut zones: smallvec::SmallVec<
+            [(crate::model::ids::ZoneId, smallvec::SmallVec<[ObjectId; 16]>); 1],
+        > = smallvec::SmallVec::new();
         // Whether each class's spell costs can be paid, where they name no object.
-        let mut paid: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
+        let mut paid: smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]> =
+            smallvec::SmallVec::new();
         let at_base = share && crate::layers::at_base(self, self.derived());
         let state_char = self.ruleset.state_char();
         for (k, play) in self.ruleset.plays.iter().enumerate() {
@@ -725,7 +729,7 @@ impl GameState {
                     let at = match zones.iter().position(|(z, _)| *z == zone) {
                         Some(at) => at,
                         None => {
-                            zones.push((zone, self.cards_in(player, zone)));
+                            zones.push((zone, self.cards_in_small(player, zone)));
                             zones.len() - 1
                         }
                     };

@@ -601,6 +601,23 @@ impl GameState {
         cards
     }
 
+    /// [`GameState::cards_in`] in a list kept inline while it is short (a hand).
+    pub(crate) fn cards_in_small(
+        &self,
+        player: PlayerId,
+        zone: crate::model::ids::ZoneId,
+    ) -> smallvec::SmallVec<[ObjectId; 16]> {
+        let mut cards: smallvec::SmallVec<[ObjectId; 16]> = self
+            .objects_in_zone(zone)
+            .iter()
+            .copied()
+            .filter(|o| self.obj(*o).owner == player)
+            .collect();
+        // In timestamp order (then id), sorted in place.
+        cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
+        cards
+    }
+
     /// The objects in a zone, in id order.
     pub(crate) fn objects_in_zone(&self, zone: crate::model::ids::ZoneId) -> &[ObjectId] {
         self.by_zone.get(zone.index()).map_or(&[], |v| v.as_slice())
