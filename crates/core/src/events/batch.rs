@@ -654,7 +654,10 @@ impl GameState {
         // The player's cards in each zone plays are made from, listed once.
         // (Small lists kept inline: legal plays are found before every play decision.)
         let mut zones: smallvec::SmallVec<
-            [(crate::model::ids::ZoneId, smallvec::SmallVec<[ObjectId; 16]>); 1],
+            [(
+                crate::model::ids::ZoneId,
+                smallvec::SmallVec<[ObjectId; 16]>,
+            ); 1],
         > = smallvec::SmallVec::new();
         // Whether each class's spell costs can be paid, where they name no object.
         let mut paid: smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]> =

@@ -226,6 +226,7 @@ impl GameState {
             action: None,
             state_checks: false,
             seen: self.next_timestamp,
+            unchanged_at: None,
         };
         let t = self.timing_mut();
         if mode != Mode::End {
@@ -246,6 +247,8 @@ impl GameState {
         let top = t.tasks.len() - 1;
         if mode == Mode::Plain {
             self.fail_unchanging(top);
+            let made = self.timing.made;
+            self.frame_mut(top).unchanged_at = Some(made);
         }
         if matches!(mode, Mode::Plain | Mode::Begin) {
             self.fail_prohibited(top);
@@ -530,8 +533,14 @@ impl GameState {
             }
             match &self.timing.tasks[top] {
                 Task::Frame(_) => self.advance_frame(top)?,
-                Task::Run(_) => self.advance_run(top)?,
-                Task::Batch(_) => self.advance_batch(top)?,
+                Task::Run(_) => {
+                    self.timing_mut().made += 1;
+                    self.advance_run(top)?
+                }
+                Task::Batch(_) => {
+                    self.timing_mut().made += 1;
+                    self.advance_batch(top)?
+                }
             }
         }
         Ok(())

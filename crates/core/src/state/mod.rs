@@ -1046,6 +1046,11 @@ pub struct Timing {
     /// stale and cleared as the next is made.
     #[serde(default)]
     pub(crate) stacked: (u32, std::collections::BTreeSet<(ObjectId, u32)>),
+    /// How many kernel changes were made and response steps taken (`GameState::make`,
+    /// `advance_run`, `advance_batch`): unchanged, nothing has changed the state or an
+    /// occurrence under way since.
+    #[serde(skip)]
+    pub(crate) made: u64,
 }
 
 /// A non-meter effects group firing: its scope, fixed before its first effect fires, and the
@@ -1218,6 +1223,10 @@ pub(crate) struct Frame {
     /// (a zone change takes a timestamp): unchanged, nothing has moved since.
     #[serde(default)]
     pub(crate) seen: u64,
+    /// `Timing::made` when its occurrences were last checked for changing nothing
+    /// (`fail_unchanging`): unchanged, the check would find what it found.
+    #[serde(skip)]
+    pub(crate) unchanged_at: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
