@@ -25,7 +25,7 @@ impl GameState {
         // Failure comes first: something earlier may have put the card into that state already
         // (not checked again where nothing changed since the frame's own check).
         let f = self.frame(fi);
-        if !(super::shortcuts() && f.unchanged_at == Some(self.timing.made)) {
+        if !(super::shortcuts() && f.unchanged_at == self.timing.made) {
             self.fail_unchanging(fi);
         }
         self.fall_together(fi);

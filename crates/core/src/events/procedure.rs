@@ -226,7 +226,7 @@ impl GameState {
             action: None,
             state_checks: false,
             seen: self.next_timestamp,
-            unchanged_at: None,
+            unchanged_at: u64::MAX,
         };
         let t = self.timing_mut();
         if mode != Mode::End {
@@ -248,7 +248,7 @@ impl GameState {
         if mode == Mode::Plain {
             self.fail_unchanging(top);
             let made = self.timing.made;
-            self.frame_mut(top).unchanged_at = Some(made);
+            self.frame_mut(top).unchanged_at = made;
         }
         if matches!(mode, Mode::Plain | Mode::Begin) {
             self.fail_prohibited(top);
@@ -872,6 +872,11 @@ impl GameState {
                                     }
                                 }
                             }
+                        }
+                        if cands.is_empty() && super::shortcuts() {
+                            // No candidate: the step is over now, as its next turn would find.
+                            self.end_step(fi, point);
+                            return Ok(());
                         }
                         StepState::Ordered(cands)
                     }

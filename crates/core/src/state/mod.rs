@@ -1224,9 +1224,10 @@ pub(crate) struct Frame {
     #[serde(default)]
     pub(crate) seen: u64,
     /// `Timing::made` when its occurrences were last checked for changing nothing
-    /// (`fail_unchanging`): unchanged, the check would find what it found.
-    #[serde(skip)]
-    pub(crate) unchanged_at: Option<u64>,
+    /// (`fail_unchanging`): unchanged, the check would find what it found (`u64::MAX`: not
+    /// checked; a plain number keeps the frame small enough to be moved without `memcpy`).
+    #[serde(skip, default = "not_checked")]
+    pub(crate) unchanged_at: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -1255,6 +1256,11 @@ pub(crate) enum StepState {
     Fresh,
     Ordered(Vec<Cand>),
     Round { turn: PlayerId, passes: usize },
+}
+
+/// `Frame::unchanged_at` of a frame not checked.
+fn not_checked() -> u64 {
+    u64::MAX
 }
 
 /// A response that could answer an occurrence of the frame.
