@@ -306,6 +306,27 @@ fn agents_that_read_no_label_play_the_same_games() {
         };
         assert_eq!(game(true), game(false), "seed {seed}: the same game");
     }
+    // Stopped mid-game by agents that read no label (the plays listed without labels while
+    // they played), the state still lists its plays with their labels.
+    let mut g = common::classic_game().with_seed(4);
+    g.deal(&[bolt(), bolt()]).expect("deals");
+    let mut agents: Vec<Box<dyn Agent + Send>> = (0..2u64)
+        .map(|p| Box::new(RandomAgent::new(p)) as Box<dyn Agent + Send>)
+        .collect();
+    for limit in [5, 17, 40] {
+        let summary = rulecraft_core::play_game_limited(&mut g, &mut agents, limit).expect("plays");
+        assert!(!summary.finished, "stopped at {limit} decisions");
+        if let Some(rulecraft_core::DecisionRequest::Play { options, .. }) = g.pending_decision() {
+            assert!(options.iter().all(|o| !o.label.is_empty()), "{options:?}");
+        }
+        assert!(g.decision_options().iter().all(|o| !o.label.is_empty()));
+        for p in 0..2u8 {
+            assert!(g
+                .legal_plays(PlayerId(p), false)
+                .iter()
+                .all(|o| !o.label.is_empty()));
+        }
+    }
 }
 
 /// A play's `cards:` answer for a class is kept with the content (for every game that uses it):

@@ -41,7 +41,7 @@ impl GameState {
                 .iter()
                 .enumerate()
                 .map(|(i, o)| DecisionOption {
-                    label: o.label.clone(),
+                    label: self.option_label(o),
                     choice: Choice::Pick(i),
                 })
                 .chain(std::iter::once(pass()))

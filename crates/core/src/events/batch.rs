@@ -664,6 +664,7 @@ impl GameState {
             smallvec::SmallVec::new();
         let at_base = share && crate::layers::at_base(self, self.derived());
         let state_char = self.ruleset.state_char();
+        let bare = self.timing.bare_plays;
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.
             let timely = match play.timing {
@@ -721,7 +722,11 @@ impl GameState {
                         continue;
                     }
                     out.push(PlayOption {
-                        label: play.label.to_string(),
+                        label: if bare {
+                            String::new()
+                        } else {
+                            play.label.to_string()
+                        },
                         play: k as u16,
                         card: None,
                         ability: None,
@@ -776,7 +781,11 @@ impl GameState {
                             }
                         }
                         out.push(PlayOption {
-                            label: label(&[&play.label, " ", &self.obj(o).name]),
+                            label: if bare {
+                                String::new()
+                            } else {
+                                label(&[&play.label, " ", &self.obj(o).name])
+                            },
                             play: k as u16,
                             card: Some(o),
                             ability: None,
@@ -830,7 +839,11 @@ impl GameState {
                                 continue;
                             }
                             out.push(PlayOption {
-                                label: label(&[&self.obj(o).name, ": ", &def.text]),
+                                label: if bare {
+                                    String::new()
+                                } else {
+                                    label(&[&self.obj(o).name, ": ", &def.text])
+                                },
                                 play: k as u16,
                                 card: Some(o),
                                 ability: Some(i as u16),
@@ -1073,7 +1086,7 @@ impl GameState {
                 0,
                 Logged::Played {
                     player,
-                    label: option.label.clone().into(),
+                    label: self.option_label(&option).into(),
                 },
             );
             let next = self.next_player(player);
@@ -1113,7 +1126,7 @@ impl GameState {
                 depth,
                 Logged::Played {
                     player,
-                    label: option.label.clone().into(),
+                    label: self.option_label(&option).into(),
                 },
             );
         }
@@ -1180,7 +1193,7 @@ impl GameState {
                     Logged::Fizzled {
                         by: Responder {
                             source: None,
-                            text: announced.label.into(),
+                            text: self.option_label(&announced).into(),
                         },
                         why: format!(
                             "{} began a batch: {}'s announcement is aborted",
@@ -1284,6 +1297,62 @@ fn names_no_object(cost: &Deed) -> bool {
             _ => false,
         }),
         _ => false,
+    }
+}
+
+impl GameState {
+    /// A legal play's label ("cast Lightning Bolt", "Mountain: {T}: Add {R}."): the one it was
+    /// listed with, else (listed without, `Timing::bare_plays`) written from its play now.
+    pub(crate) fn option_label(&self, o: &PlayOption) -> String {
+        if !o.label.is_empty() {
+            return o.label.clone();
+        }
+        let Some(play) = self.ruleset.plays.get(o.play as usize) else {
+            return String::new();
+        };
+        let Some(card) = o.card.and_then(|c| self.get_object(c)) else {
+            return play.label.to_string();
+        };
+        match &play.kind {
+            PlayKind::Activate => {
+                let text = o.ability.and_then(|i| {
+                    self.content
+                        .class_def(card.class)
+                        .responses
+                        .get(i as usize)
+                        .map(|d| d.text.clone())
+                });
+                label(&[&card.name, ": ", text.as_deref().unwrap_or("")])
+            }
+            PlayKind::PhaseCost => format!(
+                "{} {}: {}",
+                play.label,
+                card.name,
+                if o.ability == Some(0) {
+                    "pay"
+                } else {
+                    "decline"
+                }
+            ),
+            _ => label(&[&play.label, " ", &card.name]),
+        }
+    }
+
+    /// The pending play decision's options with their labels written (after plays were listed
+    /// without them).
+    pub(crate) fn label_pending_plays(&mut self) {
+        let bare = matches!(self.pending.as_deref(), Some(DecisionRequest::Play { options, .. })
+            if options.iter().any(|o| o.label.is_empty()));
+        if !bare {
+            return;
+        }
+        let mut req = self.pending.as_deref().cloned();
+        if let Some(DecisionRequest::Play { options, .. }) = req.as_mut() {
+            for o in options.iter_mut() {
+                o.label = self.option_label(o);
+            }
+        }
+        self.pending = req.map(Arc::new);
     }
 }
 

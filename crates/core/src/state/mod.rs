@@ -1051,6 +1051,10 @@ pub struct Timing {
     /// occurrence under way since.
     #[serde(skip)]
     pub(crate) made: u64,
+    /// Legal plays are listed without their labels (`play_many`, where no agent reads them):
+    /// a label is written from its play where it is read (`GameState::option_label`).
+    #[serde(skip)]
+    pub(crate) bare_plays: bool,
 }
 
 /// A non-meter effects group firing: its scope, fixed before its first effect fires, and the
