@@ -941,17 +941,17 @@ impl GameState {
 
     /// The objects in play whose class has a phase cost, with each such response's index.
     fn phase_cost_sources(&self) -> Vec<(ObjectId, u16)> {
+        // Found through the classes with a phase cost (most games have none in play), in the
+        // order of the objects, then of their responses.
         let mut out = Vec::new();
-        for &s in self.in_play_ids() {
-            let class = self.obj(s).class;
-            for (i, def) in self.content.class_def(class).responses.iter().enumerate() {
-                if def.phase.as_ref().is_some_and(|p| p.cost.is_some())
-                    && self.has_response(s, class, i as u16)
-                {
-                    out.push((s, i as u16));
+        for &(class, i) in self.content.phase_cost_responses() {
+            for &s in self.objects_of_class(class) {
+                if self.in_play(s) && self.has_response(s, class, i) {
+                    out.push((s, i));
                 }
             }
         }
+        out.sort_unstable();
         out
     }
 

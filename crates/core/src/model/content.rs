@@ -192,6 +192,9 @@ pub struct Content {
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `phase_cost_responses`, worked out once.
+    #[serde(skip)]
+    phase_costs: std::sync::OnceLock<Vec<(ClassId, u16)>>,
     /// `anything_listens`, by slot (`Listeners::slot`), worked out once.
     #[serde(skip)]
     any_listening: std::sync::OnceLock<Vec<bool>>,
@@ -316,6 +319,7 @@ impl Content {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
         self.any_listening = std::sync::OnceLock::new();
+        self.phase_costs = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
         self.class_bases = std::sync::OnceLock::new();
@@ -628,6 +632,21 @@ impl Content {
         table
             .get(Listeners::slot(e, p))
             .map_or(&[], |v| v.as_slice())
+    }
+
+    /// The responses with a phase cost, as (class, index among its responses), in order.
+    pub(crate) fn phase_cost_responses(&self) -> &[(ClassId, u16)] {
+        self.phase_costs.get_or_init(|| {
+            let mut out = Vec::new();
+            for (ci, c) in self.classes.iter().enumerate() {
+                for (ri, r) in c.responses.iter().enumerate() {
+                    if r.phase.as_ref().is_some_and(|p| p.cost.is_some()) {
+                        out.push((ClassId(ci as u32), ri as u16));
+                    }
+                }
+            }
+            out
+        })
     }
 
     /// Whether a class's response (`listeners`) or a ruleset's rule (`rules_listening`) listens
