@@ -663,7 +663,7 @@ impl GameState {
         let mut paid: smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]> =
             smallvec::SmallVec::new();
         let at_base = share && crate::layers::at_base(self, self.derived());
-        let state_char = self.ruleset.state_char();
+        let state_char = self.state_char;
         let bare = self.timing.bare_plays;
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.

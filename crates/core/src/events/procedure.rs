@@ -13,7 +13,6 @@ use crate::model::decision::{Choice, DecisionRequest};
 use crate::model::error::ActionError;
 use crate::model::ids::{ClassId, EventId, ObjectId, PlayerId};
 use crate::model::response::{ArgExpr, Deed, ResponseDef, ResponseKind, Standing};
-use crate::model::ruleset::CharKind;
 use crate::model::timing::{Point, Responds, Taking};
 use crate::model::value::{Ability, Arg, Value};
 use crate::state::GameState;
@@ -1247,7 +1246,7 @@ impl GameState {
     /// 113.2c). With no abilities characteristic, objects have their class's responses, except
     /// those only granted.
     pub(super) fn has_response(&self, o: ObjectId, class: ClassId, index: u16) -> bool {
-        let Some(ac) = self.ruleset.char_of_kind(CharKind::Abilities) else {
+        let Some(ac) = self.abilities_char else {
             return self.obj(o).class == class
                 && !self.content.class_def(class).responses[index as usize].granted;
         };

@@ -53,9 +53,10 @@ pub struct GameState {
     pub(crate) next_timestamp: u64,
     pub(crate) next_effect_id: u32,
     pub(crate) pending: Option<Arc<DecisionRequest>>,
-    /// The ruleset's controller and abilities characteristics, looked up once.
+    /// The ruleset's controller, abilities and state characteristics, looked up once.
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
+    pub(crate) state_char: Option<CharId>,
     pub(crate) derived: OnceLock<Arc<Derived>>,
     /// The last derivation and what changed since: the next derivation works out only what those
     /// changes reach (`layers::derive_after`).
@@ -176,6 +177,7 @@ impl GameState {
         GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),
+            state_char: ruleset.state_char(),
             player_props: Arc::new(vec![props; players.len()]),
             players: players
                 .iter()
@@ -456,7 +458,7 @@ impl GameState {
 
     /// An object's base values ([`GameState::base_row`]), one by one as they are made.
     pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
-        let state = self.ruleset.state_char();
+        let state = self.state_char;
         // Each value made once: the object's state, else its controller, else its class's base
         // value (`Content::class_base`: the printed value, else the empty value or the ruleset's
         // default number), made once per class.
@@ -733,6 +735,7 @@ impl GameState {
             pending: self.pending.clone(),
             controller_char: self.controller_char,
             abilities_char: self.abilities_char,
+            state_char: self.state_char,
             derived: OnceLock::new(),
             since: None,
             settled: false,
