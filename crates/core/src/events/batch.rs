@@ -688,6 +688,10 @@ impl GameState {
                         !r.iter()
                             .any(|c| Some(*c) == state_char || Some(*c) == self.controller_char)
                     });
+            // The classes' answers already read in this call (a hand holds few classes).
+            let read: std::cell::RefCell<
+                smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]>,
+            > = Default::default();
             let fits = |o: ObjectId| {
                 let Some(c) = play.cards.as_ref() else {
                     return true;
@@ -696,11 +700,15 @@ impl GameState {
                     return Ctx::new(self, sheet, Some(o), Some(player), &[])
                         .test(c, Subject::Object(o));
                 }
-                self.content
-                    .play_class_fits(&self.ruleset, k, self.obj(o).class, || {
-                        Ctx::new(self, sheet, Some(o), Some(player), &[])
-                            .test(c, Subject::Object(o))
-                    })
+                let class = self.obj(o).class;
+                if let Some(&(_, fits)) = read.borrow().iter().find(|(k, _)| *k == class) {
+                    return fits;
+                }
+                let fits = self.content.play_class_fits(&self.ruleset, k, class, || {
+                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o))
+                });
+                read.borrow_mut().push((class, fits));
+                fits
             };
             if play.unless_batch
                 && self
