@@ -1150,13 +1150,15 @@ impl GameState {
                     PlayKind::CastInto(zone) => Some(zone),
                     _ => None,
                 };
-                (
-                    Arc::new(
+                // The same for every card of its class: made once (`Content::play_def`).
+                let class = self.obj(card).class;
+                let def = self
+                    .content
+                    .play_def(&rs, option.play as usize, class, || {
                         self.announcement(card, play.from, into.is_some())
-                            .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
-                    ),
-                    Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)),
-                )
+                    })
+                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?;
+                (def, Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)))
             }
             PlayKind::Activate => {
                 let i = option.ability.unwrap_or(0) as usize;
@@ -1177,18 +1179,25 @@ impl GameState {
                 self.flow_mut().handled.push((card, u16::MAX));
                 (def.clone(), Some(ItemKind::Ability(def)))
             }
-            PlayKind::Deeds(deeds) => (
-                Arc::new(ResponseDef::of_deeds(
-                    ResponseKind::Spell,
-                    play.label.clone(),
-                    Trigger {
-                        point: Point::After,
-                        patterns: Vec::new(),
-                    },
-                    deeds.clone(),
-                )),
-                None,
-            ),
+            PlayKind::Deeds(deeds) => {
+                let make = || {
+                    ResponseDef::of_deeds(
+                        ResponseKind::Spell,
+                        play.label.clone(),
+                        Trigger {
+                            point: Point::After,
+                            patterns: Vec::new(),
+                        },
+                        deeds.clone(),
+                    )
+                };
+                // The play's alone, whatever the card: made once (kept as its first class's).
+                let kept = card.and_then(|c| self.get_object(c)).and_then(|o| {
+                    self.content
+                        .play_def(&rs, option.play as usize, o.class, || Some(make()))
+                });
+                (kept.unwrap_or_else(|| Arc::new(make())), None)
+            }
         };
         if announce.is_some() && !in_batch {
             if let Some((by, announced)) =

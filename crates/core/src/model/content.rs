@@ -138,6 +138,9 @@ impl Listeners {
     }
 }
 
+/// What a play of a card of a class does, by play then class (`Content::play_def`).
+type PlayDefs = Vec<std::sync::OnceLock<Option<Arc<crate::model::response::ResponseDef>>>>;
+
 /// A game's object classes, loaded from content files; shared by every game state made with it.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Content {
@@ -213,6 +216,9 @@ pub struct Content {
     /// `play_class_fits`: each answer found once, by play then class.
     #[serde(skip)]
     play_fits: std::sync::OnceLock<Vec<std::sync::OnceLock<bool>>>,
+    /// `play_def`: each definition made once, by play then class.
+    #[serde(skip)]
+    play_defs: std::sync::OnceLock<PlayDefs>,
 }
 
 impl Content {
@@ -235,6 +241,7 @@ impl Content {
         }
         c.class_names = std::sync::OnceLock::new();
         c.class_bases = std::sync::OnceLock::new();
+        c.play_defs = std::sync::OnceLock::new();
         c
     }
 
@@ -324,6 +331,7 @@ impl Content {
         self.printed_at = std::sync::OnceLock::new();
         self.class_bases = std::sync::OnceLock::new();
         self.play_fits = std::sync::OnceLock::new();
+        self.play_defs = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -604,6 +612,28 @@ impl Content {
         match table.get(play * n + class.index()) {
             Some(cell) if class.index() < n => *cell.get_or_init(test),
             _ => test(),
+        }
+    }
+
+    /// What play `play` of a card of a class does (its announcement, or its deeds): `make`'s
+    /// definition for the first card asked about, kept for every game with this content (it
+    /// depends on the play and the class only).
+    pub(crate) fn play_def(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+        class: ClassId,
+        make: impl FnOnce() -> Option<crate::model::response::ResponseDef>,
+    ) -> Option<Arc<crate::model::response::ResponseDef>> {
+        let n = self.classes.len();
+        let table = self.play_defs.get_or_init(|| {
+            (0..rs.plays.len() * n)
+                .map(|_| std::sync::OnceLock::new())
+                .collect()
+        });
+        match table.get(play * n + class.index()) {
+            Some(cell) if class.index() < n => cell.get_or_init(|| make().map(Arc::new)).clone(),
+            _ => make().map(Arc::new),
         }
     }
 
