@@ -16,7 +16,10 @@ mod support;
 /// The allocator the `rulecraft` binary uses (src/main.rs): a derivation allocates and frees
 /// many small blocks (subject lists, indexes), where glibc's allocator spends a tenth of a pass.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::Mimalloc = alloc::Mimalloc;
+
+#[path = "../src/alloc.rs"]
+mod alloc;
 
 /// Times one turn from `s` (each sample from a copy of it).
 fn bench_turn(g: &mut BenchmarkGroup<'_, WallTime>, name: String, s: &GameState) {

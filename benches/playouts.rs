@@ -13,7 +13,10 @@ use rulecraft_core::{play_many, play_out, Agent, Plan, PlayerId, RandomAgent, St
 
 /// The allocator `rulecraft play` uses (src/main.rs).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::Mimalloc = alloc::Mimalloc;
+
+#[path = "../src/alloc.rs"]
+mod alloc;
 
 /// The benchmark's deck: 20 Mountain, 40 Lightning Bolt.
 pub fn bolt() -> Vec<(String, u32)> {

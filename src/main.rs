@@ -9,7 +9,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// mimalloc's thread-local free lists take them at a fraction of glibc's cost, and threads
 /// playing games at once share no arena.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: alloc::Mimalloc = alloc::Mimalloc;
+
+mod alloc;
 use rulecraft_core::explain::describe::{describe_object, describe_player};
 use rulecraft_core::model::explain::Step;
 use rulecraft_core::model::ids::CounterId;

@@ -306,6 +306,27 @@ fn agents_that_read_no_label_play_the_same_games() {
         };
         assert_eq!(game(true), game(false), "seed {seed}: the same game");
     }
+    // Stopped mid-game by agents that read no label (the plays listed without labels while
+    // they played), the state still lists its plays with their labels.
+    let mut g = common::classic_game().with_seed(4);
+    g.deal(&[bolt(), bolt()]).expect("deals");
+    let mut agents: Vec<Box<dyn Agent + Send>> = (0..2u64)
+        .map(|p| Box::new(RandomAgent::new(p)) as Box<dyn Agent + Send>)
+        .collect();
+    for limit in [5, 17, 40] {
+        let summary = rulecraft_core::play_game_limited(&mut g, &mut agents, limit).expect("plays");
+        assert!(!summary.finished, "stopped at {limit} decisions");
+        if let Some(rulecraft_core::DecisionRequest::Play { options, .. }) = g.pending_decision() {
+            assert!(options.iter().all(|o| !o.label.is_empty()), "{options:?}");
+        }
+        assert!(g.decision_options().iter().all(|o| !o.label.is_empty()));
+        for p in 0..2u8 {
+            assert!(g
+                .legal_plays(PlayerId(p), false)
+                .iter()
+                .all(|o| !o.label.is_empty()));
+        }
+    }
 }
 
 /// A play's `cards:` answer for a class is kept with the content (for every game that uses it):
@@ -342,5 +363,65 @@ fn a_class_changed_in_a_copy_of_the_content_is_tested_again() {
         "the Mountains are cast as instants: {} plays against {}",
         casts(&h),
         casts(&g)
+    );
+}
+
+/// What a play of a card does (a cast's announcement, a play's deeds) is made once per play and
+/// class and kept with the content: a copy of the content in which the class changed makes it
+/// again. Lightning Bolt made free is cast with no red mana, paying nothing, in a game whose
+/// content was copied after Bolts were cast at their cost.
+#[test]
+fn a_play_of_a_class_changed_in_a_copy_of_the_content_is_made_again() {
+    let mut g = common::classic_game().with_seed(2);
+    g.deal(&[bolt(), bolt()]).expect("deals");
+    let mut agents: Vec<Box<dyn Agent + Send>> = (0..2u64)
+        .map(|p| Box::new(RandomAgent::new(p)) as Box<dyn Agent + Send>)
+        .collect();
+    rulecraft_core::play_game(&mut g, &mut agents).expect("plays");
+    let text = |s: &GameState| {
+        s.log()
+            .iter()
+            .map(|e| e.display(s))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let cast = |s: &GameState| text(s).matches("casts(").count();
+    assert!(cast(&g) > 0, "Bolts were cast");
+    let mut content = (**g.content()).clone();
+    let bolt_class = content.class_id("Lightning Bolt").unwrap();
+    let mut free = content.class(bolt_class).unwrap().clone();
+    if let Some(sp) = free.spell.as_mut() {
+        sp.costs.clear();
+    }
+    content.add(free);
+    let mut h = GameState::new(
+        g.ruleset().clone(),
+        std::sync::Arc::new(content),
+        &["Ann", "Ben"],
+    )
+    .with_seed(2);
+    h.deal(&[bolt(), bolt()]).expect("deals");
+    // The first Bolt cast, before any land is played: no mana to pay with.
+    for _ in 0..200 {
+        if cast(&h) > 0 {
+            break;
+        }
+        let options = h.decision_options();
+        let pick = options
+            .iter()
+            .position(|o| o.label == "cast Lightning Bolt")
+            .or_else(|| {
+                options
+                    .iter()
+                    .position(|o| o.label.starts_with("target Ben"))
+            })
+            .unwrap_or(options.len() - 1);
+        h.answer(pick).expect("a legal answer");
+    }
+    let log = text(&h);
+    assert!(cast(&h) > 0, "the free Bolt was cast:\n{log}");
+    assert!(
+        !log.contains("pays_red"),
+        "the free Bolt paid no mana:\n{log}"
     );
 }

@@ -41,7 +41,7 @@ impl GameState {
                 .iter()
                 .enumerate()
                 .map(|(i, o)| DecisionOption {
-                    label: o.label.clone(),
+                    label: self.option_label(o),
                     choice: Choice::Pick(i),
                 })
                 .chain(std::iter::once(pass()))
@@ -103,14 +103,17 @@ impl GameState {
     pub(crate) fn decision_options_unlabelled(&self) -> Vec<DecisionOption> {
         match self.pending_decision() {
             None | Some(DecisionRequest::OrderTimestamps { .. }) => Vec::new(),
-            Some(d) => d
-                .choices()
-                .into_iter()
-                .map(|choice| DecisionOption {
-                    label: String::new(),
-                    choice,
-                })
-                .collect(),
+            Some(d) => {
+                // One list: the request's choices written straight into the options.
+                let mut out = Vec::with_capacity(d.choice_count());
+                d.each_choice(|choice| {
+                    out.push(DecisionOption {
+                        label: String::new(),
+                        choice,
+                    })
+                });
+                out
+            }
         }
     }
 

@@ -652,11 +652,19 @@ impl GameState {
         let cost_sources = self.phase_cost_sources();
         let mut out = Vec::new();
         // The player's cards in each zone plays are made from, listed once.
-        let mut zones: Vec<(crate::model::ids::ZoneId, Vec<ObjectId>)> = Vec::new();
+        // (Small lists kept inline: legal plays are found before every play decision.)
+        let mut zones: smallvec::SmallVec<
+            [(
+                crate::model::ids::ZoneId,
+                smallvec::SmallVec<[ObjectId; 16]>,
+            ); 1],
+        > = smallvec::SmallVec::new();
         // Whether each class's spell costs can be paid, where they name no object.
-        let mut paid: Vec<(crate::model::ids::ClassId, bool)> = Vec::new();
+        let mut paid: smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]> =
+            smallvec::SmallVec::new();
         let at_base = share && crate::layers::at_base(self, self.derived());
-        let state_char = self.ruleset.state_char();
+        let state_char = self.state_char;
+        let bare = self.timing.bare_plays;
         for (k, play) in self.ruleset.plays.iter().enumerate() {
             // During a casting only interrupts; an interrupt only then.
             let timely = match play.timing {
@@ -680,6 +688,10 @@ impl GameState {
                         !r.iter()
                             .any(|c| Some(*c) == state_char || Some(*c) == self.controller_char)
                     });
+            // The classes' answers already read in this call (a hand holds few classes).
+            let read: std::cell::RefCell<
+                smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]>,
+            > = Default::default();
             let fits = |o: ObjectId| {
                 let Some(c) = play.cards.as_ref() else {
                     return true;
@@ -688,11 +700,15 @@ impl GameState {
                     return Ctx::new(self, sheet, Some(o), Some(player), &[])
                         .test(c, Subject::Object(o));
                 }
-                self.content
-                    .play_class_fits(&self.ruleset, k, self.obj(o).class, || {
-                        Ctx::new(self, sheet, Some(o), Some(player), &[])
-                            .test(c, Subject::Object(o))
-                    })
+                let class = self.obj(o).class;
+                if let Some(&(_, fits)) = read.borrow().iter().find(|(k, _)| *k == class) {
+                    return fits;
+                }
+                let fits = self.content.play_class_fits(&self.ruleset, k, class, || {
+                    Ctx::new(self, sheet, Some(o), Some(player), &[]).test(c, Subject::Object(o))
+                });
+                read.borrow_mut().push((class, fits));
+                fits
             };
             if play.unless_batch
                 && self
@@ -714,7 +730,11 @@ impl GameState {
                         continue;
                     }
                     out.push(PlayOption {
-                        label: play.label.to_string(),
+                        label: if bare {
+                            String::new()
+                        } else {
+                            play.label.to_string()
+                        },
                         play: k as u16,
                         card: None,
                         ability: None,
@@ -725,7 +745,7 @@ impl GameState {
                     let at = match zones.iter().position(|(z, _)| *z == zone) {
                         Some(at) => at,
                         None => {
-                            zones.push((zone, self.cards_in(player, zone)));
+                            zones.push((zone, self.cards_in_small(player, zone)));
                             zones.len() - 1
                         }
                     };
@@ -769,7 +789,11 @@ impl GameState {
                             }
                         }
                         out.push(PlayOption {
-                            label: label(&[&play.label, " ", &self.obj(o).name]),
+                            label: if bare {
+                                String::new()
+                            } else {
+                                label(&[&play.label, " ", &self.obj(o).name])
+                            },
                             play: k as u16,
                             card: Some(o),
                             ability: None,
@@ -823,7 +847,11 @@ impl GameState {
                                 continue;
                             }
                             out.push(PlayOption {
-                                label: label(&[&self.obj(o).name, ": ", &def.text]),
+                                label: if bare {
+                                    String::new()
+                                } else {
+                                    label(&[&self.obj(o).name, ": ", &def.text])
+                                },
                                 play: k as u16,
                                 card: Some(o),
                                 ability: Some(i as u16),
@@ -921,17 +949,17 @@ impl GameState {
 
     /// The objects in play whose class has a phase cost, with each such response's index.
     fn phase_cost_sources(&self) -> Vec<(ObjectId, u16)> {
+        // Found through the classes with a phase cost (most games have none in play), in the
+        // order of the objects, then of their responses.
         let mut out = Vec::new();
-        for &s in self.in_play_ids() {
-            let class = self.obj(s).class;
-            for (i, def) in self.content.class_def(class).responses.iter().enumerate() {
-                if def.phase.as_ref().is_some_and(|p| p.cost.is_some())
-                    && self.has_response(s, class, i as u16)
-                {
-                    out.push((s, i as u16));
+        for &(class, i) in self.content.phase_cost_responses() {
+            for &s in self.objects_of_class(class) {
+                if self.in_play(s) && self.has_response(s, class, i) {
+                    out.push((s, i));
                 }
             }
         }
+        out.sort_unstable();
         out
     }
 
@@ -1066,7 +1094,7 @@ impl GameState {
                 0,
                 Logged::Played {
                     player,
-                    label: option.label.clone().into(),
+                    label: self.option_label(&option).into(),
                 },
             );
             let next = self.next_player(player);
@@ -1106,7 +1134,7 @@ impl GameState {
                 depth,
                 Logged::Played {
                     player,
-                    label: option.label.clone().into(),
+                    label: self.option_label(&option).into(),
                 },
             );
         }
@@ -1122,13 +1150,15 @@ impl GameState {
                     PlayKind::CastInto(zone) => Some(zone),
                     _ => None,
                 };
-                (
-                    Arc::new(
+                // The same for every card of its class: made once (`Content::play_def`).
+                let class = self.obj(card).class;
+                let def = self
+                    .content
+                    .play_def(&rs, option.play as usize, class, || {
                         self.announcement(card, play.from, into.is_some())
-                            .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?,
-                    ),
-                    Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)),
-                )
+                    })
+                    .ok_or(ActionError::NotASpell(self.obj(card).name.to_string()))?;
+                (def, Some(into.map_or(ItemKind::Spell, ItemKind::Permanent)))
             }
             PlayKind::Activate => {
                 let i = option.ability.unwrap_or(0) as usize;
@@ -1149,18 +1179,25 @@ impl GameState {
                 self.flow_mut().handled.push((card, u16::MAX));
                 (def.clone(), Some(ItemKind::Ability(def)))
             }
-            PlayKind::Deeds(deeds) => (
-                Arc::new(ResponseDef::of_deeds(
-                    ResponseKind::Spell,
-                    play.label.clone(),
-                    Trigger {
-                        point: Point::After,
-                        patterns: Vec::new(),
-                    },
-                    deeds.clone(),
-                )),
-                None,
-            ),
+            PlayKind::Deeds(deeds) => {
+                let make = || {
+                    ResponseDef::of_deeds(
+                        ResponseKind::Spell,
+                        play.label.clone(),
+                        Trigger {
+                            point: Point::After,
+                            patterns: Vec::new(),
+                        },
+                        deeds.clone(),
+                    )
+                };
+                // The play's alone, whatever the card: made once (kept as its first class's).
+                let kept = card.and_then(|c| self.get_object(c)).and_then(|o| {
+                    self.content
+                        .play_def(&rs, option.play as usize, o.class, || Some(make()))
+                });
+                (kept.unwrap_or_else(|| Arc::new(make())), None)
+            }
         };
         if announce.is_some() && !in_batch {
             if let Some((by, announced)) =
@@ -1173,7 +1210,7 @@ impl GameState {
                     Logged::Fizzled {
                         by: Responder {
                             source: None,
-                            text: announced.label.into(),
+                            text: self.option_label(&announced).into(),
                         },
                         why: format!(
                             "{} began a batch: {}'s announcement is aborted",
@@ -1277,6 +1314,62 @@ fn names_no_object(cost: &Deed) -> bool {
             _ => false,
         }),
         _ => false,
+    }
+}
+
+impl GameState {
+    /// A legal play's label ("cast Lightning Bolt", "Mountain: {T}: Add {R}."): the one it was
+    /// listed with, else (listed without, `Timing::bare_plays`) written from its play now.
+    pub(crate) fn option_label(&self, o: &PlayOption) -> String {
+        if !o.label.is_empty() {
+            return o.label.clone();
+        }
+        let Some(play) = self.ruleset.plays.get(o.play as usize) else {
+            return String::new();
+        };
+        let Some(card) = o.card.and_then(|c| self.get_object(c)) else {
+            return play.label.to_string();
+        };
+        match &play.kind {
+            PlayKind::Activate => {
+                let text = o.ability.and_then(|i| {
+                    self.content
+                        .class_def(card.class)
+                        .responses
+                        .get(i as usize)
+                        .map(|d| d.text.clone())
+                });
+                label(&[&card.name, ": ", text.as_deref().unwrap_or("")])
+            }
+            PlayKind::PhaseCost => format!(
+                "{} {}: {}",
+                play.label,
+                card.name,
+                if o.ability == Some(0) {
+                    "pay"
+                } else {
+                    "decline"
+                }
+            ),
+            _ => label(&[&play.label, " ", &card.name]),
+        }
+    }
+
+    /// The pending play decision's options with their labels written (after plays were listed
+    /// without them).
+    pub(crate) fn label_pending_plays(&mut self) {
+        let bare = matches!(self.pending.as_deref(), Some(DecisionRequest::Play { options, .. })
+            if options.iter().any(|o| o.label.is_empty()));
+        if !bare {
+            return;
+        }
+        let mut req = self.pending.as_deref().cloned();
+        if let Some(DecisionRequest::Play { options, .. }) = req.as_mut() {
+            for o in options.iter_mut() {
+                o.label = self.option_label(o);
+            }
+        }
+        self.pending = req.map(Arc::new);
     }
 }
 

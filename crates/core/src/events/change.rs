@@ -22,8 +22,12 @@ impl GameState {
         if self.frame(fi).action.is_some() {
             return self.make_resolution(fi);
         }
-        // Failure comes first: something earlier may have put the card into that state already.
-        self.fail_unchanging(fi);
+        // Failure comes first: something earlier may have put the card into that state already
+        // (not checked again where nothing changed since the frame's own check).
+        let f = self.frame(fi);
+        if !(super::shortcuts() && f.unchanged_at == self.timing.made) {
+            self.fail_unchanging(fi);
+        }
         self.fall_together(fi);
         self.follow_moves(fi);
         let f = self.frame(fi);

@@ -13,7 +13,6 @@ use crate::model::decision::{Choice, DecisionRequest};
 use crate::model::error::ActionError;
 use crate::model::ids::{ClassId, EventId, ObjectId, PlayerId};
 use crate::model::response::{ArgExpr, Deed, ResponseDef, ResponseKind, Standing};
-use crate::model::ruleset::CharKind;
 use crate::model::timing::{Point, Responds, Taking};
 use crate::model::value::{Ability, Arg, Value};
 use crate::state::GameState;
@@ -226,6 +225,7 @@ impl GameState {
             action: None,
             state_checks: false,
             seen: self.next_timestamp,
+            unchanged_at: u64::MAX,
         };
         let t = self.timing_mut();
         if mode != Mode::End {
@@ -246,6 +246,8 @@ impl GameState {
         let top = t.tasks.len() - 1;
         if mode == Mode::Plain {
             self.fail_unchanging(top);
+            let made = self.timing.made;
+            self.frame_mut(top).unchanged_at = made;
         }
         if matches!(mode, Mode::Plain | Mode::Begin) {
             self.fail_prohibited(top);
@@ -530,8 +532,14 @@ impl GameState {
             }
             match &self.timing.tasks[top] {
                 Task::Frame(_) => self.advance_frame(top)?,
-                Task::Run(_) => self.advance_run(top)?,
-                Task::Batch(_) => self.advance_batch(top)?,
+                Task::Run(_) => {
+                    self.timing_mut().made += 1;
+                    self.advance_run(top)?
+                }
+                Task::Batch(_) => {
+                    self.timing_mut().made += 1;
+                    self.advance_batch(top)?
+                }
             }
         }
         Ok(())
@@ -720,11 +728,7 @@ impl GameState {
         let f = self.frame(fi);
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
-            !self.content.listeners(e, point).is_empty()
-                || !self
-                    .content
-                    .rules_listening(&self.ruleset, e, point)
-                    .is_empty()
+            self.content.anything_listens(&self.ruleset, e, point)
                 || self
                     .timing
                     .delayed
@@ -775,11 +779,48 @@ impl GameState {
         })
     }
 
+    /// Whether any step at this point could find a candidate: `step_has_listeners` for a
+    /// response of any kind. With none, every step would be over at once, as each found none,
+    /// and the point is passed in one go; but at "before" and "when" a step's end also marks a
+    /// change whose size is zero as no change (`end_step`), so a frame with one goes step by
+    /// step.
+    fn point_may_answer(&self, fi: usize, point: Point) -> bool {
+        let f = self.frame(fi);
+        let look = self.looked_in(fi, point);
+        let moving = self.content.responses_follow_abilities(&self.ruleset)
+            && self.content.responses_move(&self.ruleset);
+        f.occs.iter().filter(|o| o.alive).any(|o| {
+            let e = o.occ.event;
+            let zero = matches!(point, Point::Before | Point::When)
+                && self.ruleset.event_kind(e).amount.is_some_and(|a| {
+                    amount_of(&o.occ.args, crate::model::event::Amount::Param(a)) == 0
+                });
+            zero || self
+                .content
+                .listeners(e, point)
+                .iter()
+                .any(|&(class, _)| moving || !look.objects_of_class(class).is_empty())
+                || !self
+                    .content
+                    .rules_listening(&self.ruleset, e, point)
+                    .is_empty()
+                || self
+                    .timing
+                    .delayed
+                    .iter()
+                    .any(|d| listens(&d.def, e, point))
+        })
+    }
+
     pub(super) fn advance_point(&mut self, fi: usize, point: Point) -> Result<(), ActionError> {
         // The step's parts are read out, not the ruleset's pointer copied: games on other
         // threads share that pointer, and its count would pass between cores at every point.
         let f = self.frame(fi);
-        if f.step == 0 && matches!(f.st, StepState::Fresh) && !self.point_has_listeners(fi, point) {
+        if f.step == 0
+            && matches!(f.st, StepState::Fresh)
+            && (!self.point_has_listeners(fi, point)
+                || (super::shortcuts() && !self.point_may_answer(fi, point)))
+        {
             let f = self.frame_mut(fi);
             f.stage += 1;
             return Ok(());
@@ -830,6 +871,11 @@ impl GameState {
                                     }
                                 }
                             }
+                        }
+                        if cands.is_empty() && super::shortcuts() {
+                            // No candidate: the step is over now, as its next turn would find.
+                            self.end_step(fi, point);
+                            return Ok(());
                         }
                         StepState::Ordered(cands)
                     }
@@ -1200,7 +1246,7 @@ impl GameState {
     /// 113.2c). With no abilities characteristic, objects have their class's responses, except
     /// those only granted.
     pub(super) fn has_response(&self, o: ObjectId, class: ClassId, index: u16) -> bool {
-        let Some(ac) = self.ruleset.char_of_kind(CharKind::Abilities) else {
+        let Some(ac) = self.abilities_char else {
             return self.obj(o).class == class
                 && !self.content.class_def(class).responses[index as usize].granted;
         };

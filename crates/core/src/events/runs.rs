@@ -57,7 +57,8 @@ impl GameState {
         let Task::Run(r) = &self.timing.tasks[ri] else {
             unreachable!()
         };
-        let r = (**r).clone();
+        // A copy to read (its held frames stay on the stack).
+        let r = r.snapshot();
         if r.awaiting_cost {
             self.run_mut(ri).awaiting_cost = false;
             if !self.timing.last_happened {

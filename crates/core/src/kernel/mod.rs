@@ -104,6 +104,7 @@ impl GameState {
     /// by the event procedure that made it; the kernel still never indexes out of bounds on a
     /// bad id (such a change does nothing).
     pub(crate) fn make(&mut self, change: Change) -> Vec<ObjectId> {
+        self.timing_mut().made += 1;
         let known = |s: &GameState, o: ObjectId| o.index() < s.objects.len();
         match change {
             Change::Create(list) => return self.create_objects(list),

@@ -157,7 +157,7 @@ fn nothing_applies<'a>(
     // Each changed object's base values (`GameState::base_values`): where its class is as it
     // was, only its state and controller can differ from its previous row, which was its base
     // row; else (or a new object) its whole row is made.
-    let state_char = rs.state_char();
+    let state_char = state.state_char;
     let rows: Vec<Patch> = dirty
         .iter()
         .map(|&x| {

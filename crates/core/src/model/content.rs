@@ -138,6 +138,9 @@ impl Listeners {
     }
 }
 
+/// What a play of a card of a class does, by play then class (`Content::play_def`).
+type PlayDefs = Vec<std::sync::OnceLock<Option<Arc<crate::model::response::ResponseDef>>>>;
+
 /// A game's object classes, loaded from content files; shared by every game state made with it.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Content {
@@ -192,18 +195,30 @@ pub struct Content {
     /// `rules_listening`, worked out once.
     #[serde(skip)]
     rules_listening: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `phase_cost_responses`, worked out once.
+    #[serde(skip)]
+    phase_costs: std::sync::OnceLock<Vec<(ClassId, u16)>>,
+    /// `anything_listens`, by slot (`Listeners::slot`), worked out once.
+    #[serde(skip)]
+    any_listening: std::sync::OnceLock<Vec<bool>>,
     /// `class_name`, made once per class.
     #[serde(skip)]
     class_names: std::sync::OnceLock<Vec<Arc<str>>>,
     /// `printed_at`, made once per class.
     #[serde(skip)]
     printed_at: std::sync::OnceLock<Vec<Vec<u16>>>,
+    /// `class_base`, made once per class.
+    #[serde(skip)]
+    class_bases: std::sync::OnceLock<Vec<Vec<crate::model::value::Value>>>,
     /// `play_row_reads`, worked out once.
     #[serde(skip)]
     play_rows: std::sync::OnceLock<Vec<Option<Vec<crate::model::ids::CharId>>>>,
     /// `play_class_fits`: each answer found once, by play then class.
     #[serde(skip)]
     play_fits: std::sync::OnceLock<Vec<std::sync::OnceLock<bool>>>,
+    /// `play_def`: each definition made once, by play then class.
+    #[serde(skip)]
+    play_defs: std::sync::OnceLock<PlayDefs>,
 }
 
 impl Content {
@@ -225,6 +240,8 @@ impl Content {
             }
         }
         c.class_names = std::sync::OnceLock::new();
+        c.class_bases = std::sync::OnceLock::new();
+        c.play_defs = std::sync::OnceLock::new();
         c
     }
 
@@ -266,6 +283,39 @@ impl Content {
                 .collect()
         })[id.index()]
     }
+    /// A class's base values for a ruleset's characteristics (`GameState::base_values`) but an
+    /// object's own (its state and its controller, left as the empty value here): the printed
+    /// value (the last printed for it), else the class's name, the ruleset's default number or
+    /// the empty value. Made once per class, for every game with this content.
+    pub(crate) fn class_base(&self, rs: &Ruleset, id: ClassId) -> &[crate::model::value::Value] {
+        use crate::model::ruleset::CharKind;
+        use crate::model::value::Value;
+        let chars = &rs.characteristics;
+        &self.class_bases.get_or_init(|| {
+            (0..self.classes.len())
+                .map(|ci| {
+                    let class = ClassId(ci as u32);
+                    let printed = &self.classes[ci].printed;
+                    let at = self.printed_at(chars.len(), class);
+                    chars
+                        .iter()
+                        .zip(at)
+                        .map(|(c, &at)| {
+                            if at > 0 {
+                                return printed[at as usize - 1].1.clone();
+                            }
+                            match c.kind {
+                                CharKind::Name => Value::Text(self.class_name(class)),
+                                CharKind::Number => Value::Number(c.default),
+                                k => k.empty(),
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
+        })[id.index()]
+    }
+
     /// The class of a name, if any.
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
         self.by_name.get(name).copied()
@@ -275,9 +325,13 @@ impl Content {
     pub fn add(&mut self, class: ObjectClass) -> ClassId {
         self.attach_local = std::sync::OnceLock::new();
         self.listening = std::sync::OnceLock::new();
+        self.any_listening = std::sync::OnceLock::new();
+        self.phase_costs = std::sync::OnceLock::new();
         self.class_names = std::sync::OnceLock::new();
         self.printed_at = std::sync::OnceLock::new();
+        self.class_bases = std::sync::OnceLock::new();
         self.play_fits = std::sync::OnceLock::new();
+        self.play_defs = std::sync::OnceLock::new();
         if let Some(id) = self.by_name.get(&class.name) {
             self.classes[id.index()] = class;
             return *id;
@@ -561,6 +615,28 @@ impl Content {
         }
     }
 
+    /// What play `play` of a card of a class does (its announcement, or its deeds): `make`'s
+    /// definition for the first card asked about, kept for every game with this content (it
+    /// depends on the play and the class only).
+    pub(crate) fn play_def(
+        &self,
+        rs: &Ruleset,
+        play: usize,
+        class: ClassId,
+        make: impl FnOnce() -> Option<crate::model::response::ResponseDef>,
+    ) -> Option<Arc<crate::model::response::ResponseDef>> {
+        let n = self.classes.len();
+        let table = self.play_defs.get_or_init(|| {
+            (0..rs.plays.len() * n)
+                .map(|_| std::sync::OnceLock::new())
+                .collect()
+        });
+        match table.get(play * n + class.index()) {
+            Some(cell) if class.index() < n => cell.get_or_init(|| make().map(Arc::new)).clone(),
+            _ => make().map(Arc::new),
+        }
+    }
+
     /// The ruleset's rules that listen to an event at a timing point, by index in order.
     pub fn rules_listening(
         &self,
@@ -586,6 +662,46 @@ impl Content {
         table
             .get(Listeners::slot(e, p))
             .map_or(&[], |v| v.as_slice())
+    }
+
+    /// The responses with a phase cost, as (class, index among its responses), in order.
+    pub(crate) fn phase_cost_responses(&self) -> &[(ClassId, u16)] {
+        self.phase_costs.get_or_init(|| {
+            let mut out = Vec::new();
+            for (ci, c) in self.classes.iter().enumerate() {
+                for (ri, r) in c.responses.iter().enumerate() {
+                    if r.phase.as_ref().is_some_and(|p| p.cost.is_some()) {
+                        out.push((ClassId(ci as u32), ri as u16));
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    /// Whether a class's response (`listeners`) or a ruleset's rule (`rules_listening`) listens
+    /// to an event at a timing point: one look in a table made once.
+    pub fn anything_listens(
+        &self,
+        rs: &Ruleset,
+        e: crate::model::ids::EventId,
+        p: crate::model::timing::Point,
+    ) -> bool {
+        let table = self.any_listening.get_or_init(|| {
+            let n = rs.events.len() * Listeners::POINTS;
+            (0..n)
+                .map(|slot| {
+                    let e = crate::model::ids::EventId((slot / Listeners::POINTS) as _);
+                    let p = crate::model::timing::Point::ALL[slot % Listeners::POINTS];
+                    !self.listeners(e, p).is_empty() || !self.rules_listening(rs, e, p).is_empty()
+                })
+                .collect()
+        });
+        match table.get(Listeners::slot(e, p)) {
+            Some(&b) => b,
+            // An event past the table's: asked directly.
+            None => !self.listeners(e, p).is_empty() || !self.rules_listening(rs, e, p).is_empty(),
+        }
     }
 
     /// The responses that listen to an event at a timing point: an occurrence costs what listens

@@ -122,30 +122,52 @@ impl DecisionRequest {
 
     /// Every legal answer, except for `OrderTimestamps` (any order of its objects).
     pub fn choices(&self) -> Vec<Choice> {
+        let mut out = Vec::with_capacity(self.choice_count());
+        self.each_choice(|c| out.push(c));
+        out
+    }
+
+    /// How many answers [`DecisionRequest::choices`] lists.
+    pub(crate) fn choice_count(&self) -> usize {
         match self {
-            DecisionRequest::OrderTimestamps { objects, .. } => {
-                vec![Choice::Order(objects.clone())]
-            }
+            DecisionRequest::OrderTimestamps { .. } => 1,
+            DecisionRequest::ChooseNext { options, .. } => options.len(),
+            DecisionRequest::Play { options, .. } => options.len() + 1,
+            DecisionRequest::React { options, .. } => options.len() + 1,
+            DecisionRequest::OrderChoices { choosers, .. } => choosers.len(),
+            DecisionRequest::PayCost { .. } => 2,
+            DecisionRequest::ChooseTarget { options, .. } => options.len(),
+            DecisionRequest::ChooseNumber { options, .. } => options.len(),
+        }
+    }
+
+    /// [`DecisionRequest::choices`] one by one, in order, without a list.
+    pub(crate) fn each_choice(&self, mut f: impl FnMut(Choice)) {
+        match self {
+            DecisionRequest::OrderTimestamps { objects, .. } => f(Choice::Order(objects.clone())),
             DecisionRequest::ChooseNext { options, .. } => {
-                (0..options.len()).map(Choice::Pick).collect()
+                (0..options.len()).for_each(|i| f(Choice::Pick(i)))
             }
-            DecisionRequest::Play { options, .. } => (0..options.len())
-                .map(Choice::Pick)
-                .chain(std::iter::once(Choice::Pass))
-                .collect(),
-            DecisionRequest::React { options, .. } => (0..options.len())
-                .map(Choice::Pick)
-                .chain(std::iter::once(Choice::Pass))
-                .collect(),
+            DecisionRequest::Play { options, .. } => {
+                (0..options.len()).for_each(|i| f(Choice::Pick(i)));
+                f(Choice::Pass)
+            }
+            DecisionRequest::React { options, .. } => {
+                (0..options.len()).for_each(|i| f(Choice::Pick(i)));
+                f(Choice::Pass)
+            }
             DecisionRequest::OrderChoices { choosers, .. } => {
-                (0..choosers.len()).map(Choice::Pick).collect()
+                (0..choosers.len()).for_each(|i| f(Choice::Pick(i)))
             }
-            DecisionRequest::PayCost { .. } => vec![Choice::Pick(0), Choice::Pass],
+            DecisionRequest::PayCost { .. } => {
+                f(Choice::Pick(0));
+                f(Choice::Pass)
+            }
             DecisionRequest::ChooseTarget { options, .. } => {
-                options.iter().map(|t| Choice::Target(*t)).collect()
+                options.iter().for_each(|t| f(Choice::Target(*t)))
             }
             DecisionRequest::ChooseNumber { options, .. } => {
-                options.iter().map(|n| Choice::Number(*n)).collect()
+                options.iter().for_each(|n| f(Choice::Number(*n)))
             }
         }
     }

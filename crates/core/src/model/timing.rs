@@ -29,6 +29,15 @@ pub enum Point {
 }
 
 impl Point {
+    /// Every point, in order.
+    pub const ALL: [Point; 5] = [
+        Point::Before,
+        Point::AfterBegins,
+        Point::BeforeEnds,
+        Point::When,
+        Point::After,
+    ];
+
     /// The point as the log writes it ("before", "after ... begins").
     pub fn name(self) -> &'static str {
         match self {

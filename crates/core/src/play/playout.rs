@@ -93,8 +93,32 @@ fn play(
             state.players().len()
         )));
     }
-    // Where no agent reads the options' labels, they are not written out.
+    // Where no agent reads the options' labels, they are not written out: not even the legal
+    // plays' (written where they are read: the log's line for the play taken).
     let labels = agents.iter().any(|a| a.reads_labels());
+    state.timing_mut().bare_plays = !labels;
+    let played = take_answers(state, agents, max_decisions, guarded, labels);
+    state.timing_mut().bare_plays = false;
+    state.label_pending_plays();
+    let answers = played?;
+    let finished = state.is_over();
+    Ok(GameSummary {
+        winner: state.winner().flatten(),
+        finished,
+        turns: state.turn(),
+        decisions: answers.len(),
+        answers,
+    })
+}
+
+/// The agents' answers, one per decision, until the game is over or `max_decisions`.
+fn take_answers(
+    state: &mut GameState,
+    agents: &mut [Box<dyn Agent + Send>],
+    max_decisions: usize,
+    guarded: bool,
+    labels: bool,
+) -> Result<Vec<(PlayerId, usize)>, ActionError> {
     let mut answers = Vec::new();
     while !state.is_over() && answers.len() < max_decisions {
         let Some(pending) = state.pending_decision() else {
@@ -133,14 +157,7 @@ fn play(
         state.decide_guarded(options.swap_remove(i).choice, guarded)?;
         answers.push((player, i));
     }
-    let finished = state.is_over();
-    Ok(GameSummary {
-        winner: state.winner().flatten(),
-        finished,
-        turns: state.turn(),
-        decisions: answers.len(),
-        answers,
-    })
+    Ok(answers)
 }
 
 /// Where each game of [`play_many`] starts.

@@ -53,9 +53,10 @@ pub struct GameState {
     pub(crate) next_timestamp: u64,
     pub(crate) next_effect_id: u32,
     pub(crate) pending: Option<Arc<DecisionRequest>>,
-    /// The ruleset's controller and abilities characteristics, looked up once.
+    /// The ruleset's controller, abilities and state characteristics, looked up once.
     pub(crate) controller_char: Option<CharId>,
     pub(crate) abilities_char: Option<CharId>,
+    pub(crate) state_char: Option<CharId>,
     pub(crate) derived: OnceLock<Arc<Derived>>,
     /// The last derivation and what changed since: the next derivation works out only what those
     /// changes reach (`layers::derive_after`).
@@ -180,6 +181,7 @@ impl GameState {
         GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),
+            state_char: ruleset.state_char(),
             player_props: Arc::new(vec![props; players.len()]),
             players: players
                 .iter()
@@ -477,17 +479,15 @@ impl GameState {
 
     /// An object's base values ([`GameState::base_row`]), one by one as they are made.
     pub(crate) fn base_values<'s>(&'s self, o: &'s GameObject) -> impl Iterator<Item = Value> + 's {
-        let class = self.content.class_def(o.class);
-        let state = self.ruleset.state_char();
-        let chars = &self.ruleset.characteristics;
-        let printed_at = self.content.printed_at(chars.len(), o.class);
-        // Each value made once: the object's state, else its controller, else the printed value
-        // (the last printed for it), else the empty value or the ruleset's default number.
-        chars
+        let state = self.state_char;
+        // Each value made once: the object's state, else its controller, else its class's base
+        // value (`Content::class_base`: the printed value, else the empty value or the ruleset's
+        // default number), made once per class.
+        self.content
+            .class_base(&self.ruleset, o.class)
             .iter()
-            .zip(printed_at)
             .enumerate()
-            .map(move |(i, (c, &at))| {
+            .map(move |(i, v)| {
                 let id = CharId(i as u16);
                 if state == Some(id) {
                     return Value::Symbols(o.state.clone());
@@ -495,15 +495,7 @@ impl GameState {
                 if self.controller_char == Some(id) {
                     return Value::Player(Some(o.controller));
                 }
-                if at > 0 {
-                    return class.printed[at as usize - 1].1.clone();
-                }
-                match c.kind {
-                    CharKind::Name => Value::Text(self.content.class_name(o.class)),
-                    // The ruleset's default where the class prints no number.
-                    CharKind::Number => Value::Number(c.default),
-                    k => k.empty(),
-                }
+                v.clone()
             })
     }
 
@@ -632,6 +624,23 @@ impl GameState {
         cards
     }
 
+    /// [`GameState::cards_in`] in a list kept inline while it is short (a hand).
+    pub(crate) fn cards_in_small(
+        &self,
+        player: PlayerId,
+        zone: crate::model::ids::ZoneId,
+    ) -> smallvec::SmallVec<[ObjectId; 16]> {
+        let mut cards: smallvec::SmallVec<[ObjectId; 16]> = self
+            .objects_in_zone(zone)
+            .iter()
+            .copied()
+            .filter(|o| self.obj(*o).owner == player)
+            .collect();
+        // In timestamp order (then id), sorted in place.
+        cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
+        cards
+    }
+
     /// The objects in a zone, in id order.
     pub(crate) fn objects_in_zone(&self, zone: crate::model::ids::ZoneId) -> &[ObjectId] {
         self.by_zone.get(zone.index()).map_or(&[], |v| v.as_slice())
@@ -747,6 +756,7 @@ impl GameState {
             pending: self.pending.clone(),
             controller_char: self.controller_char,
             abilities_char: self.abilities_char,
+            state_char: self.state_char,
             derived: OnceLock::new(),
             since: None,
             settled: false,
@@ -1079,6 +1089,15 @@ pub struct Timing {
     /// stale and cleared as the next is made.
     #[serde(default)]
     pub(crate) stacked: (u32, std::collections::BTreeSet<(ObjectId, u32)>),
+    /// How many kernel changes were made and response steps taken (`GameState::make`,
+    /// `advance_run`, `advance_batch`): unchanged, nothing has changed the state or an
+    /// occurrence under way since.
+    #[serde(skip)]
+    pub(crate) made: u64,
+    /// Legal plays are listed without their labels (`play_many`, where no agent reads them):
+    /// a label is written from its play where it is read (`GameState::option_label`).
+    #[serde(skip)]
+    pub(crate) bare_plays: bool,
 }
 
 /// A non-meter effects group firing: its scope, fixed before its first effect fires, and the
@@ -1251,6 +1270,11 @@ pub(crate) struct Frame {
     /// (a zone change takes a timestamp): unchanged, nothing has moved since.
     #[serde(default)]
     pub(crate) seen: u64,
+    /// `Timing::made` when its occurrences were last checked for changing nothing
+    /// (`fail_unchanging`): unchanged, the check would find what it found (`u64::MAX`: not
+    /// checked; a plain number keeps the frame small enough to be moved without `memcpy`).
+    #[serde(skip, default = "not_checked")]
+    pub(crate) unchanged_at: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -1279,6 +1303,11 @@ pub(crate) enum StepState {
     Fresh,
     Ordered(Vec<Cand>),
     Round { turn: PlayerId, passes: usize },
+}
+
+/// `Frame::unchanged_at` of a frame not checked.
+fn not_checked() -> u64 {
+    u64::MAX
 }
 
 /// A response that could answer an occurrence of the frame.
@@ -1383,6 +1412,32 @@ impl Run {
         Responder {
             source: self.source,
             text: self.def.text.clone(),
+        }
+    }
+
+    /// A copy to read while the run on the task stack changes: everything but the frames it
+    /// holds (`holds`), which are read and changed only on the stack.
+    pub(crate) fn snapshot(&self) -> Run {
+        Run {
+            frame: self.frame,
+            occ: self.occ,
+            def: self.def.clone(),
+            source: self.source,
+            you: self.you,
+            targets: self.targets.clone(),
+            bound: self.bound.clone(),
+            picked: self.picked.clone(),
+            picking: self.picking,
+            part: self.part,
+            awaiting_cost: self.awaiting_cost,
+            paying: self.paying,
+            depth: self.depth,
+            illegal: self.illegal.clone(),
+            announce: self.announce.clone(),
+            scope: self.scope,
+            holds: None,
+            chosen: self.chosen,
+            firing: self.firing.clone(),
         }
     }
 }
