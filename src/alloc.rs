@@ -16,6 +16,10 @@ const WORD: usize = std::mem::size_of::<usize>();
 /// mimalloc, plain where the alignment asked for is a word's or less.
 pub struct Mimalloc;
 
+// SAFETY: every block comes from mimalloc and goes back to it (`mi_free` takes blocks of either
+// kind); `mi_malloc` gives blocks aligned to at least a word (mimalloc's `MI_MAX_ALIGN_SIZE`),
+// so a layout of that alignment or less is met; larger alignments go through the `_aligned`
+// calls, which take the alignment asked for. `GlobalAlloc` is never asked for size 0.
 unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
