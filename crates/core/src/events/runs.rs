@@ -300,13 +300,15 @@ impl GameState {
                 }
                 self.timing_mut().stacked.1.insert((o, n));
             }
-            let deed = f.group.effects[f.effect].clone();
+            // The group's deeds are shared: the one firing is read from them, not copied.
+            let group = f.group.clone();
+            let effect = f.effect;
             self.run_mut(ri).firing = Some(f);
             let mut on = r.clone();
             on.targets = vec![Subject::Object(o)];
             // The object fired on is the deed's one target for the firing.
             self.run_mut(ri).targets = on.targets.clone();
-            return self.do_deed(&on, &deed);
+            return self.do_deed(&on, &group.effects[effect]);
         }
         self.run_mut(ri).firing = None;
         Ok(())
