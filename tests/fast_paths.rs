@@ -10,6 +10,29 @@ use rulecraft_core::layers::derive;
 use rulecraft_core::model::action::{Action, NewObject};
 use rulecraft_core::{Agent, GameState, PlayerId, RandomAgent};
 
+/// A game dealt with a copy of `g`'s content in which Lightning Bolt costs nothing (and, with
+/// `name`, is added again under that name), seeded with `seed`.
+fn with_free_bolt(g: &GameState, name: Option<&str>, seed: u64) -> GameState {
+    let mut content = (**g.content()).clone();
+    let bolt_class = content.class_id("Lightning Bolt").unwrap();
+    let mut free = content.class(bolt_class).unwrap().clone();
+    if let Some(n) = name {
+        free.name = n.into();
+    }
+    if let Some(sp) = free.spell.as_mut() {
+        sp.costs.clear();
+    }
+    content.add(free);
+    let mut h = GameState::new(
+        g.ruleset().clone(),
+        std::sync::Arc::new(content),
+        &["Ann", "Ben"],
+    )
+    .with_seed(seed);
+    h.deal(&[bolt(), bolt()]).expect("deals");
+    h
+}
+
 fn bolt() -> Vec<(String, u32)> {
     vec![("Mountain".into(), 20), ("Lightning Bolt".into(), 40)]
 }
@@ -337,21 +360,7 @@ fn a_class_changed_in_a_copy_of_the_content_is_tested_again() {
     let mut g = common::classic_game().with_seed(1);
     g.deal(&[bolt(), bolt()]).expect("deals");
     same_plays_as_in_full(&g, "dealt");
-    let mut content = (**g.content()).clone();
-    let bolt_class = content.class_id("Lightning Bolt").unwrap();
-    let mut free = content.class(bolt_class).unwrap().clone();
-    free.name = "Mountain".into();
-    if let Some(sp) = free.spell.as_mut() {
-        sp.costs.clear();
-    }
-    content.add(free);
-    let mut h = GameState::new(
-        g.ruleset().clone(),
-        std::sync::Arc::new(content),
-        &["Ann", "Ben"],
-    )
-    .with_seed(1);
-    h.deal(&[bolt(), bolt()]).expect("deals");
+    let h = with_free_bolt(&g, Some("Mountain"), 1);
     same_plays_as_in_full(&h, "dealt with the changed class");
     let casts = |s: &GameState| {
         (0..2)
@@ -387,20 +396,7 @@ fn a_play_of_a_class_changed_in_a_copy_of_the_content_is_made_again() {
     };
     let cast = |s: &GameState| text(s).matches("casts(").count();
     assert!(cast(&g) > 0, "Bolts were cast");
-    let mut content = (**g.content()).clone();
-    let bolt_class = content.class_id("Lightning Bolt").unwrap();
-    let mut free = content.class(bolt_class).unwrap().clone();
-    if let Some(sp) = free.spell.as_mut() {
-        sp.costs.clear();
-    }
-    content.add(free);
-    let mut h = GameState::new(
-        g.ruleset().clone(),
-        std::sync::Arc::new(content),
-        &["Ann", "Ben"],
-    )
-    .with_seed(2);
-    h.deal(&[bolt(), bolt()]).expect("deals");
+    let mut h = with_free_bolt(&g, None, 2);
     // The first Bolt cast, before any land is played: no mana to pay with.
     for _ in 0..200 {
         if cast(&h) > 0 {

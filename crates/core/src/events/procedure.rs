@@ -752,31 +752,7 @@ impl GameState {
     /// effect of that kind listening to its event there. A step with none is over at once, as it
     /// would be once it found no candidate.
     fn step_has_listeners(&self, fi: usize, point: Point, responds: Responds) -> bool {
-        let f = self.frame(fi);
-        // A class's response is held by its objects (where responses do not move between
-        // objects), in the state `candidates` looks in: a class with none has no candidate.
-        let look = self.looked_in(fi, point);
-        let moving = self.content.responses_follow_abilities(&self.ruleset)
-            && self.content.responses_move(&self.ruleset);
-        f.occs.iter().filter(|o| o.alive).any(|o| {
-            let e = o.occ.event;
-            self.content.listeners(e, point).iter().any(|&(class, ri)| {
-                self.content.class_def(class).responses[ri as usize]
-                    .kind
-                    .responds()
-                    == responds
-                    && (moving || !look.objects_of_class(class).is_empty())
-            }) || self
-                .content
-                .rules_listening(&self.ruleset, e, point)
-                .iter()
-                .any(|&i| self.ruleset.rules[i as usize].kind.responds() == responds)
-                || self
-                    .timing
-                    .delayed
-                    .iter()
-                    .any(|d| d.def.kind.responds() == responds && listens(&d.def, e, point))
-        })
+        self.frame_listened(fi, point, Some(responds), false)
     }
 
     /// Whether any step at this point could find a candidate: `step_has_listeners` for a
@@ -785,30 +761,53 @@ impl GameState {
     /// change whose size is zero as no change (`end_step`), so a frame with one goes step by
     /// step.
     fn point_may_answer(&self, fi: usize, point: Point) -> bool {
+        self.frame_listened(fi, point, None, true)
+    }
+
+    /// Whether a live occurrence of the frame may be answered at this point by a response of
+    /// the kind `responds` (any kind for `None`): a rule, a class's response held by an object
+    /// (or any, where responses move between objects), or a delayed effect listening to its
+    /// event there; with `zero`, an occurrence of size zero at "before" or "when" counts too.
+    fn frame_listened(
+        &self,
+        fi: usize,
+        point: Point,
+        responds: Option<Responds>,
+        zero: bool,
+    ) -> bool {
         let f = self.frame(fi);
+        // A class's response is held by its objects (where responses do not move between
+        // objects), in the state `candidates` looks in: a class with none has no candidate.
         let look = self.looked_in(fi, point);
         let moving = self.content.responses_follow_abilities(&self.ruleset)
             && self.content.responses_move(&self.ruleset);
+        let kind = |r: Responds| responds.is_none_or(|want| want == r);
         f.occs.iter().filter(|o| o.alive).any(|o| {
             let e = o.occ.event;
-            let zero = matches!(point, Point::Before | Point::When)
+            let sized_zero = zero
+                && matches!(point, Point::Before | Point::When)
                 && self.ruleset.event_kind(e).amount.is_some_and(|a| {
                     amount_of(&o.occ.args, crate::model::event::Amount::Param(a)) == 0
                 });
-            zero || self
-                .content
-                .listeners(e, point)
-                .iter()
-                .any(|&(class, _)| moving || !look.objects_of_class(class).is_empty())
-                || !self
+            sized_zero
+                || self.content.listeners(e, point).iter().any(|&(class, ri)| {
+                    responds.is_none_or(|want| {
+                        self.content.class_def(class).responses[ri as usize]
+                            .kind
+                            .responds()
+                            == want
+                    }) && (moving || !look.objects_of_class(class).is_empty())
+                })
+                || self
                     .content
                     .rules_listening(&self.ruleset, e, point)
-                    .is_empty()
+                    .iter()
+                    .any(|&i| kind(self.ruleset.rules[i as usize].kind.responds()))
                 || self
                     .timing
                     .delayed
                     .iter()
-                    .any(|d| listens(&d.def, e, point))
+                    .any(|d| kind(d.def.kind.responds()) && listens(&d.def, e, point))
         })
     }
 
