@@ -36,6 +36,13 @@ fn json(o: &Output) -> Json {
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(o), stderr(o)))
 }
 
+/// `rulecraft explain FILE --object OBJECT --format json`, read as JSON.
+fn explain_json(file: &str, object: &str) -> Json {
+    json(&rulecraft(&[
+        "explain", file, "--object", object, "--format", "json",
+    ]))
+}
+
 /// A fresh folder under the system's temporary folder.
 fn temp_dir(tag: &str) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -549,15 +556,7 @@ fn the_python_packages_built_in_classic_content_lists_every_file() {
 /// accounting; tests/galaxy.rs checks these steps against the scenarios' rules).
 #[test]
 fn explain_json_accounts_for_current_meters_and_sets_of_classes() {
-    let o = rulecraft(&[
-        "explain",
-        "scenarios/galaxy/effects-non-meter.scenario",
-        "--object",
-        "earth",
-        "--format",
-        "json",
-    ]);
-    let j = json(&o);
+    let j = explain_json("scenarios/galaxy/effects-non-meter.scenario", "earth");
     let farming = j["counters"]
         .as_array()
         .and_then(|cs| cs.iter().find(|c| c["kind"] == "farming"))
@@ -586,15 +585,7 @@ fn explain_json_accounts_for_current_meters_and_sets_of_classes() {
     assert_eq!(farming["count"], 10);
     assert_eq!(farming["unaccounted"], 0);
 
-    let o = rulecraft(&[
-        "explain",
-        "scenarios/galaxy/effects-availability.scenario",
-        "--object",
-        "Ann",
-        "--format",
-        "json",
-    ]);
-    let j = json(&o);
+    let j = explain_json("scenarios/galaxy/effects-availability.scenario", "Ann");
     let techs = j["properties"]
         .as_array()
         .and_then(|ps| ps.iter().find(|p| p["name"] == "available_techs"))

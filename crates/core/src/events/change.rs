@@ -841,7 +841,15 @@ impl GameState {
             Change::Unattach { object } => self.obj(*object).attached_to.is_none(),
             Change::Loses(p) => self.players[p.index()].lost,
             // Fewer than two cards have one order only.
-            Change::Shuffle { player, zone } => self.cards_in(*player, *zone).len() < 2,
+            // Fewer than two cards: no order to change.
+            Change::Shuffle { player, zone } => {
+                self.objects_in_zone(*zone)
+                    .iter()
+                    .filter(|o| self.obj(**o).owner == *player)
+                    .take(2)
+                    .count()
+                    < 2
+            }
             _ => false,
         }
     }

@@ -220,7 +220,7 @@ impl GameState {
                 }
             }
             Change::Shuffle { player, zone } => {
-                let mut cards = self.cards_in(player, zone);
+                let mut cards = self.cards_in_small(player, zone);
                 self.random.shuffle(&mut cards);
                 // Out of play, where no effect reads the order, the new order reaches no
                 // derived value.

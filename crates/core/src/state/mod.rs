@@ -610,21 +610,8 @@ impl GameState {
         self
     }
 
-    /// A player's cards in a zone, bottom first (the latest timestamp is on top).
-    pub(crate) fn cards_in(
-        &self,
-        player: PlayerId,
-        zone: crate::model::ids::ZoneId,
-    ) -> Vec<ObjectId> {
-        let all = self.objects_in_zone(zone);
-        let mut cards: Vec<ObjectId> = Vec::with_capacity(all.len());
-        cards.extend(all.iter().copied().filter(|o| self.obj(*o).owner == player));
-        // In timestamp order (then id), sorted in place.
-        cards.sort_unstable_by_key(|o| (self.obj(*o).timestamp, *o));
-        cards
-    }
-
-    /// [`GameState::cards_in`] in a list kept inline while it is short (a hand).
+    /// A player's cards in a zone, bottom first (the latest timestamp is on top), in a list
+    /// kept inline while it is short (a hand).
     pub(crate) fn cards_in_small(
         &self,
         player: PlayerId,
@@ -912,12 +899,8 @@ impl GameState {
             .entry(o.class)
             .or_default()
             .push(id);
-        if let Some(t) = self
-            .content
-            .classes
-            .get(o.class.index())
-            .and_then(|c| c.object_type)
-        {
+        let link = self.link_of(&o);
+        if let Some(t) = link.ty {
             let by_type = Arc::make_mut(&mut self.by_type);
             if by_type.len() <= t.index() {
                 by_type.resize(t.index() + 1, Vec::new());
@@ -930,7 +913,6 @@ impl GameState {
         }
         // A new object has the highest id: the list stays in id order.
         lists[o.zone.index()].push(id);
-        let link = self.link_of(&o);
         Arc::make_mut(&mut self.links).push(link);
         Arc::make_mut(&mut self.objects).push(Arc::new(o));
         let bits = Arc::make_mut(&mut self.in_play_bits);
@@ -971,14 +953,12 @@ impl GameState {
         let mut in_play = Vec::new();
         let mut bits = vec![0u64; n.div_ceil(64)];
         let mut pairs = Vec::new();
+        let mut links = Vec::with_capacity(n);
         for o in self.objects.iter() {
             by_class.entry(o.class).or_default().push(o.id);
-            if let Some(t) = self
-                .content
-                .classes
-                .get(o.class.index())
-                .and_then(|c| c.object_type)
-            {
+            let link = self.link_of(o);
+            links.push(link);
+            if let Some(t) = link.ty {
                 if let Some(list) = by_type.get_mut(t.index()) {
                     list.push(o.id);
                 }
@@ -997,7 +977,7 @@ impl GameState {
         self.in_play = Arc::new(in_play);
         self.in_play_bits = Arc::new(bits);
         self.attachments = Arc::new(pairs);
-        self.links = Arc::new(self.objects.iter().map(|o| self.link_of(o)).collect());
+        self.links = Arc::new(links);
         self.by_zone = Arc::new(zone_lists(&self.ruleset, &self.objects));
         self.base = OnceLock::new();
         self.base_prev = None;
