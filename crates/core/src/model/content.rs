@@ -603,15 +603,28 @@ impl Content {
         class: ClassId,
         test: impl FnOnce() -> bool,
     ) -> bool {
+        self.per_play_class(&self.play_fits, rs, play, class, test)
+    }
+
+    /// The value `table` keeps for play `play` and a class: `make`'s, made the first time it is
+    /// asked for; made each time for a play or class past the table.
+    fn per_play_class<T: Clone>(
+        &self,
+        table: &std::sync::OnceLock<Vec<std::sync::OnceLock<T>>>,
+        rs: &Ruleset,
+        play: usize,
+        class: ClassId,
+        make: impl FnOnce() -> T,
+    ) -> T {
         let n = self.classes.len();
-        let table = self.play_fits.get_or_init(|| {
+        let table = table.get_or_init(|| {
             (0..rs.plays.len() * n)
                 .map(|_| std::sync::OnceLock::new())
                 .collect()
         });
         match table.get(play * n + class.index()) {
-            Some(cell) if class.index() < n => *cell.get_or_init(test),
-            _ => test(),
+            Some(cell) if class.index() < n => cell.get_or_init(make).clone(),
+            _ => make(),
         }
     }
 
@@ -625,16 +638,7 @@ impl Content {
         class: ClassId,
         make: impl FnOnce() -> Option<crate::model::response::ResponseDef>,
     ) -> Option<Arc<crate::model::response::ResponseDef>> {
-        let n = self.classes.len();
-        let table = self.play_defs.get_or_init(|| {
-            (0..rs.plays.len() * n)
-                .map(|_| std::sync::OnceLock::new())
-                .collect()
-        });
-        match table.get(play * n + class.index()) {
-            Some(cell) if class.index() < n => cell.get_or_init(|| make().map(Arc::new)).clone(),
-            _ => make().map(Arc::new),
-        }
+        self.per_play_class(&self.play_defs, rs, play, class, || make().map(Arc::new))
     }
 
     /// The ruleset's rules that listen to an event at a timing point, by index in order.
