@@ -120,15 +120,45 @@ impl<'a> Ctx<'a> {
     /// The objects in play that meet `c`, in id order: only those `c` narrows to are tested
     /// (FreeOrion's scopes index objects by type and owner).
     pub fn in_play_meeting(&self, c: &Cond) -> Vec<ObjectId> {
-        let mut list = match self.narrowed(c) {
+        match self.meeting_among(c, |o| self.state.in_play(*o)) {
             Some(mut list) => {
-                list.retain(|o| self.state.in_play(*o));
+                list.sort_unstable();
+                list.dedup();
                 list
             }
-            None => self.state.in_play_ids().to_vec(),
-        };
-        list.retain(|o| self.test(c, Subject::Object(*o)));
-        list
+            None => {
+                let mut list = self.state.in_play_ids().to_vec();
+                list.retain(|o| self.test(c, Subject::Object(*o)));
+                list
+            }
+        }
+    }
+
+    /// The objects that meet `c` among those it narrows to (`Cond::narrow`, in its order), or
+    /// `None` where it does not narrow. A part the narrowing decided for every object listed
+    /// (their type, "you control") is not tested again, unless what is read is recorded.
+    pub fn meeting(&self, c: &Cond) -> Option<Vec<ObjectId>> {
+        self.meeting_among(c, |_| true)
+    }
+
+    /// `meeting`, of the listed objects that pass `first` (tested before `c`).
+    fn meeting_among(&self, c: &Cond, first: impl Fn(&ObjectId) -> bool) -> Option<Vec<ObjectId>> {
+        let mut parts = Vec::new();
+        and_parts(c, &mut parts);
+        let (mut list, decided) = narrow_parts(&parts, self)?;
+        list.retain(first);
+        if self.reads.is_some() {
+            list.retain(|o| self.test(c, Subject::Object(*o)));
+            return Some(list);
+        }
+        let open: Vec<&Cond> = parts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i >= 64 || decided & (1 << i) == 0)
+            .map(|(_, p)| *p)
+            .collect();
+        list.retain(|o| open.iter().all(|p| self.test(p, Subject::Object(*o))));
+        Some(list)
     }
 
     /// The objects `c` narrows to (`Cond::narrow`), in id order, each once.
@@ -804,58 +834,10 @@ impl Cond {
                 all.dedup();
                 Some(all)
             }
-            Cond::And(cs) => {
-                // The narrowest of the parts that narrow; the broad ones (every object of a
-                // type, every object in play) only where no other part narrows.
-                let broad =
-                    |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay | Cond::AnyObject);
-                cs.iter()
-                    .filter(|c| !broad(c))
-                    .filter_map(|c| c.narrow(ctx))
-                    .min_by_key(|v| v.len())
-                    .or_else(|| {
-                        let (list, which) = cs
-                            .iter()
-                            .filter(|c| broad(c))
-                            .filter_map(|c| Some((c.narrow(ctx)?, c)))
-                            .min_by_key(|(v, _)| v.len())?;
-                        // "Planets you control": of those, the ones "you" control, by the same
-                        // test on the same values as the condition's part (FreeOrion's scopes
-                        // index objects by owner); only where nothing records what is read, as
-                        // the test itself may not come to read every one's controller.
-                        let yours = cs
-                            .iter()
-                            .any(|c| matches!(c, Cond::ControlledBy(PlayerRef::You)));
-                        let list = match ctx.you {
-                            Some(y) if yours && ctx.reads.is_none() => {
-                                let key = match which {
-                                    Cond::OfType(t) => Broad::OfType(*t),
-                                    Cond::InPlay => Broad::InPlay,
-                                    _ => Broad::Any,
-                                };
-                                ctx.controlled_among(key, list, y)
-                            }
-                            _ => list,
-                        };
-                        // "Owned by you" (FreeOrion's Empire Affiliation, the source's empires):
-                        // of those, the ones such an empire controls, and those of a type owned
-                        // through what is attached to them.
-                        Some(
-                            match cs.iter().find_map(|c| match c {
-                                Cond::Affiliated(a)
-                                    if a.empire == EmpireRef::Source
-                                        && !a.enemies
-                                        && ctx.reads.is_none() =>
-                                {
-                                    Some(a)
-                                }
-                                _ => None,
-                            }) {
-                                Some(a) => ctx.owned_by_source(list, &a.owners),
-                                None => list,
-                            },
-                        )
-                    })
+            Cond::And(_) => {
+                let mut parts = Vec::new();
+                and_parts(self, &mut parts);
+                narrow_parts(&parts, ctx).map(|(list, _)| list)
             }
             // Near the source on the map, or seen by a source of no empire (by its own range):
             // the objects placed within the distance (FreeOrion's scopes index objects by
@@ -864,6 +846,81 @@ impl Cond {
             _ => None,
         }
     }
+}
+
+/// The parts of a conjunction, nested conjunctions opened (`a and (b and c)`: `a`, `b`, `c`), in
+/// order; any other condition is its only part.
+pub(crate) fn and_parts<'c>(c: &'c Cond, out: &mut Vec<&'c Cond>) {
+    match c {
+        Cond::And(cs) => cs.iter().for_each(|p| and_parts(p, out)),
+        _ => out.push(c),
+    }
+}
+
+/// What a conjunction of `parts` narrows to (`Cond::narrow`), with the parts that hold for every
+/// object of the list (bit `i` for part `i`): the type, zone or source the list is made of, and
+/// "you control" where the list is of the objects "you" control.
+fn narrow_parts(parts: &[&Cond], ctx: &Ctx) -> Option<(Vec<ObjectId>, u64)> {
+    let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
+    // The narrowest of the parts that narrow; the broad ones (every object of a type, every
+    // object in play) only where no other part narrows.
+    let broad = |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay | Cond::AnyObject);
+    if let Some((i, list)) = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !broad(c))
+        .filter_map(|(i, c)| Some((i, c.narrow(ctx)?)))
+        .min_by_key(|(_, v)| v.len())
+    {
+        // "Itself": the list is the source, or nothing.
+        let exact = matches!(parts[i], Cond::IsSource);
+        return Some((list, if exact { bit(i) } else { 0 }));
+    }
+    let (i, list) = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| broad(c))
+        .filter_map(|(i, c)| Some((i, c.narrow(ctx)?)))
+        .min_by_key(|(_, v)| v.len())?;
+    let mut decided = bit(i);
+    // "Planets you control": of those, the ones "you" control, by the same test on the same
+    // values as the condition's part (FreeOrion's scopes index objects by owner); only where
+    // nothing records what is read, as the test itself may not come to read every one's
+    // controller.
+    let yours = |c: &Cond| matches!(c, Cond::ControlledBy(PlayerRef::You));
+    let list = match ctx.you {
+        Some(y) if parts.iter().any(|c| yours(c)) && ctx.reads.is_none() => {
+            for (j, c) in parts.iter().enumerate() {
+                if yours(c) {
+                    decided |= bit(j);
+                }
+            }
+            let key = match parts[i] {
+                Cond::OfType(t) => Broad::OfType(*t),
+                Cond::InPlay => Broad::InPlay,
+                _ => Broad::Any,
+            };
+            ctx.controlled_among(key, list, y)
+        }
+        _ => list,
+    };
+    // "Owned by you" (FreeOrion's Empire Affiliation, the source's empires): of those, the ones
+    // such an empire controls, and those of a type owned through what is attached to them.
+    let owned = parts.iter().find_map(|c| match c {
+        Cond::Affiliated(a)
+            if a.empire == EmpireRef::Source && !a.enemies && ctx.reads.is_none() =>
+        {
+            Some(a)
+        }
+        _ => None,
+    });
+    Some((
+        match owned {
+            Some(a) => ctx.owned_by_source(list, &a.owners),
+            None => list,
+        },
+        decided,
+    ))
 }
 
 impl Ctx<'_> {

@@ -189,17 +189,8 @@ pub(super) fn all_subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
 /// Every object or player the condition picks, in id order.
 pub fn subjects(ctx: &Ctx, affects: &Affects) -> Vec<Subject> {
     match affects {
-        Affects::Objects(c) => match c.narrow(ctx) {
-            Some(list) => {
-                // At most all of the narrowed list: room for it at once.
-                let mut out = Vec::with_capacity(list.len());
-                out.extend(
-                    list.into_iter()
-                        .map(Subject::Object)
-                        .filter(|s| ctx.test(c, *s)),
-                );
-                out
-            }
+        Affects::Objects(c) => match ctx.meeting(c) {
+            Some(list) => list.into_iter().map(Subject::Object).collect(),
             None => ctx
                 .state
                 .object_ids()
