@@ -5,7 +5,7 @@
 use crate::condition::eval::Ctx;
 use crate::condition::places::{
     grid_within, square, within_distance, Detection, EmpireTable, Empires, Kept, Maps, NearIndex,
-    Placed, Point, Systems,
+    Placed, Systems,
 };
 use crate::model::condition::{
     this_object, Affiliation, Cond, EmpireRef, Footprint, Metric, Nearness, OrderTest, Owners,
@@ -115,33 +115,25 @@ impl Ctx<'_> {
     }
 
     /// The objects in play placed within `d` of where the source `s` is, in id order (none where
-    /// it has no place): through the derivation's grid of every object in play, by squares of
-    /// side at least `d`, found once.
+    /// it has no place): through the derivation's grid of every object in play, found once.
     fn placed_around(&self, s: ObjectId, places: &Places, d: i64) -> Vec<ObjectId> {
         let Some(at) = self.position(s, places).filter(|_| d >= 0) else {
             return Vec::new();
         };
-        // Squares of a side a power of two at least `d`: distances close to each other share
-        // one grid.
-        let cell = u64::try_from(d.max(1))
-            .ok()
-            .and_then(u64::checked_next_power_of_two)
-            .and_then(|c| i64::try_from(c).ok())
-            .unwrap_or(d.max(1));
         let maps = self.shared_maps();
         let placed = self.kept_reading(
             &maps,
             |m| &mut m.placed,
-            (places.x, places.y, cell),
+            (places.x, places.y),
             || chars(&[places.x, places.y]),
             || {
-                let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
-                for o in self.state.in_play_ids() {
-                    if let Some(p) = self.position(*o, places) {
-                        grid.entry(square(p, cell)).or_default().push((*o, p));
-                    }
-                }
-                Placed { cell, grid }
+                let ids = self.state.in_play_ids();
+                let mut points = Vec::with_capacity(ids.len());
+                points.extend(
+                    ids.iter()
+                        .filter_map(|o| Some((*o, self.position(*o, places)?))),
+                );
+                Placed::new(&points)
             },
         );
         placed.within(at, d)

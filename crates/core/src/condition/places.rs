@@ -27,9 +27,8 @@ pub struct Maps {
     /// By ownership rules (`rule`), detection range and position characteristics; each
     /// empire's, by player index.
     pub(crate) detection: Kept<(usize, CharId, CharId, CharId), Vec<Rc<Detection>>>,
-    /// Every object in play with a position, by square (of the side in the key, with the
-    /// position's characteristics).
-    pub(crate) placed: Kept<(CharId, CharId, i64), Placed>,
+    /// Every object in play with a position, by square (by the position's characteristics).
+    pub(crate) placed: Kept<(CharId, CharId), Placed>,
     /// The objects in play outside any system that name a starlane they are on (by the
     /// characteristic naming it).
     pub(crate) on_lanes: Kept<CharId, Vec<ObjectId>>,
@@ -178,20 +177,120 @@ impl EmpireTable {
 /// A position on the map.
 pub(crate) type Point = (i64, i64);
 
-/// The objects in play with a position, by square of the grid.
+/// How many squares of side `cell` the rectangle from `lo` to `hi` touches.
+fn squares_over(lo: Point, hi: Point, cell: i64) -> i128 {
+    let across =
+        |a: i64, b: i64| i128::from(b.div_euclid(cell)) - i128::from(a.div_euclid(cell)) + 1;
+    across(lo.0, hi.0) * across(lo.1, hi.1)
+}
+
+/// The objects in play with a position, by square of a grid over the points' extent: the
+/// points sorted by square (squares in rows; in id order within one) and where each square's
+/// points start among them. The squares' side is the smallest power of two that makes at most
+/// about two squares a point, so that any distance is looked for in the squares it reaches.
 pub(crate) struct Placed {
-    pub(crate) cell: i64,
-    pub(crate) grid: FxHashMap<Point, Vec<(ObjectId, Point)>>,
+    cell: i64,
+    /// The first square (across, down) and how many there are across and down.
+    origin: Point,
+    size: (i64, i64),
+    /// Where each square's points start in `entries`, and one past the last.
+    starts: Vec<u32>,
+    entries: Vec<(ObjectId, Point)>,
 }
 
 impl Placed {
-    /// The objects within `d` of `at` (`d` at most the side of a square), in id order.
-    pub(crate) fn within(&self, at: (i64, i64), d: i64) -> Vec<ObjectId> {
-        let mut out: Vec<ObjectId> = around(at, self.cell)
-            .flat_map(|sq| self.grid.get(&sq).into_iter().flatten())
-            .filter(|(_, p)| within_distance(*p, at, d))
-            .map(|(o, _)| *o)
+    /// The grid of `points`: one count of each square, then each point put in its square's
+    /// place.
+    pub(crate) fn new(points: &[(ObjectId, Point)]) -> Self {
+        let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
+        for (_, (x, y)) in points {
+            lo = (lo.0.min(*x), lo.1.min(*y));
+            hi = (hi.0.max(*x), hi.1.max(*y));
+        }
+        let most = 2 * points.len() as i128 + 1;
+        let mut cell = 1i64;
+        while !points.is_empty() && cell < 1 << 62 && squares_over(lo, hi, cell) > most {
+            cell *= 2;
+        }
+        let (origin, far) = (square(lo, cell), square(hi, cell));
+        let size = if points.is_empty() {
+            (0, 0)
+        } else {
+            (far.0 - origin.0 + 1, far.1 - origin.1 + 1)
+        };
+        let mut grid = Placed {
+            cell,
+            origin,
+            size,
+            starts: Vec::new(),
+            entries: Vec::new(),
+        };
+        let at: Vec<usize> = points
+            .iter()
+            .filter_map(|(_, p)| grid.index(square(*p, cell)))
             .collect();
+        let mut starts = vec![0u32; (size.0 * size.1) as usize + 1];
+        for i in &at {
+            starts[i + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut next = starts.clone();
+        let mut entries = vec![(ObjectId(0), (0, 0)); at.len()];
+        for (i, e) in at.iter().zip(points) {
+            entries[next[*i] as usize] = *e;
+            next[*i] += 1;
+        }
+        grid.starts = starts;
+        grid.entries = entries;
+        grid
+    }
+
+    /// The place of square `sq` among the grid's squares, if it is one of them.
+    fn index(&self, sq: Point) -> Option<usize> {
+        let (a, d) = (
+            sq.0.checked_sub(self.origin.0)?,
+            sq.1.checked_sub(self.origin.1)?,
+        );
+        ((0..self.size.0).contains(&a) && (0..self.size.1).contains(&d))
+            .then(|| (d * self.size.0 + a) as usize)
+    }
+
+    /// The objects within `d` of `at`, in id order: those of the squares the distance reaches,
+    /// a row of squares at a time.
+    pub(crate) fn within(&self, at: (i64, i64), d: i64) -> Vec<ObjectId> {
+        if d < 0 || self.entries.is_empty() {
+            return Vec::new();
+        }
+        let (sx, sy) = square(at, self.cell);
+        let reach = d / self.cell + 1;
+        let a0 = sx.saturating_sub(reach).max(self.origin.0) - self.origin.0;
+        let a1 = sx
+            .saturating_add(reach)
+            .min(self.origin.0 + self.size.0 - 1)
+            - self.origin.0;
+        let d0 = sy.saturating_sub(reach).max(self.origin.1) - self.origin.1;
+        let d1 = sy
+            .saturating_add(reach)
+            .min(self.origin.1 + self.size.1 - 1)
+            - self.origin.1;
+        let mut out = Vec::new();
+        if a0 > a1 || d0 > d1 {
+            return out;
+        }
+        for row in d0..=d1 {
+            let first = (row * self.size.0 + a0) as usize;
+            let last = (row * self.size.0 + a1) as usize;
+            let from = self.starts[first] as usize;
+            let to = self.starts[last + 1] as usize;
+            out.extend(
+                self.entries[from..to]
+                    .iter()
+                    .filter(|(_, p)| within_distance(*p, at, d))
+                    .map(|(o, _)| *o),
+            );
+        }
         out.sort_unstable();
         out
     }
@@ -426,15 +525,13 @@ mod tests {
             .map(|(i, p)| (*p, [0, 1, 2, 5][i % 4]))
             .collect();
         let detection = Detection::new(detectors.clone());
-        for d in 0..=6 {
-            let cell = d.max(1);
-            let mut grid: FxHashMap<Point, Vec<(ObjectId, Point)>> = FxHashMap::default();
-            for (i, p) in points.iter().enumerate() {
-                grid.entry(square(*p, cell))
-                    .or_default()
-                    .push((ObjectId(i as u32), *p));
-            }
-            let placed = Placed { cell, grid };
+        let listed: Vec<(ObjectId, Point)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (ObjectId(i as u32), *p))
+            .collect();
+        let placed = Placed::new(&listed);
+        for d in (0..=6).chain([11, 25]) {
             for x in -14..=14 {
                 for y in -14..=14 {
                     let every: Vec<ObjectId> = points
@@ -455,6 +552,31 @@ mod tests {
                 assert_eq!(detection.covers((x, y)), every, "({x}, {y}) detected");
             }
         }
+    }
+
+    /// Points far apart (a grid of few squares, of a side near the largest): each distance finds
+    /// what a test of every point finds, and none is lost at the map's edges.
+    #[test]
+    fn placed_objects_far_apart_are_found() {
+        let far = i64::MAX / 4;
+        let listed: Vec<(ObjectId, Point)> =
+            [(0, 0), (far, -far), (-far, far), (3, 4), (-far, -far)]
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (ObjectId(i as u32), *p))
+                .collect();
+        let placed = Placed::new(&listed);
+        for at in [(0, 0), (far, -far), (-far, -far), (1, 1)] {
+            for d in [0, 5, far / 2, far] {
+                let every: Vec<ObjectId> = listed
+                    .iter()
+                    .filter(|(_, p)| within_distance(*p, at, d))
+                    .map(|(o, _)| *o)
+                    .collect();
+                assert_eq!(placed.within(at, d), every, "{at:?} within {d}");
+            }
+        }
+        assert!(Placed::new(&[]).within((0, 0), 10).is_empty());
     }
 
     #[test]
