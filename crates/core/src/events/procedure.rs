@@ -1105,11 +1105,14 @@ impl GameState {
 
     pub(super) fn controller_now(&self, o: ObjectId) -> PlayerId {
         match self.controller_char {
-            Some(c) => match self.derived().sheet.objects[o.index()][c.index()] {
-                crate::model::value::Value::Player(Some(p)) => p,
-                _ => self.obj(o).controller,
-            },
-            None => self.obj(o).controller,
+            Some(c) if self.controller_written => {
+                match self.derived().sheet.objects[o.index()][c.index()] {
+                    crate::model::value::Value::Player(Some(p)) => p,
+                    _ => self.obj(o).controller,
+                }
+            }
+            // No layer changes control: the derived controller is the base one.
+            _ => self.obj(o).controller,
         }
     }
 

@@ -447,7 +447,42 @@ impl GameState {
             Some(Task::Frame(f)) => f.snapshot.as_deref().unwrap_or(self),
             _ => self,
         };
+        if let Some(v) = look.arg_underived(a, r.source, &r.targets) {
+            return v;
+        }
         look.arg_value(a, r.source, r.you, &r.targets, params)
+    }
+
+    /// An argument that reads no derived value: a target, a class, or the controller of a target,
+    /// of `this` or of the source where no layer changes control (CR 613.1b: the derived
+    /// controller is then the base one). `None` where it may read one (`arg_value`): a change
+    /// just made need not be derived for an argument that cannot see it.
+    fn arg_underived(
+        &self,
+        a: &ArgExpr,
+        source: Option<ObjectId>,
+        targets: &[Subject],
+    ) -> Option<Option<Arg>> {
+        use crate::model::condition::ObjRef;
+        let controller = |o: ObjectId| self.get_object(o).map(|x| Arg::Player(x.controller));
+        match a {
+            ArgExpr::Target(i) => Some(match targets.get(*i as usize) {
+                Some(Subject::Object(o)) => Some(Arg::Object(*o)),
+                Some(Subject::Player(p)) => Some(Arg::Player(*p)),
+                None => None,
+            }),
+            ArgExpr::Class(name) => Some(self.content.class_id(name).map(Arg::Class)),
+            ArgExpr::ControllerOfTarget(i) if !self.controller_written => {
+                Some(match targets.get(*i as usize) {
+                    Some(Subject::Object(o)) => controller(*o),
+                    _ => None,
+                })
+            }
+            ArgExpr::ControllerOf(ObjRef::This | ObjRef::Source) if !self.controller_written => {
+                Some(source.and_then(controller))
+            }
+            _ => None,
+        }
     }
 
     /// An argument's value for a response with this source, "you", targets and occurrence.

@@ -55,6 +55,9 @@ pub struct GameState {
     pub(crate) pending: Option<Arc<DecisionRequest>>,
     /// The ruleset's controller, abilities and state characteristics, looked up once.
     pub(crate) controller_char: Option<CharId>,
+    /// Whether a layer can change control (CR 613.1b): where none can, an object's derived
+    /// controller is its base controller, read without a derivation.
+    pub(crate) controller_written: bool,
     pub(crate) abilities_char: Option<CharId>,
     pub(crate) state_char: Option<CharId>,
     pub(crate) derived: OnceLock<Arc<Derived>>,
@@ -180,6 +183,13 @@ impl GameState {
         let props: Vec<Value> = ruleset.props.iter().map(|p| p.initial()).collect();
         GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
+            controller_written: ruleset.char_of_kind(CharKind::Controller).is_some_and(|c| {
+                ruleset.layers.iter().any(|l| {
+                    l.slots
+                        .iter()
+                        .any(|s| s.target == crate::model::ids::SlotTarget::Char(c))
+                })
+            }),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),
             state_char: ruleset.state_char(),
             player_props: Arc::new(vec![props; players.len()]),
@@ -742,6 +752,7 @@ impl GameState {
             next_effect_id: self.next_effect_id,
             pending: self.pending.clone(),
             controller_char: self.controller_char,
+            controller_written: self.controller_written,
             abilities_char: self.abilities_char,
             state_char: self.state_char,
             derived: OnceLock::new(),
