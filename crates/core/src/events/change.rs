@@ -280,9 +280,15 @@ impl GameState {
     /// current value (the counters of the meter's name) grown by `growth`, not below 0, or with
     /// `growth` `None` capped by its max value (the derived characteristic).
     fn meter_changes(&self, meter: Option<CharId>, growth: Option<i64>) -> Vec<Change> {
-        // About one change an object at least: room for that at once.
-        let mut out = Vec::with_capacity(self.in_play_ids().len());
-        self.each_meter_change(meter, growth, &mut |c| {
+        let table = self.meter_table(meter);
+        // At most one change for each meter of each object: room for that at once (the list
+        // copied at each doubling costs more than the room).
+        let typed: usize = (0..self.ruleset.types.len())
+            .map(|t| self.of_type(crate::model::ids::TypeId(t as u16)).len() * table[t].len())
+            .sum();
+        let untyped = table.last().map_or(0, |v| v.len()) * self.in_play_ids().len();
+        let mut out = Vec::with_capacity(typed + untyped);
+        self.each_meter_change_in(&table, growth, &mut |c| {
             out.push(c);
             true
         });
@@ -297,14 +303,22 @@ impl GameState {
         growth: Option<i64>,
         f: &mut dyn FnMut(Change) -> bool,
     ) {
+        self.each_meter_change_in(&self.meter_table(meter), growth, f);
+    }
+
+    /// The meters (`meter`, or all) that objects of each type have, by type index (the last
+    /// row: of no type), each with its counter.
+    fn meter_table(
+        &self,
+        meter: Option<CharId>,
+    ) -> Vec<Vec<(CharId, crate::model::ids::CounterId)>> {
         let rs = &self.ruleset;
         let meters: Vec<(CharId, crate::model::ids::CounterId)> = (0..rs.characteristics.len())
             .map(|i| CharId(i as u16))
             .filter(|ch| meter.is_none_or(|m| m == *ch))
             .filter_map(|ch| rs.meter_counter(ch).map(|k| (ch, k)))
             .collect();
-        // The meters objects of each type have (the last row: of no type), found once.
-        let of_type: Vec<Vec<(CharId, crate::model::ids::CounterId)>> = (0..=rs.types.len())
+        (0..=rs.types.len())
             .map(|t| {
                 let t = (t < rs.types.len()).then_some(crate::model::ids::TypeId(t as u16));
                 meters
@@ -313,7 +327,17 @@ impl GameState {
                     .filter(|(ch, _)| self.type_has_char(t, *ch))
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// `each_meter_change`, with the meters of each type (`meter_table`).
+    fn each_meter_change_in(
+        &self,
+        of_type: &[Vec<(CharId, crate::model::ids::CounterId)>],
+        growth: Option<i64>,
+        f: &mut dyn FnMut(Change) -> bool,
+    ) {
+        let rs = &self.ruleset;
         for &o in self.in_play_ids().iter() {
             let row = self.object_type(o).map_or(rs.types.len(), |t| t.index());
             for &(ch, k) in of_type.get(row).map_or(&[][..], |v| &v[..]) {
