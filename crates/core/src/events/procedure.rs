@@ -1554,11 +1554,12 @@ impl GameState {
                         0
                     }
                 };
-                let step: Arc<str> = if *in_batch {
-                    "batch".into()
-                } else {
-                    "neutral".into()
-                };
+                // The two names made once per thread, not at each pass (a game passes about 80
+                // times; one text shared by threads would pass its count between cores).
+                thread_local! {
+                    static NAMES: [Arc<str>; 2] = [Arc::from("batch"), Arc::from("neutral")];
+                }
+                let step: Arc<str> = NAMES.with(|n| n[usize::from(!*in_batch)].clone());
                 self.log_at(depth, Logged::Passed { player, step });
             }
             (DecisionRequest::ChooseTarget { options, .. }, Choice::Target(t)) => {
