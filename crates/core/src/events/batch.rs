@@ -832,6 +832,11 @@ impl GameState {
                             {
                                 continue;
                             }
+                            // Its costs first: most often the one that fails (a tapped land's
+                            // "{T}"), and asked without the permanent's `cards:` test.
+                            if !self.costs_payable(&def.costs, Some(o), Some(player), &[]) {
+                                continue;
+                            }
                             let may = *may.get_or_insert_with(|| {
                                 // A permanent whose phase cost is due and not yet resolved
                                 // plays none of its abilities.
@@ -842,7 +847,7 @@ impl GameState {
                             });
                             if !may
                                 || !self.has_response(o, self.obj(o).class, i as u16)
-                                || !self.can_announce(&def.targets, &def.costs, o, player, scope)
+                                || !self.targets_open(&def.targets, o, player, scope)
                             {
                                 continue;
                             }
