@@ -1368,14 +1368,20 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values = crate::model::occurrence::args_of(
-                    args.iter()
-                        .map(|a| self.arg_value(a, source, you, &[], params)),
-                );
-                values.is_some_and(|v| {
-                    let occ = Occurrence::new(*event, v);
-                    self.costs_nothing(&occ) || !self.changes_nothing(&occ)
-                })
+                // The arguments worked out into a list on the stack; no occurrence is built.
+                let mut v = crate::model::occurrence::Args::new();
+                for a in args {
+                    match self.arg_value(a, source, you, &[], params) {
+                        Some(x) => v.push(x),
+                        None => return false,
+                    }
+                }
+                let sized_zero = self
+                    .ruleset
+                    .event_kind(*event)
+                    .amount
+                    .is_some_and(|a| matches!(v.get(a as usize), Some(Arg::Number(0))));
+                sized_zero || !self.event_changes_nothing(*event, &v)
             }
             _ => true,
         });
