@@ -1384,7 +1384,10 @@ fn names_no_object(cost: &Deed) -> bool {
             | ArgExpr::Counter(_)
             | ArgExpr::Property(_)
             | ArgExpr::Class(_) => true,
-            ArgExpr::Number(n) => n.is_constant(),
+            // A number written out is asked without walking the expression.
+            ArgExpr::Number(n) => {
+                matches!(n, crate::model::condition::NumExpr::Const(_)) || n.is_constant()
+            }
             _ => false,
         }),
         _ => false,
