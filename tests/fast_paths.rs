@@ -421,3 +421,50 @@ fn a_play_of_a_class_changed_in_a_copy_of_the_content_is_made_again() {
         "the free Bolt paid no mana:\n{log}"
     );
 }
+
+/// Whole random games with decks of many kinds of card (lands of several colors, instants,
+/// interrupts, creatures, a sorcery): after every answer each player's legal plays, found class
+/// by class where no effect applies, are those found card by card.
+#[test]
+fn plays_of_many_classes_are_those_found_card_by_card() {
+    let deck = |cards: &[(&str, u32)]| -> Vec<(String, u32)> {
+        cards.iter().map(|(n, k)| (n.to_string(), *k)).collect()
+    };
+    let red = deck(&[
+        ("Mountain", 12),
+        ("Forest", 6),
+        ("Lightning Bolt", 8),
+        ("Incinerate", 6),
+        ("Giant Growth", 6),
+        ("War Mammoth", 6),
+        ("Grizzly Bears", 6),
+    ]);
+    let blue = deck(&[
+        ("Island", 12),
+        ("Swamp", 6),
+        ("Hydroblast", 8),
+        ("Deathlace", 6),
+        ("Ancestral Recall", 6),
+        ("Healing Salve", 6),
+        ("Grizzly Bears", 6),
+    ]);
+    for seed in 0..4u64 {
+        let mut g = common::classic_game().with_seed(seed);
+        g.deal(&[red.clone(), blue.clone()]).expect("deals");
+        let mut agents = [RandomAgent::new(seed), RandomAgent::new(seed + 11)];
+        let (mut n, mut offered) = (0, 0);
+        while !g.is_over() && n < 400 {
+            let Some(req) = g.pending_decision() else {
+                break;
+            };
+            let p = req.player().index();
+            same_plays_as_in_full(&g, &format!("seed {seed}, answer {n}"));
+            let options = g.decision_options();
+            offered += options.len();
+            let i = agents[p].choose(&g, &options);
+            g.answer(i).expect("a legal answer");
+            n += 1;
+        }
+        assert!(n > 50 && offered > n, "seed {seed}: a game of many plays");
+    }
+}

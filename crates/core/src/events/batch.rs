@@ -742,6 +742,15 @@ impl GameState {
                 }
                 PlayKind::Cast | PlayKind::CastInto(_) | PlayKind::Deeds(_) => {
                     let Some(zone) = play.from else { continue };
+                    // Where the cards' test is answered per class (`per_class`), whether any of
+                    // the player's cards there could be played is asked of each class first:
+                    // where none could (Bolts with no mana to pay for them, lands outside the
+                    // main phase), the cards are not listed in order and tested one by one.
+                    if per_class
+                        && !self.any_class_playable(play, zone, player, casting, &fits, &mut paid)
+                    {
+                        continue;
+                    }
                     let at = match zones.iter().position(|(z, _)| *z == zone) {
                         Some(at) => at,
                         None => {
@@ -832,6 +841,11 @@ impl GameState {
                             {
                                 continue;
                             }
+                            // Its costs first: most often the one that fails (a tapped land's
+                            // "{T}"), and asked without the permanent's `cards:` test.
+                            if !self.costs_payable(&def.costs, Some(o), Some(player), &[]) {
+                                continue;
+                            }
                             let may = *may.get_or_insert_with(|| {
                                 // A permanent whose phase cost is due and not yet resolved
                                 // plays none of its abilities.
@@ -842,7 +856,7 @@ impl GameState {
                             });
                             if !may
                                 || !self.has_response(o, self.obj(o).class, i as u16)
-                                || !self.can_announce(&def.targets, &def.costs, o, player, scope)
+                                || !self.targets_open(&def.targets, o, player, scope)
                             {
                                 continue;
                             }
@@ -894,6 +908,66 @@ impl GameState {
             }
         }
         out
+    }
+
+    /// Whether a card of some class among the player's cards in `zone` passes what a play from
+    /// there asks of its class alone: its `cards:` test (`fits`, answered per class), and for a
+    /// cast, a spell to cast (or a permanent), a zone it can wait in, a target where an interrupt
+    /// needs one, and costs that name nothing of the card (asked once per class, kept in `paid`
+    /// for the cards' own tests). Costs or targets of the card itself are left to those tests.
+    fn any_class_playable(
+        &self,
+        play: &crate::model::batch::PlayDef,
+        zone: crate::model::ids::ZoneId,
+        player: PlayerId,
+        casting: Option<ObjectId>,
+        fits: &dyn Fn(ObjectId) -> bool,
+        paid: &mut smallvec::SmallVec<[(crate::model::ids::ClassId, bool); 4]>,
+    ) -> bool {
+        let cast = matches!(play.kind, PlayKind::Cast | PlayKind::CastInto(_));
+        let permanent = matches!(play.kind, PlayKind::CastInto(_));
+        if cast && self.ruleset.wait_zone == Some(zone) {
+            return false;
+        }
+        let mut seen: smallvec::SmallVec<[crate::model::ids::ClassId; 4]> =
+            smallvec::SmallVec::new();
+        for &o in self.objects_in_zone(zone) {
+            let x = self.obj(o);
+            if x.owner != player || seen.contains(&x.class) {
+                continue;
+            }
+            seen.push(x.class);
+            if !fits(o) {
+                continue;
+            }
+            if !cast {
+                return true;
+            }
+            let (targets, costs): (&[TargetSpec], &[Deed]) =
+                match &self.content.class_def(x.class).spell {
+                    Some(sp) => (&sp.targets, &sp.costs),
+                    None if permanent => (&[], &[]),
+                    None => continue,
+                };
+            if casting.is_some() && targets.is_empty() {
+                continue;
+            }
+            if costs.iter().all(names_no_object) {
+                let ok = match paid.iter().find(|(c, _)| *c == x.class) {
+                    Some(&(_, ok)) => ok,
+                    None => {
+                        let ok = self.costs_payable(costs, Some(o), Some(player), &[]);
+                        paid.push((x.class, ok));
+                        ok
+                    }
+                };
+                if !ok {
+                    continue;
+                }
+            }
+            return true;
+        }
+        false
     }
 
     /// The first player in turn order, from the active player, who has a mandatory phase
@@ -1310,7 +1384,10 @@ fn names_no_object(cost: &Deed) -> bool {
             | ArgExpr::Counter(_)
             | ArgExpr::Property(_)
             | ArgExpr::Class(_) => true,
-            ArgExpr::Number(n) => n.is_constant(),
+            // A number written out is asked without walking the expression.
+            ArgExpr::Number(n) => {
+                matches!(n, crate::model::condition::NumExpr::Const(_)) || n.is_constant()
+            }
             _ => false,
         }),
         _ => false,

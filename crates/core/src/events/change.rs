@@ -770,13 +770,22 @@ impl GameState {
     /// Whether every change the occurrence makes would leave the state as it is (an event with no
     /// changes never fails).
     pub(super) fn changes_nothing(&self, o: &Occurrence) -> bool {
-        let kind = self.ruleset.event_kind(o.event);
+        self.event_changes_nothing(o.event, &o.args)
+    }
+
+    /// `changes_nothing` of an occurrence of `event` with these arguments, not built.
+    pub(super) fn event_changes_nothing(
+        &self,
+        event: crate::model::ids::EventId,
+        args: &[Arg],
+    ) -> bool {
+        let kind = self.ruleset.event_kind(event);
         if kind.changes.is_empty() {
             return false;
         }
         kind.changes
             .iter()
-            .all(|c| self.primitive_changes_nothing(c, &o.args))
+            .all(|c| self.primitive_changes_nothing(c, args))
     }
 
     /// Whether a declared change, worked out from these arguments, would leave the state as it

@@ -1371,14 +1371,20 @@ impl GameState {
             Deed::Occur { event, args, .. }
                 if !args.iter().any(|a| matches!(a, ArgExpr::Target(_))) =>
             {
-                let values = crate::model::occurrence::args_of(
-                    args.iter()
-                        .map(|a| self.arg_value(a, source, you, &[], params)),
-                );
-                values.is_some_and(|v| {
-                    let occ = Occurrence::new(*event, v);
-                    self.costs_nothing(&occ) || !self.changes_nothing(&occ)
-                })
+                // The arguments worked out into a list on the stack; no occurrence is built.
+                let mut v = crate::model::occurrence::Args::new();
+                for a in args {
+                    match self.arg_value(a, source, you, &[], params) {
+                        Some(x) => v.push(x),
+                        None => return false,
+                    }
+                }
+                let sized_zero = self
+                    .ruleset
+                    .event_kind(*event)
+                    .amount
+                    .is_some_and(|a| matches!(v.get(a as usize), Some(Arg::Number(0))));
+                sized_zero || !self.event_changes_nothing(*event, &v)
             }
             _ => true,
         });
@@ -1557,11 +1563,12 @@ impl GameState {
                         0
                     }
                 };
-                let step: Arc<str> = if *in_batch {
-                    "batch".into()
-                } else {
-                    "neutral".into()
-                };
+                // The two names made once per thread, not at each pass (a game passes about 80
+                // times; one text shared by threads would pass its count between cores).
+                thread_local! {
+                    static NAMES: [Arc<str>; 2] = [Arc::from("batch"), Arc::from("neutral")];
+                }
+                let step: Arc<str> = NAMES.with(|n| n[usize::from(!*in_batch)].clone());
                 self.log_at(depth, Logged::Passed { player, step });
             }
             (DecisionRequest::ChooseTarget { options, .. }, Choice::Target(t)) => {

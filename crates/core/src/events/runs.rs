@@ -5,7 +5,7 @@
 
 use super::procedure::amount_of;
 use crate::condition::eval::Ctx;
-use crate::model::condition::Subject;
+use crate::model::condition::{NumExpr, ObjRef, PlayerRef, Subject};
 use crate::model::decision::DecisionRequest;
 use crate::model::error::ActionError;
 use crate::model::ids::{ObjectId, PlayerId};
@@ -494,6 +494,18 @@ impl GameState {
         targets: &[Subject],
         params: &[Arg],
     ) -> Option<Arg> {
+        // What names no value of the state (a parameter, "you", `this`, a constant) is read
+        // without a context: a cost is asked about at every listing of the legal plays.
+        match a {
+            ArgExpr::Param(i) => return params.get(*i as usize).copied(),
+            ArgExpr::Player(PlayerRef::You) => return you.map(Arg::Player),
+            ArgExpr::Object(ObjRef::This | ObjRef::Source) => return source.map(Arg::Object),
+            ArgExpr::Number(NumExpr::Const(n)) => return Some(Arg::Number(*n)),
+            ArgExpr::Zone(z) => return Some(Arg::Zone(*z)),
+            ArgExpr::Counter(k) => return Some(Arg::Counter(*k)),
+            ArgExpr::Property(q) => return Some(Arg::Property(*q)),
+            _ => {}
+        }
         let sheet = &self.derived().sheet;
         let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
         let this = match source {

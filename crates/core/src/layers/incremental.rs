@@ -112,6 +112,9 @@ pub(crate) fn at_base(state: &GameState, d: &Derived) -> bool {
 enum Patch {
     Row(Vec<Value>),
     Cells(smallvec::SmallVec<[(usize, Value); 2]>),
+    /// A new object: its base values, moved into the sheet as they are made (a deal creates
+    /// a hundred cards at once).
+    New,
 }
 
 /// Where no effect applied in any layer before the changes and none can after them (no created
@@ -176,6 +179,7 @@ fn nothing_applies<'a>(
                     }
                     Patch::Cells(cells)
                 }
+                _ if x.index() >= prev.sheet.objects.len() => Patch::New,
                 _ => Patch::Row(state.base_row(o)),
             }
         })
@@ -186,6 +190,13 @@ fn nothing_applies<'a>(
         }
         let with_static = match row {
             Patch::Row(r) => has_static(r),
+            // Its abilities are its class's base value (neither its state nor its controller).
+            Patch::New => {
+                state
+                    .abilities_char
+                    .is_some_and(|ac| Some(ac) != state_char && Some(ac) != state.controller_char)
+                    && has_static(state.content.class_base(rs, state.obj(x).class))
+            }
             Patch::Cells(_) => prev
                 .sheet
                 .objects
@@ -231,6 +242,7 @@ fn nothing_applies<'a>(
                     }
                 }
                 Patch::Row(row) => sheet.objects.push_values(row),
+                Patch::New => sheet.objects.push_values(state.base_values(state.obj(x))),
             }
         }
         sheet.objects.share();
