@@ -36,6 +36,7 @@ fn bench_turn(g: &mut BenchmarkGroup<'_, WallTime>, name: String, s: &GameState)
 }
 
 fn effects_pass(c: &mut Criterion) {
+    alloc::reset_on_purge();
     let mut g = c.benchmark_group("galaxy");
     g.sample_size(10);
     for systems in [1_000usize, 10_000] {

@@ -20,6 +20,7 @@ static GLOBAL: alloc::Mimalloc = alloc::Mimalloc;
 mod alloc;
 
 fn main() {
+    alloc::reset_on_purge();
     let systems: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
