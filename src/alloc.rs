@@ -23,8 +23,8 @@ const PURGE_DECOMMITS: libmimalloc_sys::mi_option_t = 5;
 /// takes pages back without the system zeroing them anew (huge pages zeroed at each fault took
 /// about a tenth of such a pass: criterion, 98.7 ms -> 90.4 ms for both parts). The memory is
 /// still given back when the system needs it. Only the galaxy's benchmark and profile ask for it:
-/// whole classic games on two threads went slower with it (6,600 games a second against 6,000:
-/// each purge is then a call to the system that both threads wait on).
+/// whole classic games (small states, one or two threads) showed no difference beyond the noise,
+/// so `rulecraft play` keeps mimalloc's default.
 #[allow(dead_code)] // this file is a module of the binary and of each benchmark
 pub fn reset_on_purge() {
     // SAFETY: sets one of mimalloc's options (a plain value it reads when it purges); no block
