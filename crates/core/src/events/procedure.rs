@@ -485,6 +485,17 @@ impl GameState {
         }
     }
 
+    /// Whether `any_order(fi)` holds `responds`, read without copying the list.
+    pub(super) fn any_order_has(&self, fi: usize, responds: Responds) -> bool {
+        let mut live = self.frame(fi).occs.iter().filter(|o| o.alive);
+        let Some(first) = live.next() else {
+            return false;
+        };
+        let kinds = &self.ruleset.event_kind(first.occ.event).any_order;
+        kinds.contains(&responds)
+            && live.all(|o| self.ruleset.event_kind(o.occ.event).any_order == *kinds)
+    }
+
     pub(super) fn orderer_of(&self, fi: usize) -> PlayerId {
         let f = self.frame(fi);
         f.occs
@@ -656,18 +667,19 @@ impl GameState {
         }
         let f = self.frame(fi);
         let fresh = f.step == 0 && matches!(f.st, StepState::Fresh);
-        if !fresh
-            || !matches!(f.mode, Mode::Plain | Mode::AfterOnly)
-            || !self.point_has_listeners(fi, Point::After)
-        {
+        if !fresh || !matches!(f.mode, Mode::Plain | Mode::AfterOnly) {
             return false;
         }
+        // The run that holds first (most frames have none under them), then the listeners.
         let Some(ri) = self.timing.tasks[..fi]
             .iter()
             .rposition(|t| matches!(t, Task::Run(r) if r.holds.is_some()))
         else {
             return false;
         };
+        if !self.point_has_listeners(fi, Point::After) {
+            return false;
+        }
         let t = self.timing_mut();
         let Some(Task::Frame(frame)) = t.tasks.pop() else {
             unreachable!("task {fi} is the frame at the top")
@@ -846,7 +858,7 @@ impl GameState {
                 // responses, `any order:`) finds no candidate: it is over at once.
                 if super::shortcuts()
                     && !self.step_has_listeners(fi, point, responds)
-                    && !self.any_order(fi).contains(&responds)
+                    && !self.any_order_has(fi, responds)
                 {
                     self.end_step(fi, point);
                     // The next step at once (as many calls deep as the ruleset has steps).
@@ -857,8 +869,8 @@ impl GameState {
                         let mut cands = self.candidates(fi, point, responds, None);
                         // `any order:` the orderer's own responses of the later steps it names
                         // come in the same order, which the orderer chooses.
-                        let joined = self.any_order(fi);
-                        if joined.contains(&responds) {
+                        if self.any_order_has(fi, responds) {
+                            let joined = self.any_order(fi);
                             let who = self.orderer_of(fi);
                             let steps = &self.ruleset.timing.steps;
                             for later in &steps[si + 1..] {
@@ -1277,17 +1289,21 @@ impl GameState {
         params: &[Arg],
     ) -> bool {
         let sheet = &self.derived().sheet;
-        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        // A pattern with no filter (`burns(_)`) matches by its event alone, with no context.
         let matched = def.trigger.patterns.iter().any(|p| {
-            p.event == occ.event
-                && p.filters.iter().enumerate().all(|(i, c)| {
-                    let Some(c) = c else { return true };
-                    match occ.args.get(i) {
-                        Some(Arg::Object(o)) => ctx.test(c, Subject::Object(*o)),
-                        Some(Arg::Player(p)) => ctx.test(c, Subject::Player(*p)),
-                        _ => false,
-                    }
-                })
+            p.event == occ.event && {
+                p.filters.iter().all(Option::is_none) || {
+                    let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+                    p.filters.iter().enumerate().all(|(i, c)| {
+                        let Some(c) = c else { return true };
+                        match occ.args.get(i) {
+                            Some(Arg::Object(o)) => ctx.test(c, Subject::Object(*o)),
+                            Some(Arg::Player(p)) => ctx.test(c, Subject::Player(*p)),
+                            _ => false,
+                        }
+                    })
+                }
+            }
         });
         if !matched {
             return false;
