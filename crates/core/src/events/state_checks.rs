@@ -17,12 +17,13 @@ impl GameState {
     /// Runs a round of the ruleset's state-based checks: what it finds happens as a frame of its
     /// own, taken next, before what was under way goes on.
     pub(crate) fn run_state_checks(&mut self) -> Result<(), ActionError> {
-        let rs = self.ruleset.clone();
+        // The ruleset read in place, its pointer not copied: games on other threads share it,
+        // and its count would pass between cores after every change.
         let lapsing = self
             .effects
             .iter()
             .any(|e| matches!(e.duration, crate::model::effect::Duration::ForAsLongAs(_)));
-        if rs.state_checks.is_empty() && !lapsing {
+        if self.ruleset.state_checks.is_empty() && !lapsing {
             return Ok(());
         }
         let b = self.builtin;
@@ -83,7 +84,8 @@ impl GameState {
                     passed = true;
                     continue;
                 }
-                if let Some(c) = rs
+                if let Some(c) = self
+                    .ruleset
                     .state_checks
                     .iter()
                     .filter(|c| !c.loses)
