@@ -154,7 +154,7 @@ impl<'a> Ctx<'a> {
         let open: Vec<&Cond> = parts
             .iter()
             .enumerate()
-            .filter(|(i, _)| *i >= 64 || decided & (1 << i) == 0)
+            .filter(|(i, _)| decided & part_bit(*i) == 0)
             .map(|(_, p)| *p)
             .collect();
         list.retain(|o| open.iter().all(|p| self.test(p, Subject::Object(*o))));
@@ -857,11 +857,20 @@ pub(crate) fn and_parts<'c>(c: &'c Cond, out: &mut Vec<&'c Cond>) {
     }
 }
 
+/// Part `i`'s bit among a conjunction's parts decided by its narrowing: none past the 64th
+/// (those parts are always tested).
+fn part_bit(i: usize) -> u64 {
+    if i < 64 {
+        1 << i
+    } else {
+        0
+    }
+}
+
 /// What a conjunction of `parts` narrows to (`Cond::narrow`), with the parts that hold for every
 /// object of the list (bit `i` for part `i`): the type, zone or source the list is made of, and
 /// "you control" where the list is of the objects "you" control.
 fn narrow_parts(parts: &[&Cond], ctx: &Ctx) -> Option<(Vec<ObjectId>, u64)> {
-    let bit = |i: usize| if i < 64 { 1u64 << i } else { 0 };
     // The narrowest of the parts that narrow; the broad ones (every object of a type, every
     // object in play) only where no other part narrows.
     let broad = |c: &Cond| matches!(c, Cond::OfType(_) | Cond::InPlay | Cond::AnyObject);
@@ -874,7 +883,7 @@ fn narrow_parts(parts: &[&Cond], ctx: &Ctx) -> Option<(Vec<ObjectId>, u64)> {
     {
         // "Itself": the list is the source, or nothing.
         let exact = matches!(parts[i], Cond::IsSource);
-        return Some((list, if exact { bit(i) } else { 0 }));
+        return Some((list, if exact { part_bit(i) } else { 0 }));
     }
     let (i, list) = parts
         .iter()
@@ -882,7 +891,7 @@ fn narrow_parts(parts: &[&Cond], ctx: &Ctx) -> Option<(Vec<ObjectId>, u64)> {
         .filter(|(_, c)| broad(c))
         .filter_map(|(i, c)| Some((i, c.narrow(ctx)?)))
         .min_by_key(|(_, v)| v.len())?;
-    let mut decided = bit(i);
+    let mut decided = part_bit(i);
     // "Planets you control": of those, the ones "you" control, by the same test on the same
     // values as the condition's part (FreeOrion's scopes index objects by owner); only where
     // nothing records what is read, as the test itself may not come to read every one's
@@ -892,7 +901,7 @@ fn narrow_parts(parts: &[&Cond], ctx: &Ctx) -> Option<(Vec<ObjectId>, u64)> {
         Some(y) if parts.iter().any(|c| yours(c)) && ctx.reads.is_none() => {
             for (j, c) in parts.iter().enumerate() {
                 if yours(c) {
-                    decided |= bit(j);
+                    decided |= part_bit(j);
                 }
             }
             let key = match parts[i] {

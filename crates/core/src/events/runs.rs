@@ -447,45 +447,15 @@ impl GameState {
             Some(Task::Frame(f)) => f.snapshot.as_deref().unwrap_or(self),
             _ => self,
         };
-        if let Some(v) = look.arg_underived(a, r.source, &r.targets) {
-            return v;
-        }
         look.arg_value(a, r.source, r.you, &r.targets, params)
     }
 
-    /// An argument that reads no derived value: a target, a class, or the controller of a target,
-    /// of `this` or of the source where no layer changes control (CR 613.1b: the derived
-    /// controller is then the base one). `None` where it may read one (`arg_value`): a change
-    /// just made need not be derived for an argument that cannot see it.
-    fn arg_underived(
-        &self,
-        a: &ArgExpr,
-        source: Option<ObjectId>,
-        targets: &[Subject],
-    ) -> Option<Option<Arg>> {
-        use crate::model::condition::ObjRef;
-        let controller = |o: ObjectId| self.get_object(o).map(|x| Arg::Player(x.controller));
-        match a {
-            ArgExpr::Target(i) => Some(match targets.get(*i as usize) {
-                Some(Subject::Object(o)) => Some(Arg::Object(*o)),
-                Some(Subject::Player(p)) => Some(Arg::Player(*p)),
-                None => None,
-            }),
-            ArgExpr::Class(name) => Some(self.content.class_id(name).map(Arg::Class)),
-            ArgExpr::ControllerOfTarget(i) if !self.controller_written => {
-                Some(match targets.get(*i as usize) {
-                    Some(Subject::Object(o)) => controller(*o),
-                    _ => None,
-                })
-            }
-            ArgExpr::ControllerOf(ObjRef::This | ObjRef::Source) if !self.controller_written => {
-                Some(source.and_then(controller))
-            }
-            _ => None,
-        }
-    }
-
-    /// An argument's value for a response with this source, "you", targets and occurrence.
+    /// An argument's value for a response with this source, "you", targets and occurrence. The
+    /// derived values are worked out only for an argument that reads them: a parameter, a
+    /// target, "you", `this`, a constant or a class does not (a cost is asked about at every
+    /// listing of the legal plays), nor does a controller where no layer changes control (CR
+    /// 613.1b: the derived controller is then the base one), so a change just made is not
+    /// derived for an argument that cannot see it.
     pub(super) fn arg_value(
         &self,
         a: &ArgExpr,
@@ -494,24 +464,13 @@ impl GameState {
         targets: &[Subject],
         params: &[Arg],
     ) -> Option<Arg> {
-        // What names no value of the state (a parameter, "you", `this`, a constant) is read
-        // without a context: a cost is asked about at every listing of the legal plays.
-        match a {
-            ArgExpr::Param(i) => return params.get(*i as usize).copied(),
-            ArgExpr::Player(PlayerRef::You) => return you.map(Arg::Player),
-            ArgExpr::Object(ObjRef::This | ObjRef::Source) => return source.map(Arg::Object),
-            ArgExpr::Number(NumExpr::Const(n)) => return Some(Arg::Number(*n)),
-            ArgExpr::Zone(z) => return Some(Arg::Zone(*z)),
-            ArgExpr::Counter(k) => return Some(Arg::Counter(*k)),
-            ArgExpr::Property(q) => return Some(Arg::Property(*q)),
-            _ => {}
-        }
-        let sheet = &self.derived().sheet;
-        let ctx = Ctx::new(self, sheet, source, you, targets).with_params(params);
+        let ctx =
+            || Ctx::new(self, &self.derived().sheet, source, you, targets).with_params(params);
         let this = match source {
             Some(s) => Subject::Object(s),
             None => Subject::Player(you.unwrap_or(self.active)),
         };
+        let base_controller = |o: ObjectId| self.get_object(o).map(|x| Arg::Player(x.controller));
         match a {
             ArgExpr::Param(i) => params.get(*i as usize).copied(),
             ArgExpr::Target(i) => match targets.get(*i as usize) {
@@ -519,17 +478,26 @@ impl GameState {
                 Some(Subject::Player(p)) => Some(Arg::Player(*p)),
                 None => None,
             },
-            ArgExpr::Object(o) => ctx.object_ref(*o, this).map(Arg::Object),
-            ArgExpr::ControllerOf(o) => ctx
-                .object_ref(*o, this)
-                .and_then(|x| ctx.controller_of(x))
-                .map(Arg::Player),
-            ArgExpr::Player(p) => ctx.player(*p, this).map(Arg::Player),
+            ArgExpr::Object(ObjRef::This | ObjRef::Source) => source.map(Arg::Object),
+            ArgExpr::Object(o) => ctx().object_ref(*o, this).map(Arg::Object),
+            ArgExpr::ControllerOf(ObjRef::This | ObjRef::Source) if !self.controller_written => {
+                source.and_then(base_controller)
+            }
+            ArgExpr::ControllerOf(o) => {
+                let ctx = ctx();
+                ctx.object_ref(*o, this)
+                    .and_then(|x| ctx.controller_of(x))
+                    .map(Arg::Player)
+            }
+            ArgExpr::Player(PlayerRef::You) => you.map(Arg::Player),
+            ArgExpr::Player(p) => ctx().player(*p, this).map(Arg::Player),
             ArgExpr::ControllerOfTarget(i) => match targets.get(*i as usize) {
-                Some(Subject::Object(o)) => ctx.controller_of(*o).map(Arg::Player),
+                Some(Subject::Object(o)) if !self.controller_written => base_controller(*o),
+                Some(Subject::Object(o)) => ctx().controller_of(*o).map(Arg::Player),
                 _ => None,
             },
-            ArgExpr::Number(e) => ctx.eval(e, this).map(Arg::Number),
+            ArgExpr::Number(NumExpr::Const(n)) => Some(Arg::Number(*n)),
+            ArgExpr::Number(e) => ctx().eval(e, this).map(Arg::Number),
             ArgExpr::Zone(z) => Some(Arg::Zone(*z)),
             ArgExpr::Counter(k) => Some(Arg::Counter(*k)),
             ArgExpr::Property(q) => Some(Arg::Property(*q)),
