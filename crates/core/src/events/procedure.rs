@@ -468,8 +468,6 @@ impl GameState {
         }
     }
 
-    /// Who orders the responses to the frame's occurrences: the player its event names for that
-    /// (a payment's payer), else the active player.
     /// The kinds of responses that come in one order at this frame's points (`any order:`):
     /// those the events of all its live occurrences name.
     pub(super) fn any_order(&self, fi: usize) -> Vec<Responds> {
@@ -485,7 +483,8 @@ impl GameState {
         }
     }
 
-    /// Whether `any_order(fi)` holds `responds`, read without copying the list.
+    /// Whether `any_order(fi)` holds `responds`, read without copying the list, and with the
+    /// first occurrence's kinds asked before the others' (at most steps they do not hold it).
     pub(super) fn any_order_has(&self, fi: usize, responds: Responds) -> bool {
         let mut live = self.frame(fi).occs.iter().filter(|o| o.alive);
         let Some(first) = live.next() else {
@@ -496,6 +495,8 @@ impl GameState {
             && live.all(|o| self.ruleset.event_kind(o.occ.event).any_order == *kinds)
     }
 
+    /// Who orders the responses to the frame's occurrences: the player its event names for that
+    /// (a payment's payer), else the active player.
     pub(super) fn orderer_of(&self, fi: usize) -> PlayerId {
         let f = self.frame(fi);
         f.occs
