@@ -468,3 +468,33 @@ fn plays_of_many_classes_are_those_found_card_by_card() {
         assert!(n > 50 && offered > n, "seed {seed}: a game of many plays");
     }
 }
+
+/// Where no layer can change control, the derived controller is read without a derivation
+/// (`GameState::controller_written`): which characteristics the layers can change
+/// (`Ruleset::layers_change`) is a layer's slot for it, or face-down values that set it.
+#[test]
+fn the_layers_change_what_a_slot_or_face_down_values_set() {
+    use rulecraft_lang::loader::Loader;
+    let mut loader = Loader::new();
+    let mut ruleset = |path: &str| {
+        loader
+            .ruleset(std::path::Path::new(path), None)
+            .expect("the ruleset loads")
+    };
+    let controls = ruleset("scenarios/effects/control.rules");
+    let rs = &controls.ruleset;
+    let ch = |rs: &rulecraft_core::Ruleset, n: &str| rs.char_id(n).expect("declared");
+    // A control layer (CR 613.1b) changes the controller; nothing changes the name.
+    assert!(rs.layers_change(ch(rs, "controller")));
+    assert!(!rs.layers_change(ch(rs, "name")));
+    let actions = ruleset("scenarios/timing/actions.rules");
+    let rs = &actions.ruleset;
+    // No layer has a slot for the controller or the name; the face-down values set the name
+    // (CR 613.2b) and the toughness layer's slot the toughness.
+    assert!(!rs.layers_change(ch(rs, "controller")));
+    assert!(rs.layers_change(ch(rs, "name")));
+    assert!(rs.layers_change(ch(rs, "toughness")));
+    let galaxy = ruleset("rulesets/galaxy.rules");
+    let rs = &galaxy.ruleset;
+    assert!(!rs.layers_change(ch(rs, "controller")));
+}

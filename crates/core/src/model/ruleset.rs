@@ -995,6 +995,15 @@ impl Ruleset {
             .position(|l| l.accepts(target, kind, defining))
             .map(|i| LayerId(i as u16))
     }
+    /// Whether the layers can change characteristic `c`: a layer has a slot for it (CR 613.1),
+    /// or applies face-down values that set it (CR 613.2b). Where they cannot, every object's
+    /// derived value of it is its base value.
+    pub fn layers_change(&self, c: CharId) -> bool {
+        self.layers.iter().any(|l| {
+            l.slots.iter().any(|s| s.target == SlotTarget::Char(c))
+                || (l.face_down && self.face_down.iter().any(|(x, _)| *x == c))
+        })
+    }
     /// The number of layers that make copiable values: up to the last one that applies copy
     /// effects or face-down values.
     pub fn copiable_layers(&self) -> usize {

@@ -183,13 +183,9 @@ impl GameState {
         let props: Vec<Value> = ruleset.props.iter().map(|p| p.initial()).collect();
         GameState {
             controller_char: ruleset.char_of_kind(CharKind::Controller),
-            controller_written: ruleset.char_of_kind(CharKind::Controller).is_some_and(|c| {
-                ruleset.layers.iter().any(|l| {
-                    l.slots
-                        .iter()
-                        .any(|s| s.target == crate::model::ids::SlotTarget::Char(c))
-                })
-            }),
+            controller_written: ruleset
+                .char_of_kind(CharKind::Controller)
+                .is_some_and(|c| ruleset.layers_change(c)),
             abilities_char: ruleset.char_of_kind(CharKind::Abilities),
             state_char: ruleset.state_char(),
             player_props: Arc::new(vec![props; players.len()]),
